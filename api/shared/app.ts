@@ -1,0 +1,167 @@
+/**
+ * The app factory every service uses: request ids, access logs, the error envelope, body limits,
+ * health, OpenAPI and docs, the routes, 404/405 in the service's envelope.
+ */
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { createTokenVerifier, type TokenVerifier } from '../../models/auth/token.rules';
+import { AppError } from '../../models/errors';
+import type { AuthServices } from './auth';
+import { type Envelope, type EnvelopeRule, envelopeSelector } from './envelope';
+import { toFailure } from './errors';
+import { healthHandler } from './health';
+import { healthChecks, type HealthCheck, type Infra } from './infra';
+import { buildOpenApi, DOCS_ASSETS, DOCS_INIT_JS, docsPage } from './openapi';
+import { type AnyRoute, routeMiddleware } from './route';
+
+export type ServiceName = 'news' | 'support' | 'quiz';
+
+export interface ServiceDefinition<D> {
+  name: ServiceName;
+  title: string;
+  version: string;
+  description: string;
+  envelope: Envelope;
+  envelopeRules?: EnvelopeRule[];
+  routes: AnyRoute<D>[];
+  /** Extra middleware run before routing (rate limiting…), in order. */
+  middleware?: ((deps: D) => Koa.Middleware)[];
+  extraSecuritySchemes?: Record<string, Record<string, unknown>>;
+}
+
+export interface AppOptions {
+  /** Defaults to the configured JWT secret / JWKS. */
+  verifyToken?: TokenVerifier;
+  /** Defaults to MongoDB, Temporal and MinIO of the infra. */
+  healthChecks?: HealthCheck[];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: D, options: AppOptions = {}): Koa {
+  const { config, logger } = deps;
+  const app = new Koa({ proxy: config.http.trustProxy });
+  app.silent = true; // errors are logged by our middleware, with the request id
+  const envelopeFor = envelopeSelector(service.envelope, service.envelopeRules);
+  const auth: AuthServices = {
+    verifyToken:
+      options.verifyToken ??
+      createTokenVerifier({
+        secret: config.auth.jwtSecret,
+        jwksUrl: config.auth.jwksUrl,
+        issuer: config.auth.issuer,
+        audience: config.auth.audience,
+      }),
+  };
+  const startedAt = Date.now();
+
+  // 1. Request id and access log.
+  app.use(async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const principal = ctx.state.principal as { sub?: string; userId?: string } | undefined;
+      // Only the path: query strings may carry tokens (webhook verification) and are never logged.
+      logger.info(
+        {
+          reqId: requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(principal?.sub ? { sub: principal.sub } : {}),
+        },
+        'request',
+      );
+    }
+  });
+
+  // 2. Errors → the service's envelope.
+  app.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.status === 404) {
+        throw new AppError('ROUTE_NOT_FOUND', `Route not found: ${ctx.method} ${ctx.path}`);
+      }
+      // The router set Allow and 405 (or 501 for a method it does not know) without a body.
+      if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
+        throw new AppError('METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed on ${ctx.path}`);
+      }
+    } catch (err) {
+      const { failure, headers, unexpected } = toFailure(err);
+      if (unexpected) logger.error({ reqId: ctx.state.requestId, err }, 'unhandled error');
+      else if (failure.status >= 500) logger.warn({ reqId: ctx.state.requestId, code: failure.code, err: (err as Error).message }, 'dependency failure');
+      ctx.status = failure.status;
+      for (const [k, v] of Object.entries(headers ?? {})) ctx.set(k, v);
+      ctx.body = envelopeFor(ctx.path).failure(failure);
+    }
+  });
+
+  for (const make of service.middleware ?? []) app.use(make(deps));
+
+  // 3. Bodies: JSON, form and text up to the configured limit. Multipart routes parse their own.
+  const limit = config.http.bodyLimitBytes;
+  app.use(
+    koaBody({
+      json: true,
+      text: true,
+      urlencoded: true,
+      multipart: false,
+      jsonLimit: limit,
+      formLimit: limit,
+      textLimit: limit,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      onError: (err: Error) => {
+        throw err;
+      },
+    }),
+  );
+
+  const router = new Router();
+  const checks = options.healthChecks ?? healthChecks(deps);
+  router.get('/health', healthHandler(service.name, checks, service.envelope, startedAt));
+
+  const document = buildOpenApi({
+    title: service.title,
+    version: service.version,
+    description: service.description,
+    routes: service.routes,
+    envelopeFor,
+    ...(service.extraSecuritySchemes ? { extraSecuritySchemes: service.extraSecuritySchemes } : {}),
+  });
+  const documentJson = JSON.stringify(document);
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = documentJson;
+  });
+  const page = docsPage(service.title);
+  router.get('/docs', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page;
+  });
+  router.get('/docs/init.js', (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.body = DOCS_INIT_JS;
+  });
+  router.get('/docs/:asset', (ctx) => {
+    const asset = DOCS_ASSETS[ctx.params.asset ?? ''];
+    if (!asset) throw new AppError('ROUTE_NOT_FOUND', `Route not found: GET ${ctx.path}`);
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
+
+  for (const route of service.routes) {
+    router[route.method](route.path, routeMiddleware(route, deps, auth));
+  }
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,61 @@
+/**
+ * Operator endpoints every service serves. POST /ops/smoke runs the smoke workflow and waits for it.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { SmokeInput, SmokeResult } from '../../models/ops/smoke-check.rules';
+import type { smokeWorkflow } from '../../workflows/ops/smoke.workflow';
+import { TASK_QUEUES, workflowIds } from '../../workflows/ids';
+import { AppError } from '../../models/errors';
+import { bearer } from './auth';
+import type { Infra } from './infra';
+import { type AnyRoute, routeFactory } from './route';
+
+export const OPS_PERMISSION = 'platform.ops';
+
+export const SmokeResponse = z.object({
+  workflowId: z.string(),
+  checkId: z.string(),
+  mongo: z.object({ collection: z.string(), id: z.string() }),
+  minio: z.object({ bucket: z.string(), key: z.string(), bytes: z.number().int() }),
+  verified: z.boolean(),
+  workflowMs: z.number(),
+  roundTripMs: z.number(),
+});
+
+export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
+  const route = routeFactory<D>();
+  return [
+    route({
+      method: 'post',
+      path: '/ops/smoke',
+      summary: 'Run the end-to-end smoke workflow',
+      description:
+        'Starts the smoke workflow (API → Temporal → worker → activities → MongoDB and MinIO) and waits up to 30 s for its result. ' +
+        `Needs the ${OPS_PERMISSION} permission.`,
+      tags: ['operations'],
+      auth: bearer(OPS_PERMISSION),
+      response: SmokeResponse,
+      errors: [503, 504],
+      handler: async ({ auth, deps }) => {
+        const checkId = randomUUID();
+        const workflowId = workflowIds.smoke(checkId);
+        const input: SmokeInput = { checkId, service, requestedBy: auth.sub };
+        const started = Date.now();
+        const handle = await deps.temporal.client.workflow.start<typeof smokeWorkflow>('smokeWorkflow', {
+          taskQueue: TASK_QUEUES.ops,
+          workflowId,
+          args: [input],
+          workflowExecutionTimeout: '2 minutes',
+        });
+        const result = await Promise.race([
+          handle.result() as Promise<SmokeResult>,
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new AppError('TIMEOUT', `Smoke workflow ${workflowId} did not finish within 30 s; is a worker running?`)), 30_000).unref(),
+          ),
+        ]);
+        return { workflowId, ...result, roundTripMs: Date.now() - started };
+      },
+    }),
+  ];
+}

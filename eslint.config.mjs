@@ -1,0 +1,51 @@
+// @ts-check
+import js from '@eslint/js';
+import { builtinModules } from 'node:module';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries, no
+// database models or repositories. Activities may be imported for their types only.
+const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
+const workflowBans = {
+  paths: [
+    ...nodeBuiltins.map((name) => ({ name, message: 'Workflows are deterministic: do I/O in an activity.' })),
+    ...['mongoose', 'mongodb', 'minio', 'openai', 'stripe', 'koa', '@koa/router', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map(
+      (name) => ({ name, message: 'Workflows must not use I/O libraries: call an activity.', allowTypeImports: true }),
+    ),
+  ],
+  patterns: [
+    { group: ['**/*.model', '**/*.repo', '**/infra/*', '**/config'], message: 'Workflows must not touch the database, storage or config: call an activity.', allowTypeImports: true },
+    { group: ['**/activities/*'], message: 'Import activities as types only (proxyActivities<typeof …>).', allowTypeImports: true },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', workflowBans],
+    },
+  },
+  {
+    files: ['tests/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

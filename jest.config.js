@@ -1,0 +1,18 @@
+// Jest runs TypeScript through SWC (type checking is `npm run typecheck`).
+// A few dependencies ship only ES modules; SWC turns them into CommonJS for Jest.
+const esmOnly = ['jose', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', '@borewit'];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testTimeout: 60_000,
+  // Integration suites share one set of dev services; two workers keep a 2-core machine responsive.
+  maxWorkers: 2,
+};

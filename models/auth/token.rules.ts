@@ -1,0 +1,81 @@
+/**
+ * Bearer tokens (JWT). Claims: sub, email, permissions (array of strings). Signed HS256 with
+ * JWT_SECRET by the operator CLI and the platform; verified with that secret or a JWKS URL.
+ */
+import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { z } from 'zod';
+import { AppError } from '../errors';
+
+export const TokenClaims = z.object({
+  sub: z.string().min(1),
+  email: z.email().optional(),
+  permissions: z.array(z.string()).default([]),
+});
+
+export type Principal = z.infer<typeof TokenClaims>;
+
+export interface TokenVerifierOptions {
+  secret: string | undefined;
+  jwksUrl: string | undefined;
+  issuer: string | undefined;
+  audience: string | undefined;
+}
+
+export type TokenVerifier = (token: string) => Promise<Principal>;
+
+export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
+  let key: Uint8Array | JWTVerifyGetKey;
+  let algorithms: string[] | undefined;
+  if (o.jwksUrl) {
+    key = createRemoteJWKSet(new URL(o.jwksUrl));
+  } else if (o.secret) {
+    key = new TextEncoder().encode(o.secret);
+    algorithms = ['HS256'];
+  } else {
+    throw new Error('JWT verification needs JWT_SECRET or JWT_JWKS_URL');
+  }
+  return async (token) => {
+    let payload: unknown;
+    try {
+      const verified = await jwtVerify(token, key as Uint8Array, {
+        ...(algorithms ? { algorithms } : {}),
+        ...(o.issuer ? { issuer: o.issuer } : {}),
+        ...(o.audience ? { audience: o.audience } : {}),
+      });
+      payload = verified.payload;
+    } catch {
+      throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
+    }
+    const claims = TokenClaims.safeParse(payload);
+    if (!claims.success) throw new AppError('UNAUTHENTICATED', 'Token claims are invalid');
+    return claims.data;
+  };
+}
+
+export interface SignTokenInput {
+  sub: string;
+  email?: string | undefined;
+  permissions?: string[];
+  expiresIn?: string;
+  issuer?: string | undefined;
+  audience?: string | undefined;
+}
+
+export async function signToken(secret: string, input: SignTokenInput): Promise<string> {
+  const jwt = new SignJWT({
+    ...(input.email ? { email: input.email } : {}),
+    permissions: input.permissions ?? [],
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(input.sub)
+    .setIssuedAt()
+    .setExpirationTime(input.expiresIn ?? '12h');
+  if (input.issuer) jwt.setIssuer(input.issuer);
+  if (input.audience) jwt.setAudience(input.audience);
+  return await jwt.sign(new TextEncoder().encode(secret));
+}
+
+/** True when the principal holds the permission. `*` grants everything. */
+export function hasPermission(principal: Principal, permission: string): boolean {
+  return principal.permissions.includes(permission) || principal.permissions.includes('*');
+}

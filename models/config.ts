@@ -1,0 +1,245 @@
+/**
+ * The one place that reads process.env (GUIDE §7). Every process loads it once with loadConfig().
+ *
+ * Development and test: anything secret that is missing is generated once and kept in
+ * `${DATA_DIR}/secrets.json`, so `npm start` needs no set-up. Production: secrets must be given;
+ * a missing or invalid value stops start-up with one line naming the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+/** Documented variable by variable in .env.example; keep the two in step. */
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+
+  HOST: z.string().min(1).default('127.0.0.1'),
+  NEWS_PORT: port.default(3001),
+  SUPPORT_PORT: port.default(3002),
+  QUIZ_PORT: port.default(3003),
+  /** Largest JSON/form body accepted by the APIs (bytes). Attachments have their own limit. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Seconds a stopping service waits for in-flight requests before it closes anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  /** Trust X-Forwarded-For (set when the APIs sit behind a proxy). */
+  TRUST_PROXY: bool.default(false),
+
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI').optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only').default('newsletter'),
+
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_UI_PORT: port.default(8233),
+  /** Comma-separated task queues this worker process serves; all of them when empty. */
+  WORKER_QUEUES: z.preprocess(emptyAsUndefined, csv.optional()),
+
+  MINIO_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
+  MINIO_CONSOLE_PORT: port.default(9001),
+  MINIO_ACCESS_KEY: z.string().min(3).optional(),
+  MINIO_SECRET_KEY: z.string().min(8).optional(),
+  MINIO_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('newsletter'),
+  MINIO_REGION: z.string().min(1).default('us-east-1'),
+
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** When set, tokens are verified against this JWKS (JWT_SECRET is then only used by the CLI). */
+  JWT_JWKS_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
+  JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
+
+  // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built with `go install`.
+  PLATFORM_CACHE_DIR: z.string().min(1).optional(),
+  TEMPORAL_BIN: z.string().min(1).optional(),
+  MINIO_BIN: z.string().min(1).optional(),
+  FERRETDB_BIN: z.string().min(1).optional(),
+  FERRETDB_PORT: port.default(27017),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  isProduction: boolean;
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  http: {
+    host: string;
+    ports: { news: number; support: number; quiz: number };
+    bodyLimitBytes: number;
+    shutdownGraceMs: number;
+    trustProxy: boolean;
+  };
+  /** uri is undefined in development when the supervisor provides FerretDB. */
+  mongo: { uri: string | undefined; db: string };
+  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined };
+  minio: {
+    endPoint: string;
+    port: number;
+    useSSL: boolean;
+    accessKey: string;
+    secretKey: string;
+    bucket: string;
+    region: string;
+    consolePort: number;
+  };
+  auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  devServices: {
+    cacheDir: string | undefined;
+    bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
+    ferretdbPort: number;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+interface DevSecrets {
+  JWT_SECRET: string;
+  MINIO_ACCESS_KEY: string;
+  MINIO_SECRET_KEY: string;
+}
+
+/**
+ * Secrets for development, generated once per data directory. Written with O_EXCL so that two
+ * processes starting together agree on one set.
+ */
+function devSecrets(dataDir: string): DevSecrets {
+  const file = path.join(dataDir, 'secrets.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const fresh: DevSecrets = {
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    MINIO_ACCESS_KEY: `dev-${randomBytes(6).toString('hex')}`,
+    MINIO_SECRET_KEY: randomBytes(24).toString('base64url'),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    writeFileSync(file, JSON.stringify(fresh, null, 2), { flag: 'wx', mode: 0o600 });
+    return fresh;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  }
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid configuration';
+  const name = issue.path.join('.') || 'environment';
+  return `${name}: ${issue.message}`;
+}
+
+/** Parses an environment (process.env by default). Throws ConfigError whose message is one line. */
+export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${firstIssue(parsed.error)}`);
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === 'production';
+  const dataDir = path.resolve(e.DATA_DIR);
+
+  if (isProduction) {
+    const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'];
+    if (!e.JWT_JWKS_URL) required.unshift('JWT_SECRET');
+    for (const name of required) {
+      if (e[name] === undefined) throw new ConfigError(`Invalid configuration: ${name} is required when NODE_ENV=production`);
+    }
+  }
+  const secrets = isProduction
+    ? undefined
+    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY
+      ? undefined
+      : devSecrets(dataDir);
+
+  const minioUrl = new URL(e.MINIO_ENDPOINT);
+  const useSSL = minioUrl.protocol === 'https:';
+  return {
+    env: e.NODE_ENV,
+    isProduction,
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    http: {
+      host: e.HOST,
+      ports: { news: e.NEWS_PORT, support: e.SUPPORT_PORT, quiz: e.QUIZ_PORT },
+      bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+      trustProxy: e.TRUST_PROXY,
+    },
+    mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      uiPort: e.TEMPORAL_UI_PORT,
+      workerQueues: e.WORKER_QUEUES,
+    },
+    minio: {
+      endPoint: minioUrl.hostname,
+      port: minioUrl.port ? Number(minioUrl.port) : useSSL ? 443 : 80,
+      useSSL,
+      accessKey: e.MINIO_ACCESS_KEY ?? secrets!.MINIO_ACCESS_KEY,
+      secretKey: e.MINIO_SECRET_KEY ?? secrets!.MINIO_SECRET_KEY,
+      bucket: e.MINIO_BUCKET,
+      region: e.MINIO_REGION,
+      consolePort: e.MINIO_CONSOLE_PORT,
+    },
+    auth: {
+      jwtSecret: e.JWT_SECRET ?? secrets?.JWT_SECRET,
+      jwksUrl: e.JWT_JWKS_URL,
+      issuer: e.JWT_ISSUER,
+      audience: e.JWT_AUDIENCE,
+    },
+    devServices: {
+      cacheDir: e.PLATFORM_CACHE_DIR,
+      bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },
+      ferretdbPort: e.FERRETDB_PORT,
+    },
+  };
+}
+
+/** The URI the services use: the configured one, else the FerretDB the dev supervisor runs. */
+export function mongoUri(config: Config): string {
+  return config.mongo.uri ?? `mongodb://127.0.0.1:${config.devServices.ferretdbPort}/`;
+}
+
+let cached: Config | undefined;
+
+/** Loads the process's configuration once. */
+export function loadConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/**
+ * For entry points: load the config, or print one line naming the bad variable and exit non-zero.
+ */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+}

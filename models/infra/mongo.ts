@@ -1,0 +1,58 @@
+/**
+ * One Mongoose connection per process. The services start even when the database is down (their
+ * /health then says so): the first connection is retried in the background until it succeeds, and
+ * after that the driver reconnects by itself.
+ */
+import mongoose, { type Connection, type ConnectOptions } from 'mongoose';
+import { type Config, mongoUri } from '../config';
+
+export interface MongoHandle {
+  conn: Connection;
+  /** Resolves once connected; rejects only when closed first. */
+  ready: Promise<Connection>;
+  close(): Promise<void>;
+}
+
+export function connectMongo(config: Config, onRetry?: (err: unknown) => void): MongoHandle {
+  const conn = mongoose.createConnection();
+  const uri = mongoUri(config);
+  const options: ConnectOptions = {
+    dbName: config.mongo.db,
+    serverSelectionTimeoutMS: 5_000,
+    connectTimeoutMS: 5_000,
+    // Queries fail fast while disconnected instead of queueing without bound (503, not a hang).
+    bufferCommands: false,
+  };
+  let closed = false;
+  conn.on('error', () => undefined);
+
+  const ready = (async () => {
+    let delay = 250;
+    for (;;) {
+      if (closed) throw new Error('MongoDB connection closed before it was ready');
+      try {
+        await conn.openUri(uri, options);
+        return conn;
+      } catch (err) {
+        onRetry?.(err);
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 5_000);
+      }
+    }
+  })();
+  ready.catch(() => undefined);
+
+  return {
+    conn,
+    ready,
+    async close() {
+      closed = true;
+      await conn.close().catch(() => undefined);
+    },
+  };
+}
+
+export async function pingMongo(conn: Connection): Promise<void> {
+  if (conn.readyState !== 1 || !conn.db) throw new Error('not connected');
+  await conn.db.admin().command({ ping: 1 });
+}

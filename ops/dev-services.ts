@@ -1,0 +1,198 @@
+/**
+ * The dev services (Temporal dev server, FerretDB, MinIO) as supervised processes, for `npm start`
+ * and `npm test`. State lives under the data directory.
+ */
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import mongoose from 'mongoose';
+import { BINARIES, defaultCacheDir, resolveBinary } from './binaries';
+import type { ProcessSpec, Supervisor } from './supervisor';
+
+export interface DevServicePorts {
+  temporal: number;
+  temporalUi: number;
+  temporalHttp: number;
+  temporalMetrics: number;
+  ferretdb: number;
+  minio: number;
+  minioConsole: number;
+}
+
+export interface DevServicesOptions {
+  dataDir: string;
+  ports: DevServicePorts;
+  namespace: string;
+  minio: { accessKey: string; secretKey: string };
+  /** Start FerretDB (false when MONGODB_URI points to a database of its own). */
+  ferretdb: boolean;
+  /** Serve the Temporal Web UI (off in tests). */
+  temporalUi: boolean;
+  bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined };
+  cacheDir: string | undefined;
+  searchPath: string | undefined;
+  log: (line: string) => void;
+}
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Fails early, with a clear message, when another program holds a port we need. */
+export async function assertPortFree(port: number, what: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', () =>
+      reject(new Error(`port ${port} (${what}) is already in use: stop the other program or choose another port`)),
+    );
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve()));
+  });
+}
+
+export async function tcpOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function temporalReady(port: number, namespace: string): Promise<boolean> {
+  if (!(await tcpOpen(port))) return false;
+  const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 2_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function mongoReady(port: number): Promise<boolean> {
+  if (!(await tcpOpen(port))) return false;
+  const conn = await mongoose
+    .createConnection(`mongodb://127.0.0.1:${port}/`, { serverSelectionTimeoutMS: 2_000 })
+    .asPromise();
+  try {
+    await conn.db!.admin().command({ ping: 1 });
+    return true;
+  } finally {
+    await conn.close();
+  }
+}
+
+async function minioReady(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/minio/health/live`, { signal: AbortSignal.timeout(2_000) });
+  return res.ok;
+}
+
+/** Resolves (building when needed) every binary before anything starts. */
+export async function resolveDevBinaries(o: DevServicesOptions): Promise<{ temporal: string; minio: string; ferretdb?: string }> {
+  const cacheDir = defaultCacheDir(o.cacheDir);
+  const common = { cacheDir, searchPath: o.searchPath, log: o.log };
+  const temporal = await resolveBinary(BINARIES.temporal, { ...common, configured: o.bins.temporal });
+  const minio = await resolveBinary(BINARIES.minio, { ...common, configured: o.bins.minio });
+  const ferretdb = o.ferretdb
+    ? await resolveBinary(BINARIES.ferretdb, { ...common, configured: o.bins.ferretdb })
+    : undefined;
+  return ferretdb ? { temporal, minio, ferretdb } : { temporal, minio };
+}
+
+export function devServiceSpecs(
+  o: DevServicesOptions,
+  bins: { temporal: string; minio: string; ferretdb?: string },
+): ProcessSpec[] {
+  const logs = path.join(o.dataDir, 'logs');
+  const specs: ProcessSpec[] = [];
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(o.ports.temporal),
+    '--http-port',
+    String(o.ports.temporalHttp),
+    '--metrics-port',
+    String(o.ports.temporalMetrics),
+    '--db-filename',
+    path.join(o.dataDir, 'temporal', 'temporal.db'),
+    '--log-level',
+    'warn',
+  ];
+  if (o.namespace !== 'default') temporalArgs.push('--namespace', o.namespace);
+  temporalArgs.push(...(o.temporalUi ? ['--ui-port', String(o.ports.temporalUi)] : ['--headless']));
+  specs.push({
+    name: 'temporal',
+    command: bins.temporal,
+    args: temporalArgs,
+    output: { file: path.join(logs, 'temporal.log') },
+    ready: () => temporalReady(o.ports.temporal, o.namespace),
+    readyTimeoutMs: 120_000,
+  });
+  if (bins.ferretdb) {
+    const dir = path.join(o.dataDir, 'ferretdb');
+    specs.push({
+      name: 'ferretdb',
+      command: bins.ferretdb,
+      args: [
+        '--handler=sqlite',
+        `--sqlite-url=file:${dir}/`,
+        `--state-dir=${dir}`,
+        `--listen-addr=127.0.0.1:${o.ports.ferretdb}`,
+        '--debug-addr=-',
+        '--telemetry=disable',
+        '--log-level=warn',
+      ],
+      output: { file: path.join(logs, 'ferretdb.log') },
+      ready: () => mongoReady(o.ports.ferretdb),
+    });
+  }
+  specs.push({
+    name: 'minio',
+    command: bins.minio,
+    args: [
+      'server',
+      path.join(o.dataDir, 'minio'),
+      '--address',
+      `127.0.0.1:${o.ports.minio}`,
+      '--console-address',
+      `127.0.0.1:${o.ports.minioConsole}`,
+      '--quiet',
+    ],
+    env: {
+      ...process.env,
+      MINIO_ROOT_USER: o.minio.accessKey,
+      MINIO_ROOT_PASSWORD: o.minio.secretKey,
+      MINIO_UPDATE: 'off',
+      MINIO_CALLHOME_ENABLE: 'off',
+    },
+    output: { file: path.join(logs, 'minio.log') },
+    ready: () => minioReady(o.ports.minio),
+  });
+  return specs;
+}
+
+/** Ensures the data directories exist, then starts the dev services one after the other. */
+export async function startDevServices(supervisor: Supervisor, o: DevServicesOptions): Promise<void> {
+  for (const dir of ['temporal', 'ferretdb', 'minio', 'logs']) mkdirSync(path.join(o.dataDir, dir), { recursive: true });
+  const bins = await resolveDevBinaries(o);
+  for (const spec of devServiceSpecs(o, bins)) await supervisor.start(spec);
+}

@@ -1,0 +1,108 @@
+/**
+ * The platform's own processes (three APIs and the worker) as supervised processes, run from the
+ * TypeScript sources with tsx's loader in the current Node.js.
+ */
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import type { Config } from '../models/config';
+import { TASK_QUEUES } from '../workflows/ids';
+import type { ProcessSpec, Supervisor } from './supervisor';
+
+const ROOT = path.resolve(__dirname, '..');
+
+export function childEnv(config: Config, overrides: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: config.env, ...overrides };
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+  await res.arrayBuffer();
+  return res.ok;
+}
+
+/** Ready when a worker polls the ops queue. */
+export async function workerPolling(address: string, namespace: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    const res = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: TASK_QUEUES.ops },
+      taskQueueType: 1, // WORKFLOW
+    });
+    return (res.pollers?.length ?? 0) > 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+export function tsEntry(file: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: ['--import', 'tsx', path.join(ROOT, file)] };
+}
+
+export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['output'] | ((name: string) => ProcessSpec['output'])): ProcessSpec[] {
+  const out = (name: string) => (typeof output === 'function' ? output(name) : output);
+  const host = env.HOST && env.HOST !== '0.0.0.0' ? env.HOST : '127.0.0.1';
+  const api = (name: string, file: string, port: string | undefined, fallback: number): ProcessSpec => ({
+    name,
+    ...tsEntry(file),
+    env,
+    cwd: ROOT,
+    output: out(name),
+    ready: () => httpOk(`http://${host}:${port ?? fallback}/health`),
+    readyTimeoutMs: 90_000,
+  });
+  return [
+    {
+      name: 'worker',
+      ...tsEntry('workers/main.ts'),
+      env,
+      cwd: ROOT,
+      output: out('worker'),
+      ready: () => workerPolling(env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', env.TEMPORAL_NAMESPACE ?? 'default'),
+      readyTimeoutMs: 120_000,
+      stopTimeoutMs: 30_000,
+    },
+    api('news', 'api/news/server.ts', env.NEWS_PORT, 3001),
+    api('support', 'api/support/server.ts', env.SUPPORT_PORT, 3002),
+    api('quiz', 'api/quiz/server.ts', env.QUIZ_PORT, 3003),
+  ];
+}
+
+/** SIGINT/SIGTERM stop everything; a second signal while stopping kills at once. */
+export function stopOnSignals(supervisor: Supervisor, say: (l: string) => void): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      say(`${signal} again: killing everything now`);
+      for (const pid of supervisor.pids()) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      process.exit(130);
+    }
+    stopping = true;
+    say(`${signal}: stopping every process…`);
+    supervisor.stop().then(
+      () => {
+        say('all processes stopped');
+        process.exit(process.exitCode ?? 0);
+      },
+      (err: Error) => {
+        say(`stop failed: ${err.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // If whoever started us dies without a signal reaching us (npm killed, terminal closed), we are
+  // re-parented: stop everything rather than leave orphans behind.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) onSignal('SIGHUP');
+  }, 500).unref();
+}

@@ -1,0 +1,87 @@
+/**
+ * `npm start`: provisions and supervises everything a developer needs, then the three APIs and the
+ * worker. Ctrl-C (SIGINT) or SIGTERM stops every process it started.
+ */
+import path from 'node:path';
+import { loadConfigOrExit } from '../models/config';
+import { assertPortFree, freePort, startDevServices, type DevServicePorts } from './dev-services';
+import { appProcessSpecs, childEnv, stopOnSignals } from './processes';
+import { Supervisor } from './supervisor';
+
+function portOf(address: string): number {
+  const port = Number(address.split(':').pop());
+  if (!Number.isInteger(port)) throw new Error(`cannot read a port from "${address}"`);
+  return port;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+  const supervisor = new Supervisor((e) => {
+    if (e.type === 'exited') say(`${e.name} exited (${e.signal ?? `code ${e.code}`})`);
+    if (e.type === 'restarting') say(`restarting ${e.name} in ${e.inMs} ms (restart #${e.restarts})`);
+    if (e.type === 'ready') say(`${e.name} ready (${(e.ms / 1000).toFixed(1)}s)`);
+  });
+  stopOnSignals(supervisor, say);
+
+  const ports: DevServicePorts = {
+    temporal: portOf(config.temporal.address),
+    temporalUi: config.temporal.uiPort,
+    temporalHttp: 0,
+    temporalMetrics: 0,
+    ferretdb: config.devServices.ferretdbPort,
+    minio: config.minio.port,
+    minioConsole: config.minio.consolePort,
+  };
+  const useFerret = config.mongo.uri === undefined;
+  const wanted: [number, string][] = [
+    [ports.temporal, 'Temporal'],
+    [ports.temporalUi, 'Temporal UI'],
+    [ports.minio, 'MinIO'],
+    [ports.minioConsole, 'MinIO console'],
+    [config.http.ports.news, 'news API'],
+    [config.http.ports.support, 'support API'],
+    [config.http.ports.quiz, 'quiz API'],
+  ];
+  if (useFerret) wanted.push([ports.ferretdb, 'FerretDB']);
+  for (const [port, what] of wanted) await assertPortFree(port, what);
+  // Temporal's HTTP and metrics ports default to random free ones; we pick them to know them.
+  ports.temporalHttp = await freePort();
+  ports.temporalMetrics = await freePort();
+
+  say(`data directory: ${config.dataDir}`);
+  await startDevServices(supervisor, {
+    dataDir: config.dataDir,
+    ports,
+    namespace: config.temporal.namespace,
+    minio: { accessKey: config.minio.accessKey, secretKey: config.minio.secretKey },
+    ferretdb: useFerret,
+    temporalUi: true,
+    bins: config.devServices.bins,
+    cacheDir: config.devServices.cacheDir,
+    searchPath: process.env.PATH,
+    log: say,
+  });
+
+  const env = childEnv(config, {
+    MONGODB_URI: config.mongo.uri ?? `mongodb://127.0.0.1:${ports.ferretdb}/`,
+    DATA_DIR: config.dataDir,
+  });
+  for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
+
+  const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
+  say('everything is up:');
+  say(`  news API      http://${host}:${config.http.ports.news}   (docs: /docs, /openapi.json)`);
+  say(`  support API   http://${host}:${config.http.ports.support}`);
+  say(`  quiz+AI API   http://${host}:${config.http.ports.quiz}`);
+  say(`  Temporal UI   http://127.0.0.1:${ports.temporalUi}   (gRPC ${config.temporal.address})`);
+  say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
+  say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/` : 'MONGODB_URI'} (database ${config.mongo.db})`);
+  say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`[start] ${err.message}\n`);
+  process.exitCode = 1;
+  process.kill(process.pid, 'SIGTERM');
+});

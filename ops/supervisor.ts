@@ -1,0 +1,159 @@
+/**
+ * A small process supervisor for development and tests: starts processes in order, waits until
+ * each is ready, restarts one that crashes (with backoff), and on stop terminates every process
+ * group it started, escalating to SIGKILL, so nothing is left behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+
+export interface ProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Where stdout/stderr go: a log file, or 'inherit' to pass them through to the terminal. */
+  output: { file: string } | 'inherit';
+  /** Resolves true once the process serves requests. Polled after every (re)start. */
+  ready?: () => Promise<boolean>;
+  readyTimeoutMs?: number;
+  /** Signal used for a graceful stop (default SIGTERM). */
+  stopSignal?: NodeJS.Signals;
+  stopTimeoutMs?: number;
+}
+
+interface Managed {
+  spec: ProcessSpec;
+  child: ChildProcess | undefined;
+  restarts: number;
+  startedAt: number;
+  log: WriteStream | undefined;
+  exited: Promise<void> | undefined;
+}
+
+export type SupervisorEvent =
+  | { type: 'started'; name: string; pid: number }
+  | { type: 'ready'; name: string; ms: number }
+  | { type: 'exited'; name: string; code: number | null; signal: NodeJS.Signals | null }
+  | { type: 'restarting'; name: string; inMs: number; restarts: number }
+  | { type: 'stopped'; name: string };
+
+export class Supervisor {
+  private readonly managed: Managed[] = [];
+  private stopping = false;
+
+  constructor(private readonly onEvent: (event: SupervisorEvent) => void = () => undefined) {}
+
+  /** Starts the process and waits until its readiness probe passes. */
+  async start(spec: ProcessSpec): Promise<void> {
+    const m: Managed = { spec, child: undefined, restarts: 0, startedAt: 0, log: undefined, exited: undefined };
+    this.managed.push(m);
+    this.launch(m);
+    await this.waitReady(m);
+  }
+
+  pid(name: string): number | undefined {
+    return this.managed.find((m) => m.spec.name === name)?.child?.pid;
+  }
+
+  pids(): number[] {
+    return this.managed.flatMap((m) => (m.child?.pid ? [m.child.pid] : []));
+  }
+
+  private launch(m: Managed): void {
+    const { spec } = m;
+    if (spec.output !== 'inherit' && !m.log) {
+      mkdirSync(path.dirname(spec.output.file), { recursive: true });
+      m.log = createWriteStream(spec.output.file, { flags: 'a' });
+    }
+    // detached: each process leads its own group, so a stop reaches the children it spawns too.
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', spec.output === 'inherit' ? 'inherit' : 'pipe', spec.output === 'inherit' ? 'inherit' : 'pipe'],
+    });
+    if (m.log) {
+      child.stdout?.pipe(m.log, { end: false });
+      child.stderr?.pipe(m.log, { end: false });
+    }
+    m.child = child;
+    m.startedAt = Date.now();
+    if (child.pid) this.onEvent({ type: 'started', name: spec.name, pid: child.pid });
+    m.exited = new Promise((resolve) => {
+      child.on('exit', (code, signal) => {
+        this.onEvent({ type: 'exited', name: spec.name, code, signal });
+        resolve();
+        if (m.child === child) m.child = undefined;
+        if (!this.stopping) this.scheduleRestart(m);
+      });
+      child.on('error', () => {
+        // spawn failure (ENOENT…): reported through 'exit' where it happens; keep the process alive.
+      });
+    });
+  }
+
+  private scheduleRestart(m: Managed): void {
+    // A process that ran for a while before crashing restarts at once; one that keeps crashing backs off.
+    const ranMs = Date.now() - m.startedAt;
+    if (ranMs > 30_000) m.restarts = 0;
+    const inMs = Math.min(500 * 2 ** m.restarts, 15_000);
+    m.restarts += 1;
+    this.onEvent({ type: 'restarting', name: m.spec.name, inMs, restarts: m.restarts });
+    setTimeout(() => {
+      if (!this.stopping) this.launch(m);
+    }, inMs).unref();
+  }
+
+  private async waitReady(m: Managed): Promise<void> {
+    const { spec } = m;
+    if (!spec.ready) return;
+    const started = Date.now();
+    const timeout = spec.readyTimeoutMs ?? 60_000;
+    while (Date.now() - started < timeout) {
+      if (this.stopping) throw new Error(`stopped while waiting for ${spec.name}`);
+      if (await spec.ready().catch(() => false)) {
+        this.onEvent({ type: 'ready', name: spec.name, ms: Date.now() - started });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const where = spec.output === 'inherit' ? '' : ` (see ${spec.output.file})`;
+    throw new Error(`${spec.name} did not become ready within ${Math.round(timeout / 1000)}s${where}`);
+  }
+
+  /** Stops every process, newest first, and waits until all have exited. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const m of [...this.managed].reverse()) {
+      await this.stopOne(m);
+      this.onEvent({ type: 'stopped', name: m.spec.name });
+    }
+  }
+
+  private async stopOne(m: Managed): Promise<void> {
+    const child = m.child;
+    if (child?.pid && child.exitCode === null && child.signalCode === null) {
+      signalGroup(child.pid, m.spec.stopSignal ?? 'SIGTERM');
+      const timeout = m.spec.stopTimeoutMs ?? 15_000;
+      const timedOut = await Promise.race([
+        m.exited!.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), timeout)),
+      ]);
+      if (timedOut) signalGroup(child.pid, 'SIGKILL');
+      await m.exited;
+    }
+    // Whatever the leader left in its group (a grandchild that ignored the signal) goes too.
+    if (child?.pid) signalGroup(child.pid, 'SIGKILL');
+    m.log?.end();
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `npm test`: provisions the same dev services as `npm start` on free ports and in a throw-away
+ * data directory (so it never collides with a running `npm start`), starts a worker, runs Jest
+ * with any arguments given (`npm test -- tests/unit`), and tears everything down.
+ *
+ * With MONGODB_URI set, tests use that server with a database of their own, dropped at the end.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { ConfigError, parseConfig } from '../models/config';
+import { freePort, startDevServices, type DevServicePorts } from './dev-services';
+import { appProcessSpecs, childEnv, stopOnSignals } from './processes';
+import { Supervisor } from './supervisor';
+
+const ROOT = path.resolve(__dirname, '..');
+
+async function main(): Promise<number> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'newsletter-test-'));
+  const say = (line: string) => process.stdout.write(`[test] ${line}\n`);
+  let config;
+  try {
+    config = parseConfig({ ...process.env, NODE_ENV: 'test', DATA_DIR: dataDir });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 78;
+    }
+    throw err;
+  }
+  const supervisor = new Supervisor((e) => {
+    if (e.type === 'restarting') say(`restarting ${e.name} (#${e.restarts})`);
+  });
+  stopOnSignals(supervisor, say);
+
+  const ports: DevServicePorts = {
+    temporal: await freePort(),
+    temporalUi: await freePort(),
+    temporalHttp: await freePort(),
+    temporalMetrics: await freePort(),
+    ferretdb: await freePort(),
+    minio: await freePort(),
+    minioConsole: await freePort(),
+  };
+  const externalMongo = config.mongo.uri;
+  const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
+  const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
+  say(`services in ${dataDir} (temporal :${ports.temporal}, minio :${ports.minio}, ${externalMongo ? `MONGODB_URI db ${mongoDb}` : `ferretdb :${ports.ferretdb}`})`);
+
+  const started = Date.now();
+  let code = 1;
+  try {
+    await startDevServices(supervisor, {
+      dataDir,
+      ports,
+      namespace: config.temporal.namespace,
+      minio: { accessKey: config.minio.accessKey, secretKey: config.minio.secretKey },
+      ferretdb: !externalMongo,
+      temporalUi: false,
+      bins: config.devServices.bins,
+      cacheDir: config.devServices.cacheDir,
+      searchPath: process.env.PATH,
+      log: say,
+    });
+    const env = childEnv(config, {
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      MONGODB_URI: mongoUri,
+      MONGODB_DB: mongoDb,
+      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+      MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
+      MINIO_ACCESS_KEY: config.minio.accessKey,
+      MINIO_SECRET_KEY: config.minio.secretKey,
+      JWT_SECRET: config.auth.jwtSecret!,
+    });
+    const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
+    await supervisor.start(worker!);
+    say(`services ready in ${((Date.now() - started) / 1000).toFixed(1)}s; running jest`);
+
+    code = await new Promise<number>((resolve) => {
+      const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...process.argv.slice(2)], {
+        cwd: ROOT,
+        env,
+        stdio: 'inherit',
+      });
+      jest.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    });
+  } catch (err) {
+    say(`setup failed: ${(err as Error).message}`);
+    code = 1;
+  } finally {
+    await supervisor.stop();
+    if (externalMongo) {
+      const conn = await mongoose.createConnection(externalMongo, { dbName: mongoDb }).asPromise().catch(() => undefined);
+      await conn?.dropDatabase().catch(() => undefined);
+      await conn?.close();
+    }
+    if (code === 0) rmSync(dataDir, { recursive: true, force: true });
+    else say(`kept ${dataDir} (logs in ${path.join(dataDir, 'logs')})`);
+  }
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`[test] ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,129 @@
+/**
+ * The shared plumbing of all three services, against the real dev services: health, envelopes,
+ * request ids, body limits, 404/405, OpenAPI and docs.
+ */
+import request from 'supertest';
+import { newsService, makeNewsDeps } from '../../api/news/service';
+import { quizService, makeQuizDeps } from '../../api/quiz/service';
+import { supportService, makeSupportDeps } from '../../api/support/service';
+import { CLOSED_PORT, startTestService, testConfig, type TestService } from '../helpers/service';
+import type { Infra } from '../../api/shared/infra';
+
+describe('platform plumbing (real MongoDB-protocol DB, Temporal, MinIO)', () => {
+  let news: TestService<Infra>;
+  let support: TestService<Infra>;
+  let quiz: TestService<Infra>;
+
+  beforeAll(async () => {
+    [news, support, quiz] = await Promise.all([
+      startTestService(newsService, makeNewsDeps),
+      startTestService(supportService, makeSupportDeps),
+      startTestService(quizService, makeQuizDeps),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([news?.close(), support?.close(), quiz?.close()]);
+  });
+
+  it.each(['news', 'support', 'quiz'] as const)('%s: GET /health answers 200 with every dependency up', async (name) => {
+    const svc = { news, support, quiz }[name];
+    const res = await request(svc.callback).get('/health').expect(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      data: {
+        status: 'ok',
+        service: name,
+        checks: { mongodb: { status: 'up' }, temporal: { status: 'up' }, minio: { status: 'up' } },
+      },
+    });
+  });
+
+  it('answers unknown routes with 404 in each service\'s envelope', async () => {
+    const n = await request(news.callback).get('/api/nothing').expect(404);
+    expect(n.body).toEqual({ success: false, error: 'Route not found: GET /api/nothing', statusCode: 404, code: 'ROUTE_NOT_FOUND' });
+    const s = await request(support.callback).get('/support/x/y/z').expect(404);
+    expect(s.body).toEqual({ success: false, message: 'Route not found: GET /support/x/y/z', error: 'ROUTE_NOT_FOUND' });
+    const q = await request(quiz.callback).get('/quiz/nothing').expect(404);
+    expect(q.body).toEqual({ success: false, message: 'Route not found: GET /quiz/nothing', code: 'ROUTE_NOT_FOUND' });
+    const a = await request(quiz.callback).get('/ai/nothing').expect(404);
+    expect(a.body).toEqual({ success: false, error: 'Route not found: GET /ai/nothing', code: 'ROUTE_NOT_FOUND' });
+  });
+
+  it('puts an X-Request-Id on every response and keeps a well-formed incoming one', async () => {
+    const generated = await request(news.callback).get('/health');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await request(news.callback).get('/nothing').set('X-Request-Id', 'trace-abc.123');
+    expect(kept.headers['x-request-id']).toBe('trace-abc.123');
+    const replaced = await request(news.callback).get('/health').set('X-Request-Id', 'bad id with spaces <script>');
+    expect(replaced.headers['x-request-id']).not.toContain(' ');
+  });
+
+  it('answers a wrong method on a known route with 405 and Allow', async () => {
+    const res = await request(support.callback).get('/ops/smoke').expect(405);
+    expect(res.body).toMatchObject({ success: false, error: 'METHOD_NOT_ALLOWED' });
+    expect(res.headers.allow).toContain('POST');
+  });
+
+  it('rejects a body over the limit with 413 and malformed JSON with 400', async () => {
+    const big = JSON.stringify({ blob: 'x'.repeat(1024 * 1024 + 10) });
+    const tooLarge = await request(support.callback).post('/ops/smoke').set('Content-Type', 'application/json').send(big).expect(413);
+    expect(tooLarge.body).toEqual({ success: false, message: 'Request body is too large', error: 'PAYLOAD_TOO_LARGE' });
+    const malformed = await request(news.callback).post('/ops/smoke').set('Content-Type', 'application/json').send('{"a":').expect(400);
+    expect(malformed.body).toMatchObject({ success: false, error: 'Malformed JSON body', statusCode: 400 });
+  });
+
+  it.each(['news', 'support', 'quiz'] as const)('%s serves /openapi.json (3.1) and a /docs page', async (name) => {
+    const svc = { news, support, quiz }[name];
+    const doc = await request(svc.callback).get('/openapi.json').expect(200).expect('Content-Type', /json/);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(doc.body.paths['/ops/smoke'].post.security).toEqual([{ bearerAuth: [] }]);
+    const page = await request(svc.callback).get('/docs').expect(200).expect('Content-Type', /html/);
+    expect(page.text).toContain('/openapi.json');
+    await request(svc.callback).get('/docs/swagger-ui-bundle.js').expect(200).expect('Content-Type', /javascript/);
+    await request(svc.callback).get('/docs/init.js').expect(200);
+  });
+});
+
+describe('health with a dependency down', () => {
+  it('answers 503 naming MinIO when MinIO does not answer', async () => {
+    const svc = await startTestService(supportService, makeSupportDeps, {
+      config: testConfig({ MINIO_ENDPOINT: `http://127.0.0.1:${CLOSED_PORT}` }),
+    });
+    try {
+      const res = await request(svc.callback).get('/health').expect(503);
+      expect(res.body).toMatchObject({
+        success: false,
+        message: 'Unavailable: minio',
+        error: 'DEPENDENCY_UNAVAILABLE',
+        data: { checks: { minio: { status: 'down' }, mongodb: { status: 'up' }, temporal: { status: 'up' } } },
+      });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('answers 503 naming Temporal when Temporal does not answer', async () => {
+    const svc = await startTestService(newsService, makeNewsDeps, {
+      config: testConfig({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}` }),
+    });
+    try {
+      const res = await request(svc.callback).get('/health').expect(503);
+      expect(res.body).toMatchObject({ success: false, error: 'Unavailable: temporal', statusCode: 503 });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('answers 503 naming MongoDB when the database does not answer', async () => {
+    const svc = await startTestService(quizService, makeQuizDeps, {
+      config: testConfig({ MONGODB_URI: `mongodb://127.0.0.1:${CLOSED_PORT}/` }),
+      waitForMongo: false,
+    });
+    try {
+      const res = await request(svc.callback).get('/health').expect(503);
+      expect(res.body).toMatchObject({ success: false, message: 'Unavailable: mongodb' });
+    } finally {
+      await svc.close();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, parseConfig } from '../../models/config';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
+
+describe('config', () => {
+  it('uses the documented defaults in development', () => {
+    const c = parseConfig({ DATA_DIR: tmp() });
+    expect(c.env).toBe('development');
+    expect(c.http.ports).toEqual({ news: 3001, support: 3002, quiz: 3003 });
+    expect(c.temporal.address).toBe('127.0.0.1:7233');
+    expect(c.temporal.uiPort).toBe(8233);
+    expect(c.mongo.uri).toBeUndefined();
+  });
+
+  it('reads the service ports from NEWS_PORT, SUPPORT_PORT and QUIZ_PORT', () => {
+    const c = parseConfig({ DATA_DIR: tmp(), NEWS_PORT: '4001', SUPPORT_PORT: '4002', QUIZ_PORT: '4003' });
+    expect(c.http.ports).toEqual({ news: 4001, support: 4002, quiz: 4003 });
+  });
+
+  it('generates development secrets once and keeps them in the data directory', () => {
+    const dir = tmp();
+    const a = parseConfig({ DATA_DIR: dir });
+    const b = parseConfig({ DATA_DIR: dir });
+    expect(a.auth.jwtSecret).toBeDefined();
+    expect(a.auth.jwtSecret!.length).toBeGreaterThanOrEqual(32);
+    expect(b.auth.jwtSecret).toBe(a.auth.jwtSecret);
+    expect(b.minio.secretKey).toBe(a.minio.secretKey);
+    const file = path.join(dir, 'secrets.json');
+    expect(JSON.parse(readFileSync(file, 'utf8')).JWT_SECRET).toBe(a.auth.jwtSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('stops production start-up with one line naming JWT_SECRET when it is missing', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: tmp(), MONGODB_URI: 'mongodb://db/', MINIO_ACCESS_KEY: 'abc', MINIO_SECRET_KEY: 'abcdefgh' };
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(/^Invalid configuration: JWT_SECRET is required when NODE_ENV=production$/);
+  });
+
+  it('does not require JWT_SECRET in production when tokens are verified with a JWKS URL', () => {
+    const c = parseConfig({
+      NODE_ENV: 'production',
+      DATA_DIR: tmp(),
+      MONGODB_URI: 'mongodb://db/',
+      MINIO_ACCESS_KEY: 'abc',
+      MINIO_SECRET_KEY: 'abcdefgh',
+      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+    });
+    expect(c.auth.jwtSecret).toBeUndefined();
+    expect(c.auth.jwksUrl).toBe('https://id.example.com/.well-known/jwks.json');
+  });
+
+  it.each([
+    ['NEWS_PORT', 'seventy', /NEWS_PORT/],
+    ['MONGODB_URI', 'postgres://x', /MONGODB_URI: must be a mongodb:\/\/ URI/],
+    ['JWT_SECRET', 'short', /JWT_SECRET: must be at least 32 characters/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['MINIO_BUCKET', 'Bad_Bucket', /MINIO_BUCKET/],
+  ])('names %s when its value is invalid', (name, value, message) => {
+    expect(() => parseConfig({ DATA_DIR: tmp(), [name]: value })).toThrow(message);
+  });
+
+  it('parses the MinIO endpoint into host, port and TLS', () => {
+    const c = parseConfig({ DATA_DIR: tmp(), MINIO_ENDPOINT: 'https://files.example.com' });
+    expect(c.minio).toMatchObject({ endPoint: 'files.example.com', port: 443, useSSL: true });
+  });
+});

@@ -1,0 +1,52 @@
+/** The lint rule that keeps Node modules, I/O libraries and models out of workflow code. */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ESLINT = path.join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js');
+
+interface LintMessage {
+  ruleId: string | null;
+  line: number;
+  message: string;
+}
+
+/** Lints text as if it were a workflow file, with the project's real ESLint config. */
+function lintAsWorkflow(code: string): LintMessage[] {
+  const r = spawnSync(process.execPath, [ESLINT, '--format', 'json', '--stdin', '--stdin-filename', 'workflows/ops/sample.workflow.ts'], {
+    cwd: ROOT,
+    input: code,
+    encoding: 'utf8',
+  });
+  const [result] = JSON.parse(r.stdout) as { messages: LintMessage[] }[];
+  return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports');
+}
+
+describe('workflow lint rule', () => {
+  const banned: [string, RegExp][] = [
+    ["import fs from 'node:fs';", /deterministic/],
+    ["import { randomUUID } from 'crypto';", /deterministic/],
+    ["import mongoose from 'mongoose';", /I\/O libraries/],
+    ["import { Client } from 'minio';", /I\/O libraries/],
+    ["import OpenAI from 'openai';", /I\/O libraries/],
+    ["import { smokeCheckModel } from '../../models/ops/smoke-check.model';", /database/],
+    ["import { createOpsActivities } from '../../activities/ops.activities';", /types only/],
+  ];
+
+  it('rejects Node built-ins, I/O libraries, models and value imports of activities', () => {
+    const messages = lintAsWorkflow(`${banned.map(([l]) => l).join('\n')}\nexport const x = 1;\n`);
+    banned.forEach(([line, message], i) => {
+      const onLine = messages.filter((m) => m.line === i + 1).map((m) => m.message);
+      expect({ line, onLine }).toEqual({ line, onLine: [expect.stringMatching(message)] });
+    });
+  });
+
+  it('allows type-only imports of activities and pure rules', () => {
+    const messages = lintAsWorkflow(
+      "import type { createOpsActivities } from '../../activities/ops.activities';\n" +
+        "import { smokeObjectKey } from '../../models/ops/smoke-check.rules';\n" +
+        'export type A = ReturnType<typeof createOpsActivities>;\nexport const k = smokeObjectKey;\n',
+    );
+    expect(messages).toEqual([]);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The worker process: one Temporal Worker per task queue, sharing one connection and one
+ * workflow bundle. SIGTERM/SIGINT stop polling and let in-flight activities finish
+ * (shutdownGraceTime) before the process exits.
+ */
+import path from 'node:path';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { loadConfigOrExit } from '../models/config';
+import { createLogger } from '../models/infra/logger';
+import { connectMongo } from '../models/infra/mongo';
+import { createStorage, ensureBucket } from '../models/infra/storage';
+import { selectQueues } from './queues';
+
+async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
+  let delay = 250;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      log(`${what} not reachable yet (${(err as Error).message}); retrying`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5_000);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger({ name: 'worker', level: config.logLevel });
+  const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => {
+      logger[pinoLevel[entry.level]]({ ...entry.meta }, entry.message);
+    }),
+  });
+  const queues = selectQueues(config.temporal.workerQueues);
+  const warn = (m: string) => logger.warn(m);
+
+  const mongo = connectMongo(config, (err) => warn(`MongoDB not reachable yet (${(err as Error).message})`));
+  const storage = createStorage(config);
+  await retry('MinIO', () => ensureBucket(storage, config.minio.region), warn);
+  const conn = await mongo.ready;
+  const connection = await retry('Temporal', () => NativeConnection.connect({ address: config.temporal.address }), warn);
+
+  // Bundled once and shared by every queue's worker; production images ship a prebuilt bundle.
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: path.join(__dirname, '..', 'workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
+
+  const workers = await Promise.all(
+    queues.map((q) =>
+      Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: q.queue,
+        workflowBundle,
+        activities: q.activities({ config, logger, conn, storage }),
+        maxConcurrentActivityTaskExecutions: q.maxConcurrentActivities,
+        maxConcurrentWorkflowTaskExecutions: q.maxConcurrentWorkflowTasks,
+        shutdownGraceTime: '20 seconds',
+      }),
+    ),
+  );
+  logger.info({ queues: queues.map((q) => q.queue) }, 'worker polling');
+  try {
+    // Runtime's default shutdown signals (SIGINT, SIGTERM…) make every run() resolve.
+    await Promise.all(workers.map((w) => w.run()));
+  } finally {
+    await connection.close().catch(() => undefined);
+    await mongo.close();
+    logger.info('worker stopped');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`worker failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,43 @@
+/**
+ * The task queues this codebase serves, each with the activities its workflows need. One queue per
+ * kind of work, so each can be scaled (WORKER_QUEUES) and throttled on its own.
+ */
+import type { Connection } from 'mongoose';
+import { createOpsActivities } from '../activities/ops.activities';
+import type { Config } from '../models/config';
+import type { Logger } from '../models/infra/logger';
+import type { Storage } from '../models/infra/storage';
+import { TASK_QUEUES, type TaskQueue } from '../workflows/ids';
+
+export interface WorkerDeps {
+  config: Config;
+  logger: Logger;
+  conn: Connection;
+  storage: Storage;
+}
+
+export interface QueueDefinition {
+  queue: TaskQueue;
+  activities: (deps: WorkerDeps) => object;
+  /** Concurrency sized for a 2-core machine; I/O-bound activities can run many at once. */
+  maxConcurrentActivities: number;
+  maxConcurrentWorkflowTasks: number;
+}
+
+export const QUEUES: QueueDefinition[] = [
+  {
+    queue: TASK_QUEUES.ops,
+    activities: (d) => createOpsActivities({ conn: d.conn, storage: d.storage }),
+    maxConcurrentActivities: 10,
+    maxConcurrentWorkflowTasks: 10,
+  },
+];
+
+export function selectQueues(requested: string[] | undefined): QueueDefinition[] {
+  if (!requested?.length) return QUEUES;
+  const unknown = requested.filter((q) => !QUEUES.some((d) => d.queue === q));
+  if (unknown.length) {
+    throw new Error(`WORKER_QUEUES names unknown task queues: ${unknown.join(', ')} (known: ${QUEUES.map((q) => q.queue).join(', ')})`);
+  }
+  return QUEUES.filter((d) => requested.includes(d.queue));
+}
