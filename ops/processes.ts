@@ -103,6 +103,6 @@ export function stopOnSignals(supervisor: Supervisor, say: (l: string) => void):
   // re-parented: stop everything rather than leave orphans behind.
   const parent = process.ppid;
   setInterval(() => {
-    if (process.ppid !== parent) onSignal('SIGHUP');
+    if (process.ppid !== parent && !stopping) onSignal('SIGHUP');
   }, 500).unref();
 }

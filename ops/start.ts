@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
   const supervisor = new Supervisor((e) => {
+    if (e.type === 'started') say(`${e.name} started (pid ${e.pid})`);
     if (e.type === 'exited') say(`${e.name} exited (${e.signal ?? `code ${e.code}`})`);
     if (e.type === 'restarting') say(`restarting ${e.name} in ${e.inMs} ms (restart #${e.restarts})`);
     if (e.type === 'ready') say(`${e.name} ready (${(e.ms / 1000).toFixed(1)}s)`);

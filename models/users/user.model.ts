@@ -1,0 +1,30 @@
+/**
+ * Users of the platform, keyed by the id the identity provider puts in the token's `sub`. The plan
+ * decides what a user's news API keys may do; billing changes it when a subscription does.
+ */
+import { type Connection, type Model, Schema } from 'mongoose';
+import { PLANS, type Plan } from '../news/plan.rules';
+
+export interface UserDoc {
+  _id: string;
+  email?: string;
+  name?: string;
+  plan: Plan;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const UserSchema = new Schema<UserDoc>(
+  {
+    _id: { type: String, required: true },
+    email: { type: String, lowercase: true, trim: true },
+    name: { type: String, trim: true },
+    plan: { type: String, enum: PLANS, required: true, default: 'starter' },
+  },
+  { collection: 'users', timestamps: true, versionKey: false },
+);
+UserSchema.index({ email: 1 }, { sparse: true });
+
+export function userModel(conn: Connection): Model<UserDoc> {
+  return (conn.models.User as Model<UserDoc> | undefined) ?? conn.model<UserDoc>('User', UserSchema);
+}

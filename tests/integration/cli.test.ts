@@ -1,0 +1,86 @@
+/** `npm run cli -- …` against the test database: result alone on the last line of stdout. */
+import mongoose, { type Connection } from 'mongoose';
+import { createTokenVerifier } from '../../models/auth/token.rules';
+import { loadConfig, mongoUri } from '../../models/config';
+import { apiKeyModel } from '../../models/news/api-key.model';
+import { hashApiKey } from '../../models/news/api-key.rules';
+import { userModel } from '../../models/users/user.model';
+import { runTs } from '../helpers/processes';
+
+const config = loadConfig();
+let conn: Connection;
+beforeAll(async () => {
+  conn = await mongoose.createConnection(mongoUri(config), { dbName: config.mongo.db }).asPromise();
+});
+afterAll(() => conn?.close());
+
+describe('cli token', () => {
+  it('prints an HS256 JWT with sub, email and permissions that the services accept', async () => {
+    const r = await runTs('ops/cli.ts', ['token', '--sub', 'user-42', '--email', 'u42@example.com', '--perm', 'ai.view,support.agent']);
+    expect(r.code).toBe(0);
+    const header = JSON.parse(Buffer.from(r.lastLine.split('.')[0]!, 'base64url').toString());
+    expect(header.alg).toBe('HS256');
+    const verify = createTokenVerifier({ secret: config.auth.jwtSecret, jwksUrl: undefined, issuer: undefined, audience: undefined });
+    await expect(verify(r.lastLine)).resolves.toEqual({ sub: 'user-42', email: 'u42@example.com', permissions: ['ai.view', 'support.agent'] });
+  });
+
+  it('exits 64 with usage when --sub is missing', async () => {
+    const r = await runTs('ops/cli.ts', ['token']);
+    expect(r.code).toBe(64);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('token needs --sub ID');
+  });
+});
+
+describe('cli apikey create', () => {
+  it('creates a live key for the user, sets the plan and stores only the hash', async () => {
+    const user = `cli-user-${Date.now()}`;
+    const r = await runTs('ops/cli.ts', ['apikey', 'create', '--user', user, '--plan', 'pro', '--scopes', 'read:articles,read:entities', '--expires', '30d']);
+    expect(r.code).toBe(0);
+    expect(r.lastLine).toMatch(/^nws_live_[A-Za-z0-9_-]{32}$/);
+    const stored = await apiKeyModel(conn).findOne({ userId: user }).lean();
+    expect(stored).toMatchObject({ keyHash: hashApiKey(r.lastLine), mode: 'live', scopes: ['read:articles', 'read:entities'] });
+    expect(JSON.stringify(stored)).not.toContain(r.lastLine);
+    const days = (stored!.expiresAt!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+    expect(await userModel(conn).findById(user).lean()).toMatchObject({ plan: 'pro' });
+  });
+
+  it('creates test keys with --test and no expiry by default', async () => {
+    const user = `cli-test-${Date.now()}`;
+    const r = await runTs('ops/cli.ts', ['apikey', 'create', '--user', user, '--plan', 'starter', '--test']);
+    expect(r.lastLine).toMatch(/^nws_test_/);
+    expect(await apiKeyModel(conn).findOne({ userId: user }).lean()).toMatchObject({ mode: 'test', expiresAt: null, scopes: ['*'] });
+  });
+
+  it.each([
+    [['--user', 'u', '--plan', 'gold'], /--plan starter\|pro\|business/],
+    [['--user', 'u', '--plan', 'pro', '--scopes', 'write:all'], /unknown scope/],
+    [['--user', 'u', '--plan', 'pro', '--expires', '2001-01-01'], /in the future/],
+  ])('rejects bad input %j with exit 64 and creates nothing', async (args, message) => {
+    const before = await apiKeyModel(conn).countDocuments({ userId: 'u' });
+    const r = await runTs('ops/cli.ts', ['apikey', 'create', ...args]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(message);
+    expect(await apiKeyModel(conn).countDocuments({ userId: 'u' })).toBe(before);
+  });
+});
+
+describe('cli seed', () => {
+  it('loads the demo data idempotently and prints a summary with working keys', async () => {
+    const first = await runTs('ops/cli.ts', ['seed']);
+    expect(first.code).toBe(0);
+    const summary = JSON.parse(first.lastLine);
+    expect(summary.users).toBe(4);
+    expect(Object.keys(summary.apiKeys)).toEqual(['starter', 'pro', 'business']);
+    const second = await runTs('ops/cli.ts', ['seed']);
+    expect(second.code).toBe(0);
+    expect(await userModel(conn).countDocuments({ _id: /^demo-/ })).toBe(4);
+    // Keys are rotated: the first run's key is revoked, the second's active.
+    const old = await apiKeyModel(conn).findOne({ keyHash: hashApiKey(summary.apiKeys.pro) }).lean();
+    const fresh = await apiKeyModel(conn).findOne({ keyHash: hashApiKey(JSON.parse(second.lastLine).apiKeys.pro) }).lean();
+    expect(old?.revokedAt).toBeInstanceOf(Date);
+    expect(fresh?.revokedAt).toBeNull();
+  });
+});

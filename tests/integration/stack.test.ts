@@ -1,0 +1,133 @@
+/**
+ * `npm start` as a newcomer runs it: every service comes up on its own ports, MinIO is killed and
+ * comes back without restarting the APIs, and SIGINT leaves no process behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../ops/dev-services';
+import { ROOT, runTs } from '../helpers/processes';
+
+jest.setTimeout(240_000);
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function health(port: number): Promise<{ status: number; body: any }> {
+  const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5_000) });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('npm start (the whole stack, supervised)', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'newsletter-stack-'));
+  let child: ChildProcess;
+  let output = '';
+  const ports: Record<string, number> = {};
+
+  beforeAll(async () => {
+    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console']) ports[k] = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
+    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY']) delete env[k];
+    Object.assign(env, {
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      NEWS_PORT: String(ports.news),
+      SUPPORT_PORT: String(ports.support),
+      QUIZ_PORT: String(ports.quiz),
+      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+      TEMPORAL_UI_PORT: String(ports.ui),
+      FERRETDB_PORT: String(ports.ferretdb),
+      MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
+      MINIO_CONSOLE_PORT: String(ports.console),
+    });
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    await until('everything is up', async () => (output.includes('everything is up') ? true : undefined), 180_000);
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGKILL');
+      for (const pid of startedPids()) if (alive(pid)) process.kill(-pid, 'SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const startedPids = () => [...output.matchAll(/\[start\] (\S+) started \(pid (\d+)\)/g)].map((m) => Number(m[2]));
+  const pidOf = (name: string) => {
+    const all = [...output.matchAll(new RegExp(`\\[start\\] ${name} started \\(pid (\\d+)\\)`, 'g'))];
+    return Number(all[all.length - 1]![1]);
+  };
+
+  it('answers /health with 200 on all three services, serves docs, and the Temporal UI', async () => {
+    for (const name of ['news', 'support', 'quiz']) {
+      const h = await health(ports[name]!);
+      expect({ name, status: h.status }).toEqual({ name, status: 200 });
+      expect((await fetch(`http://127.0.0.1:${ports[name]}/openapi.json`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports[name]}/docs`)).status).toBe(200);
+    }
+    expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+  });
+
+  it('reports MinIO down with 503 when it is killed, and 200 again after the supervisor restarts it', async () => {
+    const apiPids = ['news', 'support', 'quiz'].map(pidOf);
+    const minio = pidOf('minio');
+    process.kill(minio, 'SIGKILL');
+    const down = await until('503', async () => {
+      const h = await health(ports.news!);
+      return h.status === 503 ? h : undefined;
+    }, 10_000);
+    expect(down.body).toMatchObject({ success: false, error: 'Unavailable: minio', statusCode: 503 });
+    await until('MinIO restarted', async () => (pidOf('minio') !== minio ? true : undefined), 30_000);
+    const up = await until('200', async () => {
+      const h = await health(ports.news!);
+      return h.status === 200 ? h : undefined;
+    }, 30_000);
+    expect(up.body.data.checks.minio.status).toBe('up');
+    expect(['news', 'support', 'quiz'].map(pidOf)).toEqual(apiPids);
+    for (const pid of apiPids) expect(alive(pid)).toBe(true);
+  });
+
+  it('stops every process it started on SIGINT', async () => {
+    const pids = startedPids();
+    expect(pids.length).toBeGreaterThanOrEqual(8);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const leftovers = pids.filter(alive);
+    expect(leftovers).toEqual([]);
+  });
+});
+
+describe('production configuration', () => {
+  it('exits non-zero with one line naming JWT_SECRET when it is missing', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+    delete env.JWT_SECRET;
+    delete env.JWT_JWKS_URL;
+    const r = await runTs('api/news/server.ts', [], env, 30_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual(['Invalid configuration: JWT_SECRET is required when NODE_ENV=production']);
+    expect(r.stdout).toBe('');
+  });
+});
