@@ -45,6 +45,8 @@ export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_UI_PORT: port.default(8233),
+  /** A prebundled workflow file (production images); bundled at start-up when unset. */
+  TEMPORAL_WORKFLOW_BUNDLE: z.preprocess(emptyAsUndefined, z.string().optional()),
   /** Comma-separated task queues this worker process serves; all of them when empty. */
   WORKER_QUEUES: z.preprocess(emptyAsUndefined, csv.optional()),
 
@@ -88,7 +90,7 @@ export interface Config {
   };
   /** uri is undefined in development when the supervisor provides FerretDB. */
   mongo: { uri: string | undefined; db: string };
-  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined };
+  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined };
   minio: {
     endPoint: string;
     port: number;
@@ -191,6 +193,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       uiPort: e.TEMPORAL_UI_PORT,
       workerQueues: e.WORKER_QUEUES,
+      workflowBundle: e.TEMPORAL_WORKFLOW_BUNDLE,
     },
     minio: {
       endPoint: minioUrl.hostname,

@@ -49,10 +49,9 @@ async function main(): Promise<void> {
   const connection = await retry('Temporal', () => NativeConnection.connect({ address: config.temporal.address }), warn);
 
   // Bundled once and shared by every queue's worker; production images ship a prebuilt bundle.
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', 'workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
+  const workflowBundle = config.temporal.workflowBundle
+    ? { codePath: config.temporal.workflowBundle }
+    : await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', 'workflows'), logger: new DefaultLogger('WARN') });
 
   const workers = await Promise.all(
     queues.map((q) =>

@@ -1,0 +1,25 @@
+# One image for the three APIs and the worker; docker-compose.yml picks the command.
+# syntax=docker/dockerfile:1
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY activities ./activities
+COPY models ./models
+COPY workflows ./workflows
+COPY workers ./workers
+COPY ops ./ops
+RUN npm run build && node dist/ops/bundle-workflows.js dist/workflow-bundle.js
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3001 3002 3003
+CMD ["node", "dist/api/news/server.js"]

@@ -1,0 +1,110 @@
+/**
+ * docker-compose.yml validated against the Compose Specification (no Docker engine runs here),
+ * plus the services, ports, health checks and variables a deployment needs; and .env.example
+ * documenting every variable the config reads.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { parse } from 'yaml';
+import { EnvSchema, parseConfig } from '../../models/config';
+
+const ROOT = path.resolve(__dirname, '../..');
+const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+
+/**
+ * The Compose Specification schema that Docker Compose itself embeds, from compose-go on the Go
+ * module proxy (pinned; Go is already a dev requirement for the dev services).
+ */
+const COMPOSE_GO = 'github.com/compose-spec/compose-go/v2@v2.16.2';
+function composeSchema(): object {
+  const r = spawnSync('go', ['mod', 'download', '-json', COMPOSE_GO], { encoding: 'utf8', cwd: ROOT });
+  if (r.status !== 0) throw new Error(`could not fetch ${COMPOSE_GO} with go: ${r.stderr || r.error?.message}`);
+  const dir = (JSON.parse(r.stdout) as { Dir: string }).Dir;
+  return JSON.parse(readFileSync(path.join(dir, 'schema', 'compose-spec.json'), 'utf8')) as object;
+}
+const validateCompose = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(composeSchema());
+
+describe('docker-compose.yml', () => {
+  it('is valid against the Compose Specification schema (compose-go\'s)', () => {
+    const ok = validateCompose(compose);
+    expect(validateCompose.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('would be caught by the schema if a service were malformed', () => {
+    const broken = structuredClone(compose);
+    broken.services.news.portz = ['3001:3001'];
+    expect(validateCompose(broken)).toBe(false);
+    expect(validateCompose.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ instancePath: '/services/news', params: { unevaluatedProperty: 'portz' } })]),
+    );
+  });
+
+  it('runs MongoDB as a replica set, Temporal with its UI, MinIO, the three APIs and the worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['minio', 'mongo', 'news', 'quiz', 'support', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
+    );
+    expect(compose.services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+    expect(compose.services.news.environment.MONGODB_URI).toContain('replicaSet=rs0');
+  });
+
+  it('gives every service a health check and a restart policy', () => {
+    for (const [name, svc] of Object.entries<any>(compose.services)) {
+      expect({ name, healthcheck: Boolean(svc.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+      expect({ name, restart: svc.restart }).toEqual({ name, restart: 'unless-stopped' });
+    }
+  });
+
+  it('publishes the documented ports', () => {
+    const ports = (svc: string) => compose.services[svc].ports as string[];
+    expect(ports('news')).toContain('3001:3001');
+    expect(ports('support')).toContain('3002:3002');
+    expect(ports('quiz')).toContain('3003:3003');
+    expect(ports('temporal-ui')).toContain('8233:8080');
+    expect(ports('temporal')).toContain('7233:7233');
+    expect(ports('minio')).toContain('9000:9000');
+  });
+
+  it('gives the apps and the worker a configuration that passes production validation', () => {
+    for (const svc of ['news', 'support', 'quiz', 'worker']) {
+      const env = compose.services[svc].environment as Record<string, string | number>;
+      expect(env.NODE_ENV).toBe('production');
+      // Substitute compose's ${VAR:?…} / ${VAR:-default} the way compose would with secrets set.
+      const resolved = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [
+          k,
+          String(v).replace(/\$\{([A-Z_]+)(?::[-?]([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) =>
+            name === 'JWT_SECRET' ? 'x'.repeat(48) : name === 'MINIO_ROOT_PASSWORD' ? 'y'.repeat(24) : (fallback ?? ''),
+          ),
+        ]),
+      );
+      const config = parseConfig(resolved);
+      expect(config.isProduction).toBe(true);
+      expect(config.mongo.uri).toBe('mongodb://mongo:27017/?replicaSet=rs0');
+      expect(config.temporal.address).toBe('temporal:7233');
+      expect(config.minio).toMatchObject({ endPoint: 'minio', port: 9000 });
+    }
+    expect(compose.services.news.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
+  });
+});
+
+describe('.env.example', () => {
+  const documented = new Set(
+    readFileSync(path.join(ROOT, '.env.example'), 'utf8')
+      .split('\n')
+      .map((l) => /^([A-Z0-9_]+)=/.exec(l)?.[1])
+      .filter(Boolean),
+  );
+
+  it('documents every variable the config reads', () => {
+    const missing = Object.keys(EnvSchema.shape).filter((k) => !documented.has(k));
+    expect(missing).toEqual([]);
+  });
+
+  it('documents nothing the config does not read', () => {
+    const unknown = [...documented].filter((k) => !(k! in EnvSchema.shape));
+    expect(unknown).toEqual([]);
+  });
+});
