@@ -90,6 +90,8 @@ export interface ResolveOptions {
   cacheDir: string;
   searchPath: string | undefined;
   log: (line: string) => void;
+  /** Environment for `go` (defaults to this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function resolveBinary(spec: BinarySpec, options: ResolveOptions): Promise<string> {
@@ -109,8 +111,8 @@ export async function resolveBinary(spec: BinarySpec, options: ResolveOptions): 
   return cached;
 }
 
-function goAvailable(): boolean {
-  const r = spawnSync('go', ['version'], { stdio: 'ignore' });
+function goAvailable(env: NodeJS.ProcessEnv): boolean {
+  const r = spawnSync('go', ['version'], { stdio: 'ignore', env });
   return r.status === 0;
 }
 
@@ -136,7 +138,8 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
 }
 
 async function build(spec: BinarySpec, target: string, options: ResolveOptions): Promise<void> {
-  if (!goAvailable()) {
+  const baseEnv = options.env ?? process.env;
+  if (!goAvailable(baseEnv)) {
     throw new BinaryError(
       `${spec.name} not found: set ${spec.envVar} to the path of a ${spec.name} binary, put one on PATH, ` +
         `or install Go 1.24 or later (https://go.dev/dl/) so it can be built from ${spec.pkg}@${spec.version}`,
@@ -155,7 +158,7 @@ async function build(spec: BinarySpec, target: string, options: ResolveOptions):
     if (line.startsWith('go: downloading')) downloads += 1;
     else options.log(`  go: ${line.replace(/^go: /, '')}`);
   };
-  const env = { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+  const env = { ...baseEnv, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
   try {
     let downloaded = '';
     await run('go', ['mod', 'download', '-json', `${spec.module}@${spec.version}`], workDir, env, (l) => {
