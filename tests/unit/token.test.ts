@@ -41,3 +41,43 @@ describe('bearer tokens', () => {
     expect(hasPermission({ sub: 'a', permissions: ['*'] }, 'support.agent')).toBe(true);
   });
 });
+
+describe('bearer tokens verified with a JWKS URL', () => {
+  it('accepts a token signed by a key the JWKS publishes and rejects one signed by another', async () => {
+    const { createServer } = await import('node:http');
+    const { exportJWK, generateKeyPair } = await import('jose');
+    const published = await generateKeyPair('RS256');
+    const other = await generateKeyPair('RS256');
+    const jwk = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    const server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    try {
+      const verifyJwks = createTokenVerifier({
+        secret: undefined,
+        jwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+        issuer: 'https://id.example.com',
+        audience: undefined,
+      });
+      const sign = (key: CryptoKey, iss = 'https://id.example.com') =>
+        new SignJWT({ permissions: ['ai.view'], email: 'x@example.com' })
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setSubject('idp-user')
+          .setIssuer(iss)
+          .setExpirationTime('5m')
+          .sign(key);
+      await expect(verifyJwks(await sign(published.privateKey))).resolves.toEqual({
+        sub: 'idp-user',
+        email: 'x@example.com',
+        permissions: ['ai.view'],
+      });
+      await expect(verifyJwks(await sign(other.privateKey))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(verifyJwks(await sign(published.privateKey, 'https://evil.example.com'))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    } finally {
+      server.close();
+    }
+  });
+});
