@@ -31,7 +31,7 @@ it('finishes an in-flight request before exiting on SIGTERM', async () => {
   child.kill('SIGTERM');
   const res = await inFlight;
   expect(res.status).toBe(200);
-  expect((await res.json()).data.verified).toBe(true);
+  expect(((await res.json()) as { data: { verified: boolean } }).data.verified).toBe(true);
   expect(await exited).toBe(0);
   expect(logs).toContain('"msg":"stopped"');
   await expect(fetch(`${base}/health`)).rejects.toThrow();

@@ -62,7 +62,7 @@ describe('bearer tokens verified with a JWKS URL', () => {
         issuer: 'https://id.example.com',
         audience: undefined,
       });
-      const sign = (key: CryptoKey, iss = 'https://id.example.com') =>
+      const sign = (key: Parameters<SignJWT["sign"]>[0], iss = 'https://id.example.com') =>
         new SignJWT({ permissions: ['ai.view'], email: 'x@example.com' })
           .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
           .setSubject('idp-user')
