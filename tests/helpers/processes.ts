@@ -29,3 +29,13 @@ export async function runTs(file: string, args: string[], env: NodeJS.ProcessEnv
     });
   });
 }
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -2,15 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Supervisor, type SupervisorEvent } from '../../ops/supervisor';
+import { alive } from '../helpers/processes';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const waitFor = async (cond: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
