@@ -137,10 +137,14 @@ export class Supervisor {
     if (child?.pid && child.exitCode === null && child.signalCode === null) {
       signalGroup(child.pid, m.spec.stopSignal ?? 'SIGTERM');
       const timeout = m.spec.stopTimeoutMs ?? 15_000;
+      let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         m.exited!.then(() => false),
-        new Promise<boolean>((r) => setTimeout(() => r(true), timeout)),
+        new Promise<boolean>((r) => {
+          timer = setTimeout(() => r(true), timeout);
+        }),
       ]);
+      clearTimeout(timer);
       if (timedOut) signalGroup(child.pid, 'SIGKILL');
       await m.exited;
     }

@@ -35,7 +35,7 @@ export function connectMongo(config: Config, onRetry?: (err: unknown) => void): 
         return conn;
       } catch (err) {
         onRetry?.(err);
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise((r) => setTimeout(r, delay).unref());
         delay = Math.min(delay * 2, 5_000);
       }
     }
