@@ -47,6 +47,8 @@ export const EnvSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   /** A prebundled workflow file (production images); bundled at start-up when unset. */
   TEMPORAL_WORKFLOW_BUNDLE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** Prefix of every task queue name (isolates deployments or test runs sharing a namespace). */
+  TASK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, . _ - only').default(''),
   /** Comma-separated task queues this worker process serves; all of them when empty. */
   WORKER_QUEUES: z.preprocess(emptyAsUndefined, csv.optional()),
 
@@ -65,6 +67,27 @@ export const EnvSchema = z.object({
   JWT_JWKS_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
+
+  // AI provider: any OpenAI-compatible endpoint. Without a key the AI features answer 503.
+  OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  /** Provider model ids behind the spec's four model classes (quiz-ai-chat-api.md §2.4). */
+  AI_MODEL_MINI: z.string().min(1).default('gpt-4o-mini'),
+  AI_MODEL_ADVANCED: z.string().min(1).default('gpt-4o'),
+  AI_MODEL_PREVIOUS: z.string().min(1).default('gpt-4-turbo'),
+  AI_MODEL_LEGACY: z.string().min(1).default('gpt-3.5-turbo'),
+  /** Largest maxTokens a request may ask for (spec §8: 4096, configurable). */
+  AI_MAX_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
+  /** Each provider request times out after this many ms (spec §8: 60 s). */
+  AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** AI requests per minute per user (spec §8: 100). */
+  AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Hosts registered HTTP tools may call (comma-separated; exact host names). Empty: none. */
+  AI_TOOL_HOST_ALLOWLIST: z.preprocess(emptyAsUndefined, csv.optional()),
+  /** Commands stdio MCP context providers may run (comma-separated, exact). Empty: none. */
+  AI_MCP_STDIO_COMMANDS: z.preprocess(emptyAsUndefined, csv.optional()),
+  /** PEM file of extra CAs trusted for HTTP tools (internal tools with a private CA). */
+  AI_TOOL_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built with `go install`.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
@@ -90,7 +113,7 @@ export interface Config {
   };
   /** uri is undefined in development when the supervisor provides FerretDB. */
   mongo: { uri: string | undefined; db: string };
-  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined };
+  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
     port: number;
@@ -102,6 +125,17 @@ export interface Config {
     consolePort: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  ai: {
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    models: { mini: string; advanced: string; previous: string; legacy: string };
+    maxTokens: number;
+    requestTimeoutMs: number;
+    rateLimitPerMinute: number;
+    toolHostAllowlist: string[];
+    toolCaFile: string | undefined;
+    mcpStdioCommands: string[];
+  };
   devServices: {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
@@ -194,6 +228,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       uiPort: e.TEMPORAL_UI_PORT,
       workerQueues: e.WORKER_QUEUES,
       workflowBundle: e.TEMPORAL_WORKFLOW_BUNDLE,
+      taskQueuePrefix: e.TASK_QUEUE_PREFIX,
     },
     minio: {
       endPoint: minioUrl.hostname,
@@ -210,6 +245,17 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl: e.JWT_JWKS_URL,
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,
+    },
+    ai: {
+      baseUrl: e.OPENAI_BASE_URL,
+      apiKey: e.OPENAI_API_KEY,
+      models: { mini: e.AI_MODEL_MINI, advanced: e.AI_MODEL_ADVANCED, previous: e.AI_MODEL_PREVIOUS, legacy: e.AI_MODEL_LEGACY },
+      maxTokens: e.AI_MAX_TOKENS,
+      requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
+      rateLimitPerMinute: e.AI_RATE_LIMIT_PER_MINUTE,
+      toolHostAllowlist: e.AI_TOOL_HOST_ALLOWLIST ?? [],
+      toolCaFile: e.AI_TOOL_CA_FILE,
+      mcpStdioCommands: e.AI_MCP_STDIO_COMMANDS ?? [],
     },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { TASK_QUEUES } from '../workflows/ids';
+import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
 import type { ProcessSpec, Supervisor } from './supervisor';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -21,12 +21,12 @@ async function httpOk(url: string): Promise<boolean> {
 }
 
 /** Ready when a worker polls the ops queue. */
-export async function workerPolling(address: string, namespace: string): Promise<boolean> {
+export async function workerPolling(address: string, namespace: string, prefix = ''): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const res = await connection.workflowService.describeTaskQueue({
       namespace,
-      taskQueue: { name: TASK_QUEUES.ops },
+      taskQueue: { name: taskQueueName(prefix, TASK_QUEUES.ops) },
       taskQueueType: 1, // WORKFLOW
     });
     return (res.pollers?.length ?? 0) > 0;
@@ -58,7 +58,7 @@ export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['out
       env,
       cwd: ROOT,
       output: out('worker'),
-      ready: () => workerPolling(env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', env.TEMPORAL_NAMESPACE ?? 'default'),
+      ready: () => workerPolling(env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', env.TEMPORAL_NAMESPACE ?? 'default', env.TASK_QUEUE_PREFIX ?? ''),
       readyTimeoutMs: 120_000,
       stopTimeoutMs: 30_000,
     },

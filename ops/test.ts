@@ -7,16 +7,31 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { ConfigError, parseConfig } from '../models/config';
-import { freePort, startDevServices, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, childEnv, stopOnSignals } from './processes';
+import { freePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
+import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 
 const ROOT = path.resolve(__dirname, '..');
+
+/** A self-signed certificate for 127.0.0.1/localhost; tests serve HTTPS with it and trust it. */
+async function testCertificate(dataDir: string): Promise<string> {
+  const { generate } = await import('selfsigned');
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    days: 2,
+    keySize: 2048,
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  } as never);
+  const dir = path.join(dataDir, 'tls');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'key.pem'), pems.private, { mode: 0o600 });
+  writeFileSync(path.join(dir, 'cert.pem'), pems.cert);
+  return path.join(dir, 'cert.pem');
+}
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'newsletter-test-'));
@@ -45,6 +60,7 @@ async function main(): Promise<number> {
     minio: await freePort(),
     minioConsole: await freePort(),
   };
+  const openaiPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
@@ -76,6 +92,24 @@ async function main(): Promise<number> {
       MINIO_ACCESS_KEY: config.minio.accessKey,
       MINIO_SECRET_KEY: config.minio.secretKey,
       JWT_SECRET: config.auth.jwtSecret!,
+      // The paid AI provider is replaced by a wire-compatible double (tests/doubles).
+      OPENAI_BASE_URL: `http://127.0.0.1:${openaiPort}/v1`,
+      OPENAI_API_KEY: 'test-key',
+      // Provider timeouts are exercised in seconds, not minutes.
+      AI_REQUEST_TIMEOUT_MS: '3000',
+      // HTTP tools and MCP servers the tests run on loopback over TLS with a throw-away CA.
+      AI_TOOL_HOST_ALLOWLIST: '127.0.0.1,localhost',
+      AI_TOOL_CA_FILE: await testCertificate(dataDir),
+      AI_MCP_STDIO_COMMANDS: process.execPath,
+    });
+    await supervisor.start({
+      name: 'openai-double',
+      ...tsEntry('tests/doubles/openai-double.main.ts'),
+      args: [...tsEntry('tests/doubles/openai-double.main.ts').args, String(openaiPort)],
+      env,
+      cwd: ROOT,
+      output: { file: path.join(dataDir, 'logs', 'openai-double.log') },
+      ready: () => tcpOpen(openaiPort),
     });
     const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
     await supervisor.start(worker!);

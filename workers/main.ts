@@ -9,6 +9,7 @@ import { loadConfigOrExit } from '../models/config';
 import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
+import { taskQueueName } from '../workflows/ids';
 import { selectQueues } from './queues';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       Worker.create({
         connection,
         namespace: config.temporal.namespace,
-        taskQueue: q.queue,
+        taskQueue: taskQueueName(config.temporal.taskQueuePrefix, q.queue),
         workflowBundle,
         activities: q.activities({ config, logger, conn, storage }),
         maxConcurrentActivityTaskExecutions: q.maxConcurrentActivities,
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  logger.info({ queues: queues.map((q) => q.queue) }, 'worker polling');
+  logger.info({ queues: queues.map((q) => taskQueueName(config.temporal.taskQueuePrefix, q.queue)) }, 'worker polling');
   try {
     // Runtime's default shutdown signals (SIGINT, SIGTERM…) make every run() resolve.
     await Promise.all(workers.map((w) => w.run()));

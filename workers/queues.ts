@@ -3,7 +3,10 @@
  * kind of work, so each can be scaled (WORKER_QUEUES) and throttled on its own.
  */
 import type { Connection } from 'mongoose';
+import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
+import { createLlmClient } from '../models/infra/llm';
+import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
 import type { Logger } from '../models/infra/logger';
 import type { Storage } from '../models/infra/storage';
@@ -30,6 +33,19 @@ export const QUEUES: QueueDefinition[] = [
     activities: (d) => createOpsActivities({ conn: d.conn, storage: d.storage }),
     maxConcurrentActivities: 10,
     maxConcurrentWorkflowTasks: 10,
+  },
+  {
+    queue: TASK_QUEUES.ai,
+    activities: (d) =>
+      createAiActivities({
+        conn: d.conn,
+        llm: createLlmClient(d.config),
+        outbound: createOutbound(d.config),
+        mcpStdioCommands: d.config.ai.mcpStdioCommands,
+      }),
+    // Model calls wait on the network, not the CPU.
+    maxConcurrentActivities: 50,
+    maxConcurrentWorkflowTasks: 20,
   },
 ];
 

@@ -7,12 +7,19 @@
 export const TASK_QUEUES = {
   /** Platform checks and maintenance (the smoke workflow). */
   ops: 'platform-ops',
+  /** AI chat runs: model calls, tool calls, context providers. */
+  ai: 'ai-chat',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
 export type TaskQueue = (typeof TASK_QUEUES)[TaskQueueKey];
 
+/** The name a queue has in a deployment (TASK_QUEUE_PREFIX + base name). */
+export const taskQueueName = (prefix: string, queue: TaskQueue): string => `${prefix}${queue}`;
+
 export const workflowIds = {
   /** One smoke check: API → Temporal → worker → activities → MongoDB and MinIO. */
   smoke: (checkId: string) => `smoke-${checkId}`,
+  /** One AI chat run, named after the user who asked (spec: visible per user in the Temporal UI). */
+  aiChat: (userId: string, requestId: string) => `ai-chat-${userId}-${requestId}`,
 };

@@ -1,2 +1,3 @@
 /** Every workflow type the worker registers. */
 export { smokeWorkflow } from './ops/smoke.workflow';
+export { aiChatWorkflow } from './ai/chat.workflow';

@@ -1,4 +1,4 @@
 import { runServiceMain } from '../shared/server';
-import { makeQuizDeps, quizService } from './service';
+import { createQuizService, makeQuizDeps } from './service';
 
-runServiceMain(quizService, makeQuizDeps, (config) => config.http.ports.quiz);
+runServiceMain(createQuizService, (infra) => makeQuizDeps(infra), (config) => config.http.ports.quiz);

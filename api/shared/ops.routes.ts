@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { SmokeInput, SmokeResult } from '../../models/ops/smoke-check.rules';
 import type { smokeWorkflow } from '../../workflows/ops/smoke.workflow';
-import { TASK_QUEUES, workflowIds } from '../../workflows/ids';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { AppError } from '../../models/errors';
 import { bearer } from './auth';
 import type { Infra } from './infra';
@@ -43,7 +43,7 @@ export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
         const input: SmokeInput = { checkId, service, requestedBy: auth.sub };
         const started = Date.now();
         const handle = await deps.temporal.client.workflow.start<typeof smokeWorkflow>('smokeWorkflow', {
-          taskQueue: TASK_QUEUES.ops,
+          taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.ops),
           workflowId,
           args: [input],
           workflowExecutionTimeout: '2 minutes',

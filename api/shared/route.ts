@@ -46,6 +46,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   description?: string;
   tags?: string[];
   auth: AuthPolicy<A>;
+  /** Runs after authentication, before validation: rate limits keyed by the caller. */
+  rateLimit?: (input: { ctx: Context; auth: A; deps: D }) => Promise<void>;
   params?: P;
   query?: Q;
   body?: B;
@@ -69,6 +71,7 @@ export interface AnyRoute<D = unknown> {
   description?: string;
   tags?: string[];
   auth: AuthPolicy<unknown>;
+  rateLimit?: (input: { ctx: Context; auth: unknown; deps: D }) => Promise<void>;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -118,6 +121,7 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
   return async (ctx: Context): Promise<void> => {
     const principal = await route.auth.authenticate(ctx, auth);
     ctx.state.principal = principal;
+    if (route.rateLimit) await route.rateLimit({ ctx, auth: principal, deps });
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');
     const query = parseOrThrow(route.query, ctx.query, 'query');
     const rawBody = (ctx.request as { body?: unknown }).body;

@@ -16,12 +16,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export type DefinitionSource<D> = ServiceDefinition<D> | ((config: Config) => ServiceDefinition<D>);
+
+export const definitionFor = <D>(source: DefinitionSource<D>, config: Config): ServiceDefinition<D> =>
+  typeof source === 'function' ? source(config) : source;
+
 export async function startService<D extends Infra>(
-  definition: ServiceDefinition<D>,
+  source: DefinitionSource<D>,
   makeDeps: (infra: Infra) => D | Promise<D>,
   config: Config,
   port: number,
 ): Promise<RunningService> {
+  const definition = definitionFor(source, config);
   const infra = createInfra(config, definition.name);
   const deps = await makeDeps(infra);
   const app = createApp(definition, deps);
@@ -49,11 +55,12 @@ export async function startService<D extends Infra>(
 
 /** Entry point helper: config from the environment, signals handled, exit code set. */
 export function runServiceMain<D extends Infra>(
-  definition: ServiceDefinition<D>,
+  source: DefinitionSource<D>,
   makeDeps: (infra: Infra) => D | Promise<D>,
   pickPort: (config: Config) => number,
 ): void {
   const config = loadConfigOrExit();
+  const definition = definitionFor(source, config);
   startService(definition, makeDeps, config, pickPort(config)).then(
     (running) => {
       const onSignal = (signal: NodeJS.Signals) => {

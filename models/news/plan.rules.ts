@@ -30,3 +30,29 @@ export const isPlan = (v: string): v is Plan => (PLANS as readonly string[]).inc
 export function minimumPlanFor(module: IncludeModule): Plan {
   return PLANS.find((p) => PLAN_LIMITS[p].modules.includes(module)) ?? 'business';
 }
+
+/** List prices in BRL per key-plan per month (the pricing page's numbers; `calculate_price` uses them). */
+export const PLAN_MONTHLY_PRICE_BRL: Record<Plan, number> = { starter: 99, pro: 399, business: 1_499 };
+/** Yearly billing: twelve months for the price of ten. */
+export const YEARLY_MONTHS_CHARGED = 10;
+
+export interface PriceQuote {
+  plan: Plan;
+  quantity: number;
+  billingPeriod: 'monthly' | 'yearly';
+  currency: 'BRL';
+  unitPrice: number;
+  subtotal: number;
+  discount: number;
+  total: number;
+}
+
+/** A price for `quantity` subscriptions of a plan (amounts in BRL, two decimals). */
+export function quotePrice(plan: Plan, quantity: number, billingPeriod: 'monthly' | 'yearly'): PriceQuote {
+  const monthly = PLAN_MONTHLY_PRICE_BRL[plan];
+  const unitPrice = billingPeriod === 'monthly' ? monthly : monthly * 12;
+  const subtotal = unitPrice * quantity;
+  const total = billingPeriod === 'monthly' ? subtotal : monthly * YEARLY_MONTHS_CHARGED * quantity;
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return { plan, quantity, billingPeriod, currency: 'BRL', unitPrice: round(unitPrice), subtotal: round(subtotal), discount: round(subtotal - total), total: round(total) };
+}

@@ -4,6 +4,7 @@
 import type Koa from 'koa';
 import { createApp, type AppOptions, type ServiceDefinition } from '../../api/shared/app';
 import { closeInfra, createInfra, type Infra } from '../../api/shared/infra';
+import { definitionFor, type DefinitionSource } from '../../api/shared/server';
 import { loadConfig, parseConfig, type Config } from '../../models/config';
 import { signToken } from '../../models/auth/token.rules';
 import { createLogger } from '../../models/infra/logger';
@@ -22,11 +23,12 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 export async function startTestService<D extends Infra>(
-  definition: ServiceDefinition<D>,
+  source: DefinitionSource<D>,
   makeDeps: (infra: Infra) => D | Promise<D>,
   options: AppOptions & { config?: Config; waitForMongo?: boolean } = {},
 ): Promise<TestService<D>> {
   const config = options.config ?? testConfig();
+  const definition: ServiceDefinition<D> = definitionFor(source, config);
   const infra = createInfra(config, definition.name, createLogger({ name: definition.name, level: 'silent' }));
   if (options.waitForMongo !== false) await infra.mongo.ready;
   const deps = await makeDeps(infra);

@@ -4,21 +4,22 @@
  */
 import request from 'supertest';
 import { newsService, makeNewsDeps } from '../../api/news/service';
-import { quizService, makeQuizDeps } from '../../api/quiz/service';
+import { createQuizService, makeQuizDeps } from '../../api/quiz/service';
 import { supportService, makeSupportDeps } from '../../api/support/service';
 import { CLOSED_PORT, startTestService, testConfig, type TestService } from '../helpers/service';
 import type { Infra } from '../../api/shared/infra';
+import type { QuizDeps } from '../../api/quiz/deps';
 
 describe('platform plumbing (real MongoDB-protocol DB, Temporal, MinIO)', () => {
   let news: TestService<Infra>;
   let support: TestService<Infra>;
-  let quiz: TestService<Infra>;
+  let quiz: TestService<QuizDeps>;
 
   beforeAll(async () => {
     [news, support, quiz] = await Promise.all([
       startTestService(newsService, makeNewsDeps),
       startTestService(supportService, makeSupportDeps),
-      startTestService(quizService, makeQuizDeps),
+      startTestService(createQuizService, (i) => makeQuizDeps(i)),
     ]);
   });
   afterAll(async () => {
@@ -115,7 +116,7 @@ describe('health with a dependency down', () => {
   });
 
   it('answers 503 naming MongoDB when the database does not answer', async () => {
-    const svc = await startTestService(quizService, makeQuizDeps, {
+    const svc = await startTestService(createQuizService, (i) => makeQuizDeps(i), {
       config: testConfig({ MONGODB_URI: `mongodb://127.0.0.1:${CLOSED_PORT}/` }),
       waitForMongo: false,
     });

@@ -1,0 +1,270 @@
+/**
+ * AI chat endpoints (quiz-ai-chat-api.md §4.3): chat (optionally streamed), chat with tools,
+ * agents, the resource listing and the caller's token usage.
+ */
+import { PassThrough } from 'node:stream';
+import Ajv from 'ajv';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ChatRunResult } from '../../../models/ai/chat.rules';
+import { resolveModel } from '../../../models/ai/model.rules';
+import { BUILTIN_TOOL_NAMES } from '../../../models/ai/tool.rules';
+import type { Principal } from '../../../models/auth/token.rules';
+import { AppError, notFound } from '../../../models/errors';
+import { type ChatMessage, type LlmError, type ResponseFormat, classifyLlmError } from '../../../models/infra/llm';
+import { bearer } from '../../shared/auth';
+import { RAW, routeFactory } from '../../shared/route';
+import type { QuizDeps } from '../deps';
+import { requireProvider, runChat } from './run';
+import {
+  AgentNameParams,
+  AgentRunBody,
+  type AiLimits,
+  ChatResult,
+  UsageQuery,
+  chatBody,
+  chatWithToolsBody,
+} from './schemas';
+
+const route = routeFactory<QuizDeps>();
+export const AI_VIEW = 'ai.view';
+export const AI_EDIT = 'ai.edit';
+
+/** 100 requests per minute per user, counted in MongoDB (spec §8). */
+export const aiRateLimit = async ({ ctx, auth, deps }: { ctx: Context; auth: Principal; deps: QuizDeps }) =>
+  deps.ai.limiter.consume(ctx, `user:${auth.sub}`);
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/** The reply must satisfy the requested format; a provider that ignores it is treated as failing. */
+function checkFormat(content: string, format: ResponseFormat | undefined): void {
+  if (!format || format.type === 'text') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that is not valid JSON', { details: { dependency: 'ai-provider' } });
+  }
+  if (format.type === 'json_schema') {
+    const validate = ajv.compile(format.schema);
+    if (!validate(parsed)) {
+      throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that does not satisfy the response schema', {
+        details: { dependency: 'ai-provider', issues: validate.errors?.map((e) => `${e.instancePath || '(root)'} ${e.message}`) },
+      });
+    }
+  }
+}
+
+function validateSchemaOrThrow(format: ResponseFormat | undefined): void {
+  if (format?.type !== 'json_schema') return;
+  try {
+    ajv.compile(format.schema);
+  } catch (err) {
+    throw new AppError('VALIDATION_FAILED', `Invalid request: body.responseFormat.schema: ${(err as Error).message}`);
+  }
+}
+
+const publicResult = (r: ChatRunResult) => ({ content: r.content, toolResults: r.toolResults, usage: r.usage, finishReason: r.finishReason });
+
+function messagesFor(prompt: string, systemPrompt: string | undefined): ChatMessage[] {
+  return [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), { role: 'user' as const, content: prompt }];
+}
+
+/** Server-Sent Events straight from the provider: `delta` events, then `result` (or `error`). */
+async function streamChat(
+  deps: QuizDeps,
+  ctx: Context,
+  userId: string,
+  request: Parameters<QuizDeps['ai']['llm']['stream']>[0],
+  format: ResponseFormat | undefined,
+): Promise<typeof RAW> {
+  requireProvider(deps);
+  const abort = new AbortController();
+  const events = deps.ai.llm.stream(request, { signal: abort.signal });
+  // Fetch the first event before committing to 200, so an early failure is a normal JSON error.
+  let first: IteratorResult<Awaited<ReturnType<typeof events.next>>['value']>;
+  try {
+    first = await events.next();
+  } catch (err) {
+    throw streamError(classifyLlmError(err));
+  }
+  const out = new PassThrough();
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.body = out;
+  ctx.res.once('close', () => abort.abort());
+  const send = (event: string, data: unknown) => out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  void (async () => {
+    try {
+      for (let next = first; !next.done; next = await events.next()) {
+        const ev = next.value;
+        if (ev.type === 'delta') send('delta', { content: ev.content });
+        else {
+          checkFormat(ev.response.content, format);
+          await deps.ai.usage.record(`stream:${ctx.state.requestId}`, { userId, model: ev.response.model, usage: ev.response.usage });
+          send('result', { success: true, data: { content: ev.response.content, toolResults: [], usage: ev.response.usage, finishReason: ev.response.finishReason } });
+        }
+      }
+    } catch (err) {
+      const e = err instanceof AppError ? err : streamError(classifyLlmError(err));
+      send('error', { success: false, error: e.message, code: e.code });
+    } finally {
+      out.end();
+    }
+  })();
+  return RAW;
+}
+
+function streamError(e: LlmError): AppError {
+  if (e.kind === 'rejected') return new AppError('VALIDATION_FAILED', e.message);
+  if (e.kind === 'not_configured') return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+  return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
+}
+
+export function chatRoutes(limits: AiLimits) {
+  const model = (requested: string | undefined) => {
+    const resolved = resolveModel(requested, limits.models);
+    if (!resolved) throw new AppError('VALIDATION_FAILED', `Unknown model: ${requested}`);
+    return resolved.id;
+  };
+
+  return [
+    route({
+      method: 'post',
+      path: '/ai/chat',
+      summary: 'Chat completion',
+      description:
+        'One model reply to a prompt, with an optional system prompt, temperature, token limit and response format ' +
+        '(text, JSON object, or a JSON schema the reply must satisfy). With `stream: true` the reply streams as Server-Sent Events.',
+      tags: ['ai'],
+      auth: bearer(AI_VIEW),
+      rateLimit: aiRateLimit,
+      body: chatBody(limits),
+      response: ChatResult,
+      errors: [429, 503],
+      handler: async ({ body, auth, ctx, deps }) => {
+        validateSchemaOrThrow(body.responseFormat);
+        const request = {
+          model: model(body.model),
+          messages: messagesFor(body.prompt, body.systemPrompt),
+          user: auth.sub,
+          ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+          maxTokens: body.maxTokens ?? limits.maxTokens,
+          ...(body.responseFormat ? { responseFormat: body.responseFormat } : {}),
+        };
+        if (body.stream) return await streamChat(deps, ctx, auth.sub, request, body.responseFormat);
+        const { user: _user, ...rest } = request;
+        const result = await runChat(deps, ctx, auth.sub, { ...rest, tools: [], contextProviders: [] });
+        checkFormat(result.content, body.responseFormat);
+        return publicResult(result);
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/ai/chat-with-tools',
+      summary: 'Chat with tools',
+      description:
+        'The model may call the named tools (built-in or registered); each model call and tool call runs as an activity of a ' +
+        'Temporal workflow (`ai-chat-<userId>-<id>`, also returned in X-Workflow-Id). At most 5 tool rounds; after that the ' +
+        'request ends with what it has and finishReason `max_tool_iterations`. `data.toolResults` lists every call.',
+      tags: ['ai'],
+      auth: bearer(AI_VIEW),
+      rateLimit: aiRateLimit,
+      body: chatWithToolsBody(limits),
+      response: ChatResult,
+      errors: [429, 503],
+      handler: async ({ body, auth, ctx, deps }) => {
+        const { specs, unknown } = await deps.ai.registry.resolveTools(body.tools);
+        if (unknown.length) throw new AppError('VALIDATION_FAILED', `Unknown tool(s): ${unknown.join(', ')}`);
+        const result = await runChat(deps, ctx, auth.sub, {
+          model: model(body.model),
+          messages: messagesFor(body.prompt, body.systemPrompt),
+          ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+          maxTokens: body.maxTokens ?? limits.maxTokens,
+          tools: specs,
+          contextProviders: [],
+        });
+        return publicResult(result);
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/ai/agent/:name',
+      summary: 'Ask an agent',
+      description: "Runs the agent: its system prompt, model, temperature, tools and context providers (read first, 10,000 characters each at most).",
+      tags: ['ai'],
+      auth: bearer(AI_VIEW),
+      rateLimit: aiRateLimit,
+      params: AgentNameParams,
+      body: AgentRunBody,
+      response: ChatResult,
+      errors: [404, 429, 503],
+      handler: async ({ params, body, auth, ctx, deps }) => {
+        const agent = (await deps.ai.registry.findAgent(params.name)) ?? notFound(`agent ${params.name}`);
+        const { specs } = await deps.ai.registry.resolveTools(agent.tools);
+        const providers = await deps.ai.registry.resolveProviders(agent.contextProviders);
+        const result = await runChat(deps, ctx, auth.sub, {
+          model: resolveModel(agent.model, limits.models)?.id ?? limits.models.mini,
+          messages: messagesFor(body.prompt, agent.systemPrompt),
+          temperature: agent.temperature,
+          maxTokens: limits.maxTokens,
+          tools: specs,
+          contextProviders: providers,
+          agent: agent.name,
+        });
+        return publicResult(result);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/ai/resources',
+      summary: 'Agents and tools available',
+      tags: ['ai'],
+      auth: bearer(AI_VIEW),
+      rateLimit: aiRateLimit,
+      response: z.object({ agents: z.array(z.string()), tools: z.array(z.string()) }),
+      handler: async ({ deps }) => {
+        const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
+        return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/ai/usage',
+      summary: "The caller's token usage per day",
+      description: 'Per UTC day, between `from` and `to` (default: the last 30 days), with totals.',
+      tags: ['ai'],
+      auth: bearer(AI_VIEW),
+      rateLimit: aiRateLimit,
+      query: UsageQuery,
+      response: z.object({
+        from: z.string(),
+        to: z.string(),
+        days: z.array(z.object({ day: z.string(), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })),
+        totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
+      }),
+      handler: async ({ query, auth, deps }) => {
+        const to = query.to ?? new Date().toISOString().slice(0, 10);
+        const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+        if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) throw new AppError('VALIDATION_FAILED', 'Invalid request: query: the range may span at most 366 days');
+        const days = await deps.ai.usage.byDay(auth.sub, from, to);
+        const totals = days.reduce(
+          (t, d) => ({
+            requests: t.requests + d.requests,
+            promptTokens: t.promptTokens + d.promptTokens,
+            completionTokens: t.completionTokens + d.completionTokens,
+            totalTokens: t.totalTokens + d.totalTokens,
+          }),
+          { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+        );
+        return { from, to, days, totals };
+      },
+    }),
+  ];
+}

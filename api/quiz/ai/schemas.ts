@@ -1,0 +1,153 @@
+/**
+ * Request and response schemas of the AI area (quiz-ai-chat-api.md §2.3, §4.3). Built from the
+ * configuration so the accepted models and the token ceiling are validated and documented.
+ */
+import { z } from 'zod';
+import { AGENT_NAME } from '../../../models/ai/agent.rules';
+import { TOOL_NAME } from '../../../models/ai/tool.rules';
+import { acceptedModelNames, type ModelMap } from '../../../models/ai/model.rules';
+
+export interface AiLimits {
+  models: ModelMap;
+  maxTokens: number;
+}
+
+const prompt = z.string().trim().min(1, 'prompt must not be empty').max(100_000).describe('The user message');
+const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
+
+export const ResponseFormatSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('text') }),
+    z.object({ type: z.literal('json_object') }),
+    z.object({
+      type: z.literal('json_schema'),
+      name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('response'),
+      schema: z.record(z.string(), z.unknown()).describe('JSON Schema the reply must satisfy'),
+      strict: z.boolean().optional(),
+    }),
+  ])
+  .describe('text (default), json_object, or json_schema with the schema the reply must satisfy');
+
+export function modelSchema(limits: AiLimits) {
+  const accepted = acceptedModelNames(limits.models);
+  return z
+    .string()
+    .refine((m) => accepted.includes(m), { message: `model must be one of: ${accepted.join(', ')}` })
+    .optional()
+    .describe(`A model class (mini: default, advanced, previous, legacy) or a configured id: ${accepted.join(', ')}`);
+}
+
+export function chatBody(limits: AiLimits) {
+  return z.object({
+    prompt,
+    model: modelSchema(limits),
+    temperature: temperature.optional(),
+    maxTokens: z.number().int().min(1).max(limits.maxTokens, `maxTokens must be at most ${limits.maxTokens}`).optional(),
+    systemPrompt: z.string().max(20_000).optional().describe('Instructions placed before the prompt'),
+    responseFormat: ResponseFormatSchema.optional(),
+    stream: z.boolean().optional().describe('Stream the reply as Server-Sent Events: delta events, then a result event'),
+  });
+}
+
+export function chatWithToolsBody(limits: AiLimits) {
+  return z.object({
+    prompt,
+    tools: z
+      .array(z.string().min(1))
+      .min(1, 'tools must name at least one tool')
+      .max(20)
+      .refine((t) => new Set(t).size === t.length, 'tools must not repeat a name'),
+    temperature: temperature.optional(),
+    model: modelSchema(limits),
+    maxTokens: z.number().int().min(1).max(limits.maxTokens, `maxTokens must be at most ${limits.maxTokens}`).optional(),
+    systemPrompt: z.string().max(20_000).optional(),
+  });
+}
+
+export const AgentRunBody = z.object({ prompt });
+export const AgentNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid agent name') });
+export const ToolNameParams = z.object({ name: z.string().regex(TOOL_NAME, 'not a valid tool name') });
+export const ProviderNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid provider name') });
+
+export const ToolResultSchema = z.object({
+  toolName: z.string(),
+  arguments: z.unknown(),
+  result: z.unknown(),
+  timestamp: z.number().int().describe('Epoch milliseconds'),
+});
+
+export const UsageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+
+export const ChatResult = z.object({
+  content: z.string(),
+  toolResults: z.array(ToolResultSchema),
+  usage: UsageSchema,
+  finishReason: z.string().describe('stop, length, tool_calls, content_filter, or max_tool_iterations when the tool limit ended the run'),
+});
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+export const UsageQuery = z
+  .object({ from: day.optional(), to: day.optional() })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
+
+export function agentBody(limits: AiLimits) {
+  return z.object({
+    name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
+    description: z.string().max(500).default(''),
+    systemPrompt: z.string().trim().min(1).max(20_000),
+    model: modelSchema(limits).default('mini'),
+    temperature: temperature.default(0.7),
+    tools: z.array(z.string()).max(20).default([]),
+    contextProviders: z.array(z.string()).max(10).default([]),
+  });
+}
+
+export function agentPatch(limits: AiLimits) {
+  return z
+    .object({
+      description: z.string().max(500).optional(),
+      systemPrompt: z.string().trim().min(1).max(20_000).optional(),
+      model: modelSchema(limits),
+      temperature: temperature.optional(),
+      tools: z.array(z.string()).max(20).optional(),
+      contextProviders: z.array(z.string()).max(10).optional(),
+    })
+    .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
+}
+
+export const ToolBody = z.object({
+  name: z.string().regex(TOOL_NAME, 'name: lowercase letters, digits and _, 2 to 64 characters'),
+  description: z.string().trim().min(1).max(1_000),
+  parameters: z.record(z.string(), z.unknown()).describe('JSON Schema of the arguments object'),
+  endpoint: z.url().describe('https URL the platform POSTs the arguments to; its host must be allow-listed'),
+  timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+});
+
+export const ToolPatch = z
+  .object({
+    description: z.string().trim().min(1).max(1_000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    endpoint: z.url().optional(),
+    timeoutMs: z.number().int().min(100).max(60_000).optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
+
+export const ProviderBody = z.object({
+  name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
+  description: z.string().max(500).default(''),
+  transport: z.enum(['stdio', 'http']),
+  command: z.string().min(1).optional().describe('stdio: the command (must be allow-listed)'),
+  args: z.array(z.string()).max(50).default([]),
+  url: z.url().optional().describe('http: the Streamable HTTP endpoint (https, allow-listed host)'),
+  resources: z.array(z.string().min(1)).max(50).default([]).describe('Resource URIs to read; all listed ones when empty'),
+});
+
+export const ProviderPatch = z
+  .object({
+    description: z.string().max(500).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).max(50).optional(),
+    url: z.url().optional(),
+    resources: z.array(z.string().min(1)).max(50).optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'at least one field is required');

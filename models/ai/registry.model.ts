@@ -1,0 +1,92 @@
+/**
+ * Registered agents, HTTP tools and MCP context providers (ai.edit). Names are the ids. Tool
+ * parameter schemas are stored as JSON text: JSON Schema keys such as `$ref` are not safe as
+ * field names in every MongoDB-protocol database.
+ */
+import { type Connection, type Model, Schema } from 'mongoose';
+
+interface Audit {
+  createdBy: string;
+  updatedBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AiAgentDoc extends Audit {
+  _id: string;
+  description: string;
+  systemPrompt: string;
+  model: string;
+  temperature: number;
+  tools: string[];
+  contextProviders: string[];
+}
+
+export interface AiToolDoc extends Audit {
+  _id: string;
+  description: string;
+  parametersJson: string;
+  endpoint: string;
+  timeoutMs: number;
+}
+
+export interface AiContextProviderDoc extends Audit {
+  _id: string;
+  description: string;
+  transport: 'stdio' | 'http';
+  command?: string;
+  args: string[];
+  url?: string;
+  resources: string[];
+}
+
+const audit = { createdBy: { type: String, required: true }, updatedBy: { type: String, required: true } };
+const options = { versionKey: false as const, timestamps: true };
+
+const AgentSchema = new Schema<AiAgentDoc>(
+  {
+    _id: { type: String, required: true },
+    description: { type: String, default: '' },
+    systemPrompt: { type: String, required: true },
+    model: { type: String, required: true },
+    temperature: { type: Number, required: true },
+    tools: { type: [String], default: [] },
+    contextProviders: { type: [String], default: [] },
+    ...audit,
+  },
+  { ...options, collection: 'ai_agents' },
+);
+
+const ToolSchema = new Schema<AiToolDoc>(
+  {
+    _id: { type: String, required: true },
+    description: { type: String, required: true },
+    parametersJson: { type: String, required: true },
+    endpoint: { type: String, required: true },
+    timeoutMs: { type: Number, required: true },
+    ...audit,
+  },
+  { ...options, collection: 'ai_tools' },
+);
+
+const ProviderSchema = new Schema<AiContextProviderDoc>(
+  {
+    _id: { type: String, required: true },
+    description: { type: String, default: '' },
+    transport: { type: String, enum: ['stdio', 'http'], required: true },
+    command: { type: String },
+    args: { type: [String], default: [] },
+    url: { type: String },
+    resources: { type: [String], default: [] },
+    ...audit,
+  },
+  { ...options, collection: 'ai_context_providers' },
+);
+
+function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
+  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);
+}
+
+export const aiAgentModel = (conn: Connection) => model(conn, 'AiAgent', AgentSchema);
+export const aiToolModel = (conn: Connection) => model(conn, 'AiTool', ToolSchema);
+export const aiContextProviderModel = (conn: Connection) => model(conn, 'AiContextProvider', ProviderSchema);

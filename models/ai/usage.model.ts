@@ -1,0 +1,39 @@
+/**
+ * Token usage, one document per model call. The id is the call's idempotency key
+ * (`<workflowId>:<round>`, or the request id for streamed chats) so a retried activity never
+ * counts a call twice. GET /ai/usage sums them per user and day (UTC).
+ */
+import { type Connection, type Model, Schema } from 'mongoose';
+
+export interface AiUsageDoc {
+  _id: string;
+  userId: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  model: string;
+  agent?: string;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  createdAt: Date;
+}
+
+const AiUsageSchema = new Schema<AiUsageDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    day: { type: String, required: true },
+    model: { type: String, required: true },
+    agent: { type: String },
+    promptTokens: { type: Number, required: true },
+    completionTokens: { type: Number, required: true },
+    totalTokens: { type: Number, required: true },
+    createdAt: { type: Date, required: true, default: () => new Date() },
+  },
+  { collection: 'ai_usage', versionKey: false },
+);
+AiUsageSchema.index({ userId: 1, day: 1 });
+
+export function aiUsageModel(conn: Connection): Model<AiUsageDoc> {
+  return (conn.models.AiUsage as Model<AiUsageDoc> | undefined) ?? conn.model<AiUsageDoc>('AiUsage', AiUsageSchema);
+}

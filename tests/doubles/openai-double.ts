@@ -1,0 +1,170 @@
+/**
+ * An OpenAI-compatible test double: speaks the real chat-completions wire protocol (tool_calls,
+ * usage, finish_reason, streamed SSE chunks) and can be scripted to answer 429, 500, slowly, or
+ * with tool calls.
+ *
+ * Scripts are kept per `user` (the platform sends the calling user's id as `user`), so test files
+ * running in parallel never consume each other's steps. Without a script the double answers
+ * "echo: <last user message>". `npm test` runs one as a process (openai-double.main.ts); tests
+ * drive it through its control API, `/__control/*`, with the client at the end of this file.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export type Step =
+  | { kind: 'reply'; content: string; finishReason?: string; delayMs?: number; usage?: { prompt: number; completion: number } }
+  | { kind: 'tool_calls'; calls: { name: string; arguments: unknown }[]; delayMs?: number }
+  | { kind: 'error'; status: number; retryAfter?: string; message?: string; delayMs?: number }
+  /** Echo the whole request back as JSON content (to inspect what the platform sent). */
+  | { kind: 'echo_request'; delayMs?: number };
+
+interface ChatBody {
+  model: string;
+  messages: { role: string; content?: string | null; tool_call_id?: string }[];
+  stream?: boolean;
+  user?: string;
+  tools?: unknown[];
+  stream_options?: { include_usage?: boolean };
+}
+
+export interface OpenAiDouble {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
+  const scripts = new Map<string, Step[]>();
+  const requests = new Map<string, ChatBody[]>();
+  let callSeq = 0;
+
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://double');
+      if (url.pathname === '/__control/script' && req.method === 'POST') {
+        const { user, steps } = JSON.parse(await readBody(req)) as { user: string; steps: Step[] };
+        scripts.set(user, [...(scripts.get(user) ?? []), ...steps]);
+        return json(res, 200, { queued: scripts.get(user)!.length });
+      }
+      if (url.pathname === '/__control/requests' && req.method === 'GET') {
+        return json(res, 200, requests.get(url.searchParams.get('user') ?? '') ?? []);
+      }
+      if (url.pathname === '/__control/reset' && req.method === 'POST') {
+        const user = url.searchParams.get('user') ?? '';
+        scripts.delete(user);
+        requests.delete(user);
+        return json(res, 200, {});
+      }
+      if (url.pathname !== '/v1/chat/completions' || req.method !== 'POST') {
+        return json(res, 404, { error: { message: `no route ${req.method} ${url.pathname}`, type: 'invalid_request_error' } });
+      }
+      if (!/^Bearer \S+/.test(req.headers.authorization ?? '')) {
+        return json(res, 401, { error: { message: 'missing API key', type: 'invalid_request_error' } });
+      }
+      const body = JSON.parse(await readBody(req)) as ChatBody;
+      const user = body.user ?? '';
+      requests.set(user, [...(requests.get(user) ?? []), body]);
+      const queue = scripts.get(user) ?? [];
+      const step: Step = queue.shift() ?? { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
+      if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+      if (res.destroyed) return;
+
+      if (step.kind === 'error') {
+        const headers: Record<string, string> = step.retryAfter ? { 'Retry-After': step.retryAfter } : {};
+        return json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'scripted' } }, headers);
+      }
+      const id = `chatcmpl-${++callSeq}`;
+      const created = Math.floor(Date.now() / 1000);
+      const promptTokens = tokens(JSON.stringify(body.messages));
+      if (step.kind === 'tool_calls') {
+        const toolCalls = step.calls.map((c, i) => ({
+          id: `call_${callSeq}_${i}`,
+          type: 'function',
+          function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+        }));
+        const completion = tokens(JSON.stringify(toolCalls));
+        return json(res, 200, {
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion },
+        });
+      }
+      const content = step.kind === 'echo_request' ? JSON.stringify(body) : step.content;
+      const finishReason = step.kind === 'reply' ? (step.finishReason ?? 'stop') : 'stop';
+      const prompt = step.kind === 'reply' && step.usage ? step.usage.prompt : promptTokens;
+      const completion = step.kind === 'reply' && step.usage ? step.usage.completion : tokens(content);
+      const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+      if (body.stream) {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+        const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        const base = { id, object: 'chat.completion.chunk', created, model: body.model };
+        send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+        for (const piece of content.match(/.{1,8}/gs) ?? []) {
+          send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+        }
+        send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
+        if (body.stream_options?.include_usage) send({ ...base, choices: [], usage });
+        res.end('data: [DONE]\n\n');
+        return;
+      }
+      return json(res, 200, {
+        id,
+        object: 'chat.completion',
+        created,
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
+        usage,
+      });
+    } catch (err) {
+      json(res, 500, { error: { message: (err as Error).message, type: 'double_error' } });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/v1`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function lastUserMessage(body: ChatBody): string {
+  const users = body.messages.filter((m) => m.role === 'user');
+  return users[users.length - 1]?.content ?? '';
+}
+
+/** Test-side client of a running double's control API. */
+export function openAiDoubleControl(baseUrl: string) {
+  const root = baseUrl.replace(/\/v1\/?$/, '');
+  return {
+    async script(user: string, steps: Step[]): Promise<void> {
+      const res = await fetch(`${root}/__control/script`, { method: 'POST', body: JSON.stringify({ user, steps }) });
+      if (!res.ok) throw new Error(`double refused script: ${res.status}`);
+    },
+    async requests(user: string): Promise<ChatBody[]> {
+      return (await (await fetch(`${root}/__control/requests?user=${encodeURIComponent(user)}`)).json()) as ChatBody[];
+    },
+    async reset(user: string): Promise<void> {
+      await fetch(`${root}/__control/reset?user=${encodeURIComponent(user)}`, { method: 'POST' });
+    },
+  };
+}
