@@ -24,7 +24,7 @@ describe('POST /ai/chat', () => {
     });
     expect(res.body.data.usage.totalTokens).toBe(res.body.data.usage.promptTokens + res.body.data.usage.completionTokens);
     expect(res.headers['x-workflow-id']).toMatch(new RegExp(`^ai-chat-${u.id}-`));
-    const described = await svc.deps.temporal.client.workflow.getHandle(res.headers['x-workflow-id']).describe();
+    const described = await svc.deps.temporal.client.workflow.getHandle(String(res.headers['x-workflow-id'])).describe();
     expect(described.status.name).toBe('COMPLETED');
     expect(described.taskQueue).toBe('ai-chat');
   });
