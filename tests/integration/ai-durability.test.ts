@@ -1,0 +1,128 @@
+/**
+ * Durability of the tool loop: a worker killed in the middle of a run is replaced and the HTTP
+ * request still gets the right answer; a client that disconnects cancels its run. This file runs
+ * its own worker on its own task-queue prefix, so killing it disturbs no other test.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { workerPolling } from '../../ops/processes';
+import { aiUser, provider, startAiService, type AiService } from '../helpers/ai';
+import { ROOT } from '../helpers/processes';
+import { testConfig } from '../helpers/service';
+
+jest.setTimeout(180_000);
+
+const prefix = `durability-${randomUUID().slice(0, 6)}-`;
+const config = testConfig({ TASK_QUEUE_PREFIX: prefix });
+let svc: AiService;
+let worker: ChildProcess | undefined;
+
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TASK_QUEUE_PREFIX: prefix },
+    stdio: 'ignore',
+    detached: true,
+  });
+  // The ops queue is polled once every worker of the process is up.
+  for (let i = 0; !(await workerPolling(config.temporal.address, config.temporal.namespace, prefix).catch(() => false)); i += 1) {
+    if (i > 600) throw new Error('worker did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+function kill(child: ChildProcess | undefined): void {
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+beforeAll(async () => {
+  svc = await startAiService(config);
+  worker = await startWorker();
+});
+afterAll(async () => {
+  kill(worker);
+  await svc?.close();
+});
+
+async function waitForRequests(user: string, n: number): Promise<void> {
+  for (let i = 0; (await provider().requests(user)).length < n; i += 1) {
+    if (i > 300) throw new Error(`provider never saw ${n} requests`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function postRaw(port: number, auth: string, body: unknown): { response: Promise<{ status: number; body: any }>; req: http.ClientRequest } {
+  const payload = JSON.stringify(body);
+  let req!: http.ClientRequest;
+  const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    req = http.request({ host: '127.0.0.1', port, path: '/ai/chat-with-tools', method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+  return { response, req };
+}
+
+describe('the tool loop survives a worker restart', () => {
+  it('returns the right answer when the worker is killed during a model call', async () => {
+    const server = http.createServer(svc.callback);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const u = await aiUser();
+      await provider().script(u.id, [
+        { kind: 'tool_calls', calls: [{ name: 'calculate_price', arguments: { plan: 'business', quantity: 2, billingPeriod: 'monthly' } }] },
+        // The worker dies while this answer is on its way; the attempt is abandoned.
+        { kind: 'reply', content: 'lost with the worker', delayMs: 3_000 },
+        { kind: 'reply', content: 'Dois planos business custam R$ 2.998 por mês.' },
+      ]);
+      const { response } = postRaw(port, u.auth, { prompt: 'Quanto custam 2 business?', tools: ['calculate_price'] });
+      await waitForRequests(u.id, 2);
+      kill(worker);
+      worker = await startWorker();
+      const res = await response;
+      expect(res.status).toBe(200);
+      expect(res.body.data.content).toBe('Dois planos business custam R$ 2.998 por mês.');
+      // The tool ran once: its completed activity was not repeated after the restart.
+      expect(res.body.data.toolResults).toEqual([expect.objectContaining({ toolName: 'calculate_price', result: expect.objectContaining({ total: 2998 }) })]);
+      expect(await provider().requests(u.id)).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('cancels the run when the client disconnects', async () => {
+    const server = http.createServer(svc.callback);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const u = await aiUser();
+      await provider().script(u.id, [{ kind: 'reply', content: 'nobody is listening', delayMs: 2_500 }]);
+      const { response, req } = postRaw(port, u.auth, { prompt: 'slow', tools: ['get_current_date'] });
+      response.catch(() => undefined);
+      await waitForRequests(u.id, 1);
+      req.destroy();
+      const runs = svc.deps.temporal.client.workflow.list({ query: `WorkflowId STARTS_WITH "ai-chat-${u.id}-"` });
+      let status = '';
+      for (let i = 0; i < 100 && status !== 'CANCELLED'; i += 1) {
+        for await (const run of runs) status = run.status.name;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe('CANCELLED');
+    } finally {
+      server.close();
+    }
+  });
+});
