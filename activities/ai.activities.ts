@@ -9,7 +9,7 @@ import { capContext } from '../models/ai/agent.rules';
 import { AI_FAILURES, type ContextProviderSpec } from '../models/ai/chat.rules';
 import { calculatePrice, checkArguments, currentDate, formatJson, type SearchSource, type ToolSpec } from '../models/ai/tool.rules';
 import { createAiUsageRepo } from '../models/ai/usage.repo';
-import type { LlmClient, LlmError, LlmRequest, LlmResponse } from '../models/infra/llm';
+import type { LlmClient, LlmError, LlmRequest, LlmResponse, Usage } from '../models/infra/llm';
 import { classifyLlmError } from '../models/infra/llm';
 import { readMcpContext } from '../models/infra/mcp';
 import { type Outbound, readCapped } from '../models/infra/outbound';
@@ -118,11 +118,11 @@ export function createAiActivities(deps: AiActivityDeps) {
   }
 
   return {
-    async callModel(input: { request: LlmRequest; usageKey: string; userId: string; agent?: string }): Promise<LlmResponse> {
+    async callModel(input: { request: LlmRequest }): Promise<LlmResponse> {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout (not the 75 s
       // attempt timeout), and carry cancellation: a cancelled run aborts the provider call.
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), 1_000);
+      const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1_000);
       let reply: LlmResponse;
       try {
         reply = await deps.llm.complete(input.request, { signal: ctx.cancellationSignal });
@@ -131,8 +131,12 @@ export function createAiActivities(deps: AiActivityDeps) {
       } finally {
         clearInterval(beat);
       }
-      await usage.record(input.usageKey, { userId: input.userId, model: reply.model, agent: input.agent, usage: reply.usage });
       return reply;
+    },
+
+    /** One usage record per chat run, keyed by the workflow id (a retry writes nothing twice). */
+    async recordUsage(input: { key: string; userId: string; model: string; agent?: string; usage: Usage; modelCalls: number }): Promise<void> {
+      await usage.record(input.key, { userId: input.userId, model: input.model, agent: input.agent, usage: input.usage, modelCalls: input.modelCalls });
     },
 
     /** Never throws for a bad call: the model gets `{error}` and may try again. */

@@ -4,6 +4,9 @@
  * with any arguments given (`npm test -- tests/unit`), and tears everything down.
  *
  * With MONGODB_URI set, tests use that server with a database of their own, dropped at the end.
+ *
+ * `ops/test.ts --run <command…>` runs another command against the same provisioned stack (the
+ * benchmarks use it): its environment carries every address.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -113,15 +116,14 @@ async function main(): Promise<number> {
     });
     const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
     await supervisor.start(worker!);
-    say(`services ready in ${((Date.now() - started) / 1000).toFixed(1)}s; running jest`);
+    const args = process.argv.slice(2);
+    const [command, ...commandArgs] =
+      args[0] === '--run' ? args.slice(1) : [process.execPath, path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...args];
+    say(`services ready in ${((Date.now() - started) / 1000).toFixed(1)}s; running ${args[0] === '--run' ? args.slice(1).join(' ') : 'jest'}`);
 
     code = await new Promise<number>((resolve) => {
-      const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...process.argv.slice(2)], {
-        cwd: ROOT,
-        env,
-        stdio: 'inherit',
-      });
-      jest.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+      const child = spawn(command!, commandArgs, { cwd: ROOT, env, stdio: 'inherit' });
+      child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
     });
   } catch (err) {
     say(`setup failed: ${(err as Error).message}`);

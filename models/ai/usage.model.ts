@@ -1,7 +1,7 @@
 /**
- * Token usage, one document per model call. The id is the call's idempotency key
- * (`<workflowId>:<round>`, or the request id for streamed chats) so a retried activity never
- * counts a call twice. GET /ai/usage sums them per user and day (UTC).
+ * Token usage, one document per chat request with the tokens of all its model calls. The id is
+ * the request's idempotency key (the workflow id, or `stream:<requestId>` for streamed chats) so a
+ * retried activity never counts twice. GET /ai/usage sums them per user and day (UTC).
  */
 import { type Connection, type Model, Schema } from 'mongoose';
 
@@ -15,6 +15,7 @@ export interface AiUsageDoc {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  modelCalls: number;
   createdAt: Date;
 }
 
@@ -28,6 +29,7 @@ const AiUsageSchema = new Schema<AiUsageDoc>(
     promptTokens: { type: Number, required: true },
     completionTokens: { type: Number, required: true },
     totalTokens: { type: Number, required: true },
+    modelCalls: { type: Number, required: true, default: 1 },
     createdAt: { type: Date, required: true, default: () => new Date() },
   },
   { collection: 'ai_usage', versionKey: false },

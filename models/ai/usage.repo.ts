@@ -13,8 +13,8 @@ export interface UsageDay {
 export function createAiUsageRepo(conn: Connection) {
   const Usage = aiUsageModel(conn);
   return {
-    /** Records one model call; a second record with the same key is ignored. */
-    async record(key: string, entry: { userId: string; model: string; agent?: string | undefined; usage: Usage; at?: Date }): Promise<void> {
+    /** Records one chat request (all its model calls); a second record with the same key is ignored. */
+    async record(key: string, entry: { userId: string; model: string; agent?: string | undefined; usage: Usage; modelCalls?: number; at?: Date }): Promise<void> {
       const at = entry.at ?? new Date();
       await Usage.updateOne(
         { _id: key },
@@ -27,6 +27,7 @@ export function createAiUsageRepo(conn: Connection) {
             promptTokens: entry.usage.promptTokens,
             completionTokens: entry.usage.completionTokens,
             totalTokens: entry.usage.totalTokens,
+            modelCalls: entry.modelCalls ?? 1,
             createdAt: at,
           },
         },

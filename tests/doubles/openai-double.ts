@@ -15,7 +15,12 @@ export type Step =
   | { kind: 'tool_calls'; calls: { name: string; arguments: unknown }[]; delayMs?: number }
   | { kind: 'error'; status: number; retryAfter?: string; message?: string; delayMs?: number }
   /** Echo the whole request back as JSON content (to inspect what the platform sent). */
-  | { kind: 'echo_request'; delayMs?: number };
+  | { kind: 'echo_request'; delayMs?: number }
+  /**
+   * Stateless and never used up: asks for the tool until the conversation holds a tool result,
+   * then answers `reply` (after `replyDelayMs`). Models a conversation that may be replayed.
+   */
+  | { kind: 'tool_then_reply'; tool: string; arguments: unknown; reply: string; replyDelayMs?: number; delayMs?: number };
 
 interface ChatBody {
   model: string;
@@ -77,7 +82,13 @@ export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
       const user = body.user ?? '';
       requests.set(user, [...(requests.get(user) ?? []), body]);
       const queue = scripts.get(user) ?? [];
-      const step: Step = queue.shift() ?? { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
+      let step: Step = (queue[0]?.kind === 'tool_then_reply' ? queue[0] : queue.shift()) ?? { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
+      if (step.kind === 'tool_then_reply') {
+        const answered = body.messages.some((m) => m.role === 'tool');
+        step = answered
+          ? { kind: 'reply', content: step.reply, ...(step.replyDelayMs ? { delayMs: step.replyDelayMs } : {}) }
+          : { kind: 'tool_calls', calls: [{ name: step.tool, arguments: step.arguments }] };
+      }
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
       if (res.destroyed) return;
 
