@@ -68,6 +68,10 @@ export const EnvSchema = z.object({
   JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
+  /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
+  SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+
   // AI provider: any OpenAI-compatible endpoint. Without a key the AI features answer 503.
   OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   OPENAI_API_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
@@ -125,6 +129,7 @@ export interface Config {
     consolePort: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  support: { rateLimitPerMinute: number; createRateLimitPerMinute: number };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -246,6 +251,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,
     },
+    support: { rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE, createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,
       apiKey: e.OPENAI_API_KEY,

@@ -1,10 +1,21 @@
 /** The Support Ticket API (spec: support-ticket-api.md). */
+import type { Context, Next } from 'koa';
 import type { ServiceDefinition } from '../shared/app';
 import { supportEnvelope } from '../shared/envelope';
-import type { Infra } from '../shared/infra';
 import { opsRoutes } from '../shared/ops.routes';
+import type { SupportDeps } from './deps';
+import { ticketRoutes } from './tickets/routes';
 
-export type SupportDeps = Infra;
+export { makeSupportDeps, type SupportDeps } from './deps';
+
+/** Operational endpoints are not counted: load balancers and docs readers are not clients. */
+const UNLIMITED = /^\/(health|openapi\.json|docs)(\/|$)/;
+
+/** 100 requests per minute per client IP, headers on every response (spec §8). */
+const perIpLimit = (deps: SupportDeps) => async (ctx: Context, next: Next) => {
+  if (!UNLIMITED.test(ctx.path)) await deps.ipLimiter.consume(ctx, `ip:${ctx.ip}`);
+  await next();
+};
 
 export const supportService: ServiceDefinition<SupportDeps> = {
   name: 'support',
@@ -12,7 +23,6 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   version: '0.1.0',
   description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
   envelope: supportEnvelope,
-  routes: [...opsRoutes<SupportDeps>('support')],
+  middleware: [perIpLimit],
+  routes: [...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };
-
-export const makeSupportDeps = (infra: Infra): SupportDeps => infra;

@@ -8,11 +8,12 @@ import { createQuizService, makeQuizDeps } from '../../api/quiz/service';
 import { supportService, makeSupportDeps } from '../../api/support/service';
 import { CLOSED_PORT, startTestService, testConfig, type TestService } from '../helpers/service';
 import type { Infra } from '../../api/shared/infra';
+import type { SupportDeps } from '../../api/support/deps';
 import type { QuizDeps } from '../../api/quiz/deps';
 
 describe('platform plumbing (real MongoDB-protocol DB, Temporal, MinIO)', () => {
   let news: TestService<Infra>;
-  let support: TestService<Infra>;
+  let support: TestService<SupportDeps>;
   let quiz: TestService<QuizDeps>;
 
   beforeAll(async () => {

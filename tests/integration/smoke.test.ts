@@ -4,12 +4,12 @@
  */
 import request from 'supertest';
 import { supportService, makeSupportDeps } from '../../api/support/service';
-import type { Infra } from '../../api/shared/infra';
+import type { SupportDeps } from '../../api/support/deps';
 import { smokeCheckModel } from '../../models/ops/smoke-check.model';
 import { startTestService, tokenFor, type TestService } from '../helpers/service';
 
 describe('POST /ops/smoke', () => {
-  let svc: TestService<Infra>;
+  let svc: TestService<SupportDeps>;
   beforeAll(async () => {
     svc = await startTestService(supportService, makeSupportDeps);
   });

@@ -1,0 +1,392 @@
+/**
+ * Tickets, messages, tags and quick replies (support-ticket-api.md §4.1–4.4, 4.9, 4.10 and what
+ * the spec names without showing). Staff need `support.agent`; any other token may read, and
+ * write messages to, only tickets whose e-mail is the token's.
+ */
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { hasPermission, type Principal } from '../../../models/auth/token.rules';
+import { AppError, notFound } from '../../../models/errors';
+import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
+import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { bearer, publicRoute } from '../../shared/auth';
+import { reply, routeFactory } from '../../shared/route';
+import type { SupportDeps } from '../deps';
+import {
+  AddMessageBody,
+  AssignTagBody,
+  CreateQuickReplyBody,
+  CreateTagBody,
+  CreateTicketBody,
+  ListTicketsQuery,
+  MessageSchema,
+  QuickReplyIdParams,
+  TagIdParams,
+  TagParams,
+  TagSchema,
+  TicketDetailSchema,
+  TicketIdParams,
+  TicketSchema,
+  UpdateQuickReplyBody,
+  UpdateTagBody,
+  UpdateTicketBody,
+  UseQuickReplyParams,
+} from './schemas';
+
+const route = routeFactory<SupportDeps>();
+const staff = bearer(SUPPORT_AGENT);
+const anyUser = bearer();
+const isStaff = (p: Principal) => hasPermission(p, SUPPORT_AGENT);
+
+export const tagView = (t: TagDoc) => ({ id: t._id, name: t.name, color: t.color, isDefault: t.isDefault, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() });
+const tagRef = (t: TagDoc) => ({ id: t._id, name: t.name, color: t.color, isDefault: t.isDefault });
+
+export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
+  return {
+    id: t._id,
+    main: t.main,
+    issue: t.issue,
+    description: t.description,
+    status: t.status,
+    email: t.email,
+    newsletter: t.newsletter,
+    wantReply: t.wantReply,
+    replied: t.replied,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+    deletedAt: t.deletedAt ? t.deletedAt.toISOString() : null,
+    tags: t.tags.flatMap((id) => {
+      const tag = tags.get(id);
+      return tag ? [tagRef(tag)] : [];
+    }),
+  };
+}
+
+export const messageView = (m: MessageDoc) => ({ id: m._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, createdAt: m.createdAt.toISOString() });
+export const attachmentSummary = (a: AttachmentDoc) => ({ id: a._id, nomeArquivo: a.nomeArquivo, tipoArquivo: a.tipoArquivo, tamanhoArquivo: a.tamanhoArquivo, createdAt: a.createdAt.toISOString() });
+const quickReplyView = (q: QuickReplyDoc) => ({ id: q._id, title: q.title, content: q.content, category: q.category, usageCount: q.usageCount, createdAt: q.createdAt.toISOString(), updatedAt: q.updatedAt.toISOString() });
+
+async function tagsById(deps: SupportDeps, tickets: TicketDoc[]): Promise<Map<number, TagDoc>> {
+  const ids = [...new Set(tickets.flatMap((t) => t.tags))];
+  return new Map((await deps.tags.findMany(ids)).map((t) => [t._id, t]));
+}
+
+/** The ticket, if the caller may see it: staff see all; others only their own (else 404). */
+export async function visibleTicket(deps: SupportDeps, principal: Principal, id: number): Promise<TicketDoc> {
+  const ticket = await deps.tickets.findById(id);
+  if (!ticket) notFound('ticket');
+  if (isStaff(principal)) return ticket;
+  if (!principal.email || ticket.email !== principal.email.toLowerCase() || ticket.status === 'deleted') notFound('ticket');
+  return ticket;
+}
+
+const clientKey = (ctx: Context) => `ip:${ctx.ip}`;
+
+export const ticketRoutes = [
+  route({
+    method: 'post',
+    path: '/support',
+    summary: 'Open a ticket (public)',
+    description: 'No authentication. main, issue (one of the allowed values), description and email are required. A tighter per-IP limit applies.',
+    tags: ['tickets'],
+    auth: publicRoute,
+    rateLimit: ({ ctx, deps }) => deps.createLimiter.consume(ctx, clientKey(ctx)),
+    body: CreateTicketBody,
+    response: TicketSchema,
+    status: 201,
+    errors: [429],
+    handler: async ({ body, deps }) => {
+      const ticket = await deps.tickets.create(body, body.email);
+      return reply({ status: 201, message: 'Ticket criado', data: ticketView(ticket, new Map()) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support',
+    summary: 'List tickets',
+    description: 'Newest first. Staff see every ticket (deleted ones only with includeDeleted=true or status=deleted); anyone else sees the tickets of their e-mail.',
+    tags: ['tickets'],
+    auth: anyUser,
+    query: ListTicketsQuery,
+    response: z.array(TicketSchema),
+    handler: async ({ query, auth, deps }) => {
+      const { page, limit, ...filters } = query;
+      if (!isStaff(auth)) {
+        if (!auth.email) return reply({ data: [], pagination: { page, limit, total: 0, totalPages: 0 } });
+        Object.assign(filters, { email: auth.email, includeDeleted: false, status: filters.status === 'deleted' ? undefined : filters.status });
+      }
+      const { items, total } = await deps.tickets.list(filters, page, limit);
+      const tags = await tagsById(deps, items);
+      return reply({ data: items.map((t) => ticketView(t, tags)), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } });
+    },
+  }),
+
+  // Static paths before /support/:id.
+  route({
+    method: 'get',
+    path: '/support/tags',
+    summary: 'List tags',
+    tags: ['tags'],
+    auth: anyUser,
+    response: z.array(TagSchema.extend({ createdAt: z.string(), updatedAt: z.string() })),
+    handler: async ({ deps }) => (await deps.tags.list()).map(tagView),
+  }),
+  route({
+    method: 'post',
+    path: '/support/tags',
+    summary: 'Create a tag',
+    tags: ['tags'],
+    auth: staff,
+    body: CreateTagBody,
+    status: 201,
+    errors: [409],
+    handler: async ({ body, deps }) => {
+      const tag = (await deps.tags.create(body)) ?? null;
+      if (!tag) throw new AppError('CONFLICT', `A tag named "${body.name}" already exists`);
+      return reply({ status: 201, message: 'Tag criada', data: tagView(tag) });
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/support/tags/:tagId',
+    summary: 'Rename or recolour a tag',
+    tags: ['tags'],
+    auth: staff,
+    params: TagIdParams,
+    body: UpdateTagBody,
+    errors: [404, 409],
+    handler: async ({ params, body, deps }) => {
+      const tag = await deps.tags.update(params.tagId, body);
+      if (tag === undefined) throw new AppError('CONFLICT', `A tag named "${body.name}" already exists`);
+      return tagView(tag ?? notFound('tag'));
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/support/tags/:tagId',
+    summary: 'Delete a tag (and remove it from every ticket)',
+    tags: ['tags'],
+    auth: staff,
+    params: TagIdParams,
+    errors: [404],
+    handler: async ({ params, deps }) => {
+      if (!(await deps.tags.delete(params.tagId))) notFound('tag');
+      await deps.tickets.dropTagEverywhere(params.tagId);
+      return reply({ message: 'Tag removida', data: { id: params.tagId } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/respostas-rapidas',
+    summary: 'List quick replies (most used first)',
+    tags: ['quick replies'],
+    auth: staff,
+    query: z.object({ category: z.string().max(60).optional() }),
+    handler: async ({ query, deps }) => (await deps.quickReplies.list(query.category)).map(quickReplyView),
+  }),
+  route({
+    method: 'post',
+    path: '/support/respostas-rapidas',
+    summary: 'Create a quick reply',
+    tags: ['quick replies'],
+    auth: staff,
+    body: CreateQuickReplyBody,
+    status: 201,
+    handler: async ({ body, auth, deps }) => reply({ status: 201, message: 'Resposta rápida criada', data: quickReplyView(await deps.quickReplies.create(body, auth.sub)) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/support/respostas-rapidas/:replyId',
+    summary: 'Update a quick reply',
+    tags: ['quick replies'],
+    auth: staff,
+    params: QuickReplyIdParams,
+    body: UpdateQuickReplyBody,
+    errors: [404],
+    handler: async ({ params, body, deps }) => {
+      const patch = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+      return quickReplyView((await deps.quickReplies.update(params.replyId, patch)) ?? notFound('quick reply'));
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/support/respostas-rapidas/:replyId',
+    summary: 'Delete a quick reply',
+    tags: ['quick replies'],
+    auth: staff,
+    params: QuickReplyIdParams,
+    errors: [404],
+    handler: async ({ params, deps }) => {
+      if (!(await deps.quickReplies.delete(params.replyId))) notFound('quick reply');
+      return reply({ message: 'Resposta rápida removida', data: { id: params.replyId } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/:id',
+    summary: 'A ticket with its tags, attachments (anexos) and messages (mensagens)',
+    description: 'The first message has id null and carries the description.',
+    tags: ['tickets'],
+    auth: anyUser,
+    params: TicketIdParams,
+    response: TicketDetailSchema,
+    errors: [404],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = await visibleTicket(deps, auth, params.id);
+      const [tags, messages, attachments] = await Promise.all([tagsById(deps, [ticket]), deps.tickets.messages(ticket._id), deps.attachments.forTicket(ticket._id)]);
+      const first = { id: null, conteudo: ticket.description, remetente: ticket.email, origem: 'usuario' as const, createdAt: ticket.createdAt.toISOString() };
+      return { ...ticketView(ticket, tags), anexos: attachments.map(attachmentSummary), mensagens: [first, ...messages.map(messageView)] };
+    },
+  }),
+
+  route({
+    method: 'patch',
+    path: '/support/:id',
+    summary: 'Update a ticket',
+    description: 'At least one field. Status changes follow the transition table (docs/decisions.md); an illegal one is 409.',
+    tags: ['tickets'],
+    auth: staff,
+    params: TicketIdParams,
+    body: UpdateTicketBody,
+    response: z.object({ id: z.number(), status: z.string(), issue: z.string(), replied: z.string().nullable(), updatedAt: z.string() }),
+    errors: [404, 409],
+    handler: async ({ params, body, auth, deps }) => {
+      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket must be restored before it can be changed');
+      if (body.status) await deps.tickets.changeStatus(ticket, body.status, auth.sub, 'patch');
+      const { status: _status, ...fields } = body;
+      await deps.tickets.updateFields(ticket._id, Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)));
+      const updated = (await deps.tickets.findById(ticket._id))!;
+      return reply({
+        message: 'Ticket atualizado',
+        data: { id: updated._id, status: updated.status, issue: updated.issue, replied: updated.replied, updatedAt: updated.updatedAt.toISOString() },
+      });
+    },
+  }),
+
+  route({
+    method: 'delete',
+    path: '/support/:id',
+    summary: 'Soft-delete a ticket',
+    description: 'Sets status deleted and deletedAt; the ticket leaves the lists and can be restored.',
+    tags: ['tickets'],
+    auth: staff,
+    params: TicketIdParams,
+    errors: [404, 409],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'The ticket is already deleted');
+      await deps.tickets.changeStatus(ticket, 'deleted', auth.sub, 'delete');
+      return reply({ message: 'Ticket removido', data: { id: ticket._id, status: 'deleted' } });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/support/:id/restore',
+    summary: 'Restore a deleted ticket to the status it had',
+    tags: ['tickets'],
+    auth: staff,
+    params: TicketIdParams,
+    errors: [404, 409],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
+      const status = await deps.tickets.restore(ticket, auth.sub);
+      return reply({ message: 'Ticket restaurado', data: { id: ticket._id, status } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/:id/mensagens',
+    summary: 'Messages of a ticket',
+    tags: ['messages'],
+    auth: anyUser,
+    params: TicketIdParams,
+    response: z.array(MessageSchema),
+    errors: [404],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = await visibleTicket(deps, auth, params.id);
+      return (await deps.tickets.messages(ticket._id)).map(messageView);
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/support/:id/mensagens',
+    summary: 'Add a message',
+    description: 'Sender (remetente) and origin come from the token: staff write as admin, requesters as usuario. An admin reply moves an open ticket to in_progress.',
+    tags: ['messages'],
+    auth: anyUser,
+    params: TicketIdParams,
+    body: AddMessageBody,
+    response: MessageSchema,
+    status: 201,
+    errors: [404, 409],
+    handler: async ({ params, body, auth, deps }) => {
+      const ticket = await visibleTicket(deps, auth, params.id);
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no messages');
+      const origem = isStaff(auth) ? 'admin' : 'usuario';
+      const { message } = await deps.tickets.addMessage(ticket, { conteudo: body.conteudo, remetente: auth.email ?? auth.sub, origem });
+      return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/support/:id/respostas-rapidas/:replyId',
+    summary: 'Answer with a quick reply',
+    description: 'Adds the reply as an admin message and counts the use.',
+    tags: ['quick replies'],
+    auth: staff,
+    params: UseQuickReplyParams,
+    response: MessageSchema,
+    status: 201,
+    errors: [404, 409],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no messages');
+      const quick = (await deps.quickReplies.findById(params.replyId)) ?? notFound('quick reply');
+      const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: auth.email ?? auth.sub, origem: 'admin' });
+      await deps.quickReplies.countUse(quick._id);
+      return reply({ status: 201, message: 'Resposta rápida enviada', data: messageView(message) });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/support/:id/tags',
+    summary: 'Tag a ticket',
+    description: 'Both must exist; tagging twice is harmless.',
+    tags: ['tags'],
+    auth: staff,
+    params: TicketIdParams,
+    body: AssignTagBody,
+    errors: [404],
+    handler: async ({ params, body, deps }) => {
+      const [ticket, tag] = await Promise.all([deps.tickets.findById(params.id), deps.tags.findById(body.tagId)]);
+      if (!ticket) notFound('ticket');
+      if (!tag) notFound('tag');
+      await deps.tickets.addTag(ticket._id, tag._id);
+      return reply({ message: 'Tag associada ao ticket' });
+    },
+  }),
+
+  route({
+    method: 'delete',
+    path: '/support/:id/tags/:tagId',
+    summary: 'Remove a tag from a ticket',
+    tags: ['tags'],
+    auth: staff,
+    params: TagParams,
+    errors: [404],
+    handler: async ({ params, deps }) => {
+      if (!(await deps.tickets.findById(params.id))) notFound('ticket');
+      if (!(await deps.tickets.removeTag(params.id, params.tagId))) notFound('tag on this ticket');
+      return reply({ message: 'Tag removida do ticket' });
+    },
+  }),
+];

@@ -1,0 +1,196 @@
+/**
+ * Support collections. Reports (later issue) need every status change with who and when, message
+ * times and authors, the first admin reply, resolutions and reopens: kept from the first ticket on.
+ */
+import { type Connection, type Model, Schema } from 'mongoose';
+import { MESSAGE_ORIGINS, TICKET_STATUSES, type MessageOrigin, type TicketStatus } from './ticket.rules';
+
+export interface TicketDoc {
+  _id: number;
+  main: string;
+  issue: string;
+  description: string;
+  status: TicketStatus;
+  email: string;
+  newsletter: string | null;
+  wantReply: boolean;
+  replied: string | null;
+  tags: number[];
+  /** Status before a soft delete, for restore. */
+  statusBeforeDelete: TicketStatus | null;
+  deletedAt: Date | null;
+  firstAdminReplyAt: Date | null;
+  resolvedAt: Date | null;
+  reopenCount: number;
+  lastMessageAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MessageDoc {
+  _id: number;
+  ticketId: number;
+  conteudo: string;
+  remetente: string;
+  origem: MessageOrigin;
+  /**
+   * Unique. `msg:<id>` for a single message; `<operationId>:<ticketId>` for a bulk operation, so
+   * a retried chunk adds nothing twice. (Always set: FerretDB v1 has no partial indexes.)
+   */
+  dedupeKey: string;
+  createdAt: Date;
+}
+
+export interface StatusEventDoc {
+  ticketId: number;
+  from: TicketStatus | null;
+  to: TicketStatus;
+  by: string;
+  at: Date;
+  source: 'create' | 'patch' | 'message' | 'delete' | 'restore' | 'bulk';
+  /** Unique; `<operationId>:<ticketId>` for bulk changes (exactly-once history), else random. */
+  dedupeKey: string;
+}
+
+export interface TagDoc {
+  _id: number;
+  name: string;
+  nameKey: string;
+  color: string;
+  isDefault: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AttachmentDoc {
+  _id: number;
+  supportId: number;
+  mensagemId: number | null;
+  nomeArquivo: string;
+  caminhoArquivo: string;
+  tipoArquivo: string;
+  tamanhoArquivo: number;
+  uploadedBy: string;
+  createdAt: Date;
+}
+
+export interface QuickReplyDoc {
+  _id: number;
+  title: string;
+  content: string;
+  category: string | null;
+  usageCount: number;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const TicketSchema = new Schema<TicketDoc>(
+  {
+    _id: { type: Number, required: true },
+    main: { type: String, required: true },
+    issue: { type: String, required: true },
+    description: { type: String, required: true },
+    status: { type: String, enum: TICKET_STATUSES, required: true },
+    email: { type: String, required: true, lowercase: true, trim: true },
+    newsletter: { type: String, default: null },
+    wantReply: { type: Boolean, default: true },
+    replied: { type: String, default: null },
+    tags: { type: [Number], default: [] },
+    statusBeforeDelete: { type: String, default: null },
+    deletedAt: { type: Date, default: null },
+    firstAdminReplyAt: { type: Date, default: null },
+    resolvedAt: { type: Date, default: null },
+    reopenCount: { type: Number, default: 0 },
+    lastMessageAt: { type: Date, default: null },
+  },
+  { collection: 'tickets', versionKey: false, timestamps: true },
+);
+// Lists are newest first, by status, by requester, by issue, by tag; deleted ones are filtered out.
+TicketSchema.index({ createdAt: -1, _id: -1 });
+TicketSchema.index({ status: 1, createdAt: -1 });
+TicketSchema.index({ email: 1, createdAt: -1 });
+TicketSchema.index({ issue: 1, createdAt: -1 });
+TicketSchema.index({ tags: 1, createdAt: -1 });
+
+const MessageSchema = new Schema<MessageDoc>(
+  {
+    _id: { type: Number, required: true },
+    ticketId: { type: Number, required: true },
+    conteudo: { type: String, required: true },
+    remetente: { type: String, required: true },
+    origem: { type: String, enum: MESSAGE_ORIGINS, required: true },
+    dedupeKey: { type: String, required: true },
+    createdAt: { type: Date, required: true, default: () => new Date() },
+  },
+  { collection: 'ticket_messages', versionKey: false },
+);
+MessageSchema.index({ ticketId: 1, createdAt: 1 });
+MessageSchema.index({ dedupeKey: 1 }, { unique: true });
+
+const StatusEventSchema = new Schema<StatusEventDoc>(
+  {
+    ticketId: { type: Number, required: true },
+    from: { type: String, default: null },
+    to: { type: String, required: true },
+    by: { type: String, required: true },
+    at: { type: Date, required: true },
+    source: { type: String, required: true },
+    dedupeKey: { type: String, required: true },
+  },
+  { collection: 'ticket_status_events', versionKey: false },
+);
+StatusEventSchema.index({ ticketId: 1, at: 1 });
+StatusEventSchema.index({ at: 1 });
+StatusEventSchema.index({ dedupeKey: 1 }, { unique: true });
+
+const TagSchema = new Schema<TagDoc>(
+  {
+    _id: { type: Number, required: true },
+    name: { type: String, required: true, trim: true },
+    nameKey: { type: String, required: true },
+    color: { type: String, required: true },
+    isDefault: { type: Boolean, default: false },
+  },
+  { collection: 'tags', versionKey: false, timestamps: true },
+);
+TagSchema.index({ nameKey: 1 }, { unique: true });
+
+const AttachmentSchema = new Schema<AttachmentDoc>(
+  {
+    _id: { type: Number, required: true },
+    supportId: { type: Number, required: true },
+    mensagemId: { type: Number, default: null },
+    nomeArquivo: { type: String, required: true },
+    caminhoArquivo: { type: String, required: true },
+    tipoArquivo: { type: String, required: true },
+    tamanhoArquivo: { type: Number, required: true },
+    uploadedBy: { type: String, required: true },
+    createdAt: { type: Date, required: true, default: () => new Date() },
+  },
+  { collection: 'ticket_attachments', versionKey: false },
+);
+AttachmentSchema.index({ supportId: 1, createdAt: 1 });
+
+const QuickReplySchema = new Schema<QuickReplyDoc>(
+  {
+    _id: { type: Number, required: true },
+    title: { type: String, required: true, trim: true },
+    content: { type: String, required: true },
+    category: { type: String, default: null },
+    usageCount: { type: Number, default: 0 },
+    createdBy: { type: String, required: true },
+  },
+  { collection: 'quick_replies', versionKey: false, timestamps: true },
+);
+
+function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
+  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);
+}
+
+export const ticketModel = (c: Connection) => model(c, 'Ticket', TicketSchema);
+export const messageModel = (c: Connection) => model(c, 'TicketMessage', MessageSchema);
+export const statusEventModel = (c: Connection) => model(c, 'TicketStatusEvent', StatusEventSchema);
+export const tagModel = (c: Connection) => model(c, 'Tag', TagSchema);
+export const attachmentModel = (c: Connection) => model(c, 'TicketAttachment', AttachmentSchema);
+export const quickReplyModel = (c: Connection) => model(c, 'QuickReply', QuickReplySchema);

@@ -1,0 +1,53 @@
+/**
+ * Tickets (support-ticket-api.md §2, §3): allowed values and the status transition table. Pure.
+ */
+export const TICKET_STATUSES = ['open', 'in_progress', 'resolved', 'closed', 'deleted'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+/** What PATCH accepts: deletion has its own endpoint (soft delete) and restore. */
+export const PATCHABLE_STATUSES = ['open', 'in_progress', 'resolved', 'closed'] as const;
+export type PatchableStatus = (typeof PATCHABLE_STATUSES)[number];
+
+/** §2.2; the brand in one value is the newsletter's name (placeholder in the spec). */
+export const NEWSLETTER_NAME = 'The News';
+export const TICKET_ISSUES = [
+  'Não recebi meus prêmios',
+  'Não estou recebendo a edição',
+  'Me desinscrevi e continuo recebendo',
+  'Alterações de cadastro',
+  'Não estou conseguindo indicar',
+  `Não estou conseguindo indicar o ${NEWSLETTER_NAME}`,
+  'Prêmio com defeito',
+  'Meus pontos no streak não estão contabilizando',
+  'Outros',
+  'Outro',
+] as const;
+export type TicketIssue = (typeof TICKET_ISSUES)[number];
+
+/**
+ * Which status may follow which. Deleted is left only through restore, which returns the ticket
+ * to the status it had. Leaving resolved or closed for open/in_progress is a reopen.
+ */
+export const TRANSITIONS: Record<TicketStatus, readonly TicketStatus[]> = {
+  open: ['in_progress', 'resolved', 'closed', 'deleted'],
+  in_progress: ['open', 'resolved', 'closed', 'deleted'],
+  resolved: ['open', 'in_progress', 'closed', 'deleted'],
+  closed: ['open', 'in_progress', 'deleted'],
+  deleted: [],
+};
+
+export function canTransition(from: TicketStatus, to: TicketStatus): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}
+
+export const isReopen = (from: TicketStatus, to: TicketStatus) =>
+  (from === 'resolved' || from === 'closed') && (to === 'open' || to === 'in_progress');
+
+/** An admin reply moves an open ticket to in_progress. */
+export function statusAfterAdminReply(current: TicketStatus): TicketStatus {
+  return current === 'open' ? 'in_progress' : current;
+}
+
+export const MESSAGE_ORIGINS = ['usuario', 'admin'] as const;
+export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
+
+export const SUPPORT_AGENT = 'support.agent';
