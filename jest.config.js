@@ -5,6 +5,9 @@ const esmOnly = ['jose', 'file-type', 'strtok3', 'token-types', 'peek-readable',
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
+  // file-type exports only `import`/`module-sync` (Node's require(esm) loads it; Jest's resolver
+  // does not): point Jest at its entry, which SWC then turns into CommonJS.
+  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: {

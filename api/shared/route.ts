@@ -125,7 +125,8 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');
     const query = parseOrThrow(route.query, ctx.query, 'query');
     const rawBody = (ctx.request as { body?: unknown }).body;
-    const body = route.body ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
+    // Multipart routes read their own streamed body; their schema only documents the form.
+    const body = route.body && route.bodyType !== 'multipart/form-data' ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
     const result = await route.handler({ params, query, body, auth: principal, ctx, deps });
     if (result === RAW) return;
     const init: ReplyInit<unknown> = result instanceof Reply ? result.init : { data: result };

@@ -4,6 +4,7 @@ import type { ServiceDefinition } from '../shared/app';
 import { supportEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { SupportDeps } from './deps';
+import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
 
 export { makeSupportDeps, type SupportDeps } from './deps';
@@ -24,5 +25,5 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
   envelope: supportEnvelope,
   middleware: [perIpLimit],
-  routes: [...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  routes: [...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

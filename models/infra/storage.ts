@@ -12,7 +12,8 @@ export interface Storage {
 
 export function createStorage(config: Config): Storage {
   const { endPoint, port, useSSL, accessKey, secretKey, bucket, region } = config.minio;
-  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey, region });
+  // 5 MiB parts: a stream of unknown length is sent part by part, never held whole in memory.
+  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey, region, partSize: 5 * 1024 * 1024 });
   return { client, bucket };
 }
 

@@ -1,0 +1,314 @@
+/**
+ * Attachments (support-ticket-api.md §4.5–4.8) in MinIO. Uploads stream from the request to
+ * MinIO (never whole in memory or on disk); the type is taken from the file's content, not the
+ * declared header; the database record is written only after the object is stored, and the object
+ * is removed again if anything after it fails, so no half-stored attachment remains.
+ */
+import { randomUUID } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import Busboy from 'busboy';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { AppError, notFound } from '../../../models/errors';
+import { storageCall } from '../../../models/infra/storage';
+import type { AttachmentDoc } from '../../../models/support/support.model';
+import { bearer } from '../../shared/auth';
+import { RAW, reply, routeFactory } from '../../shared/route';
+import type { SupportDeps } from '../deps';
+import { AttachmentIdParams, TicketIdParams } from './schemas';
+import { visibleTicket } from './routes';
+import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+
+const route = routeFactory<SupportDeps>();
+
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+export const ALLOWED_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+  'text/plain',
+  'text/csv',
+  'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+] as const;
+
+const SNIFF_BYTES = 4_100;
+
+/**
+ * The type of a file from its first bytes. Text files have no signature: they are accepted as
+ * text/csv or text/plain when the bytes are UTF-8 without NULs. Old Excel files are OLE compound
+ * files (file-type: application/x-cfb), accepted as Excel only when declared so.
+ */
+export async function detectType(head: Buffer, declared: string, filename: string): Promise<string | undefined> {
+  const found = await fileTypeFromBuffer(head);
+  if (found) {
+    if (found.mime === 'application/x-cfb') return declared === 'application/vnd.ms-excel' || /\.xls$/i.test(filename) ? 'application/vnd.ms-excel' : undefined;
+    return (ALLOWED_TYPES as readonly string[]).includes(found.mime) ? found.mime : undefined;
+  }
+  if (head.includes(0)) return undefined;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 4)));
+  } catch {
+    return undefined;
+  }
+  return declared === 'text/csv' || /\.csv$/i.test(filename) ? 'text/csv' : 'text/plain';
+}
+
+/** A file name safe to keep in an object key: letters, digits, dot, dash, underscore. */
+export function keySafeName(name: string): string {
+  const base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return (base || 'arquivo').slice(-100);
+}
+
+/** The name with accents stripped and anything outside printable ASCII replaced. */
+export function asciiName(name: string): string {
+  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_') || 'arquivo';
+}
+
+interface Upload {
+  key: string;
+  filename: string;
+  type: string;
+  size: number;
+  fields: Record<string, string>;
+}
+
+async function readHead(stream: Readable): Promise<{ head: Buffer; ended: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= SNIFF_BYTES) return { head: Buffer.concat(chunks), ended: false };
+      continue;
+    }
+    if (stream.readableEnded) return { head: Buffer.concat(chunks), ended: true };
+    const ended = await new Promise<boolean>((resolve) => {
+      const onReadable = () => done(false);
+      const onEnd = () => done(true);
+      const done = (v: boolean) => {
+        stream.off('readable', onReadable);
+        stream.off('end', onEnd);
+        resolve(v);
+      };
+      stream.once('readable', onReadable);
+      stream.once('end', onEnd);
+    });
+    if (ended && !stream.readableLength) return { head: Buffer.concat(chunks), ended: true };
+  }
+}
+
+/** Streams the `arquivo` part of a multipart request into MinIO under `keyPrefix`. */
+async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Promise<Upload> {
+  if (!ctx.is('multipart/form-data')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data in the field "arquivo"');
+  const { client, bucket } = deps.storage;
+  let busboy: Busboy.Busboy;
+  try {
+    busboy = Busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: MAX_ATTACHMENT_BYTES, fields: 10, fieldSize: 1_000, parts: 20 } });
+  } catch {
+    throw new AppError('VALIDATION_FAILED', 'Malformed multipart body');
+  }
+  const fields: Record<string, string> = {};
+  let failure: AppError | undefined;
+  let upload: Promise<Upload | undefined> = Promise.resolve(undefined);
+
+  busboy.on('field', (name, value) => {
+    fields[name] = value;
+  });
+  busboy.on('file', (name, stream, info) => {
+    if (name !== 'arquivo' || failure) {
+      stream.resume();
+      return;
+    }
+    upload = (async () => {
+      const { head } = await readHead(stream);
+      if (head.length === 0) {
+        stream.resume();
+        failure = new AppError('VALIDATION_FAILED', 'The file is empty');
+        return undefined;
+      }
+      const type = await detectType(head, info.mimeType, info.filename ?? '');
+      if (!type) {
+        stream.resume();
+        failure = new AppError('VALIDATION_FAILED', `File type not allowed: accepted are ${ALLOWED_TYPES.join(', ')} (checked from the file's content)`);
+        return undefined;
+      }
+      // Browsers (WHATWG multipart) send ", CR and LF in file names as %22, %0D, %0A.
+      const filename = (info.filename ?? 'arquivo').replace(/%22/g, '"').replace(/%0D|%0A/gi, ' ').slice(0, 255);
+      const key = `${keyPrefix}/${new Date().toISOString().slice(0, 10)}/${randomUUID()}-${keySafeName(filename)}`;
+      const body = new PassThrough();
+      let size = head.length;
+      body.write(head);
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+      });
+      stream.on('limit', () => {
+        failure = new AppError('VALIDATION_FAILED', `The file is larger than ${MAX_ATTACHMENT_BYTES / (1024 * 1024)} MB`);
+        body.destroy(failure);
+      });
+      stream.pipe(body);
+      const cleanUp = async () => {
+        await client.removeIncompleteUpload(bucket, key).catch(() => undefined);
+        await client.removeObject(bucket, key).catch(() => undefined);
+      };
+      // minio-js may not settle when its input stream fails: the abort settles it for us.
+      const aborted = new Promise<never>((_, reject) => body.once('error', reject));
+      aborted.catch(() => undefined);
+      try {
+        await Promise.race([storageCall(() => client.putObject(bucket, key, body, undefined, { 'Content-Type': type })), aborted]);
+      } catch (err) {
+        stream.resume();
+        await cleanUp();
+        if (failure) return undefined;
+        throw err;
+      }
+      if (failure) {
+        await cleanUp();
+        return undefined;
+      }
+      return { key, filename, type, size, fields };
+    })();
+    upload.catch(() => undefined);
+  });
+
+  const finished = new Promise<void>((resolve, reject) => {
+    busboy.once('close', resolve);
+    busboy.once('error', () => reject(new AppError('VALIDATION_FAILED', 'Malformed multipart body')));
+  });
+  ctx.req.pipe(busboy);
+  await finished;
+  const stored = await upload;
+  if (failure) throw failure;
+  if (!stored) throw new AppError('VALIDATION_FAILED', 'The file is missing: send it in the multipart field "arquivo"');
+  return stored;
+}
+
+const attachmentView = (a: AttachmentDoc) => ({
+  id: a._id,
+  supportId: a.supportId,
+  mensagemId: a.mensagemId,
+  nomeArquivo: a.nomeArquivo,
+  caminhoArquivo: a.caminhoArquivo,
+  tipoArquivo: a.tipoArquivo,
+  tamanhoArquivo: a.tamanhoArquivo,
+  createdAt: a.createdAt.toISOString(),
+});
+
+const AttachmentSchema = z.object({
+  id: z.number(),
+  supportId: z.number(),
+  mensagemId: z.number().nullable(),
+  nomeArquivo: z.string(),
+  caminhoArquivo: z.string(),
+  tipoArquivo: z.string(),
+  tamanhoArquivo: z.number(),
+  createdAt: z.string(),
+});
+
+export const attachmentRoutes = [
+  route({
+    method: 'post',
+    path: '/support/:id/anexos',
+    summary: 'Upload an attachment',
+    description:
+      `multipart/form-data: \`arquivo\` (the file, at most 10 MB; ${ALLOWED_TYPES.join(', ')}, checked from its content) and ` +
+      'optionally `mensagemId` (a message of this ticket). Stored in MinIO under tickets/<id>/<date>/<unique>-<name>.',
+    tags: ['attachments'],
+    auth: bearer(),
+    params: TicketIdParams,
+    bodyType: 'multipart/form-data',
+    body: z.object({ arquivo: z.string().describe('the file (binary)'), mensagemId: z.string().optional() }).optional(),
+    response: AttachmentSchema,
+    status: 201,
+    errors: [404, 413, 415, 503],
+    handler: async ({ params, auth, ctx, deps }) => {
+      const ticket = await visibleTicket(deps, auth, params.id);
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no attachments');
+      const upload = await receive(ctx, deps, `tickets/${ticket._id}`);
+      const removeObject = () => deps.storage.client.removeObject(deps.storage.bucket, upload.key).catch(() => undefined);
+      try {
+        let mensagemId: number | null = null;
+        if (upload.fields.mensagemId !== undefined && upload.fields.mensagemId !== '') {
+          mensagemId = Number(upload.fields.mensagemId);
+          if (!Number.isInteger(mensagemId) || mensagemId <= 0) throw new AppError('VALIDATION_FAILED', 'Invalid request: mensagemId must be a message id');
+          if (!(await deps.tickets.messageBelongs(ticket._id, mensagemId))) throw new AppError('VALIDATION_FAILED', `Message ${mensagemId} does not belong to ticket ${ticket._id}`);
+        }
+        const doc = await deps.attachments.create({
+          _id: await deps.attachments.nextId(),
+          supportId: ticket._id,
+          mensagemId,
+          nomeArquivo: upload.filename,
+          caminhoArquivo: upload.key,
+          tipoArquivo: upload.type,
+          tamanhoArquivo: upload.size,
+          uploadedBy: auth.sub,
+          createdAt: new Date(),
+        });
+        return reply({ status: 201, message: 'Anexo enviado', data: attachmentView(doc) });
+      } catch (err) {
+        await removeObject();
+        throw err;
+      }
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/:id/anexos',
+    summary: "A ticket's attachments",
+    tags: ['attachments'],
+    auth: bearer(),
+    params: TicketIdParams,
+    response: z.array(AttachmentSchema),
+    errors: [404],
+    handler: async ({ params, auth, deps }) => {
+      const ticket = await visibleTicket(deps, auth, params.id);
+      return (await deps.attachments.forTicket(ticket._id)).map(attachmentView);
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/anexos/:attachmentId/download',
+    summary: 'Download an attachment',
+    description: 'Streams the file with its stored type and a Content-Disposition safe for any file name.',
+    tags: ['attachments'],
+    auth: bearer(),
+    params: AttachmentIdParams,
+    produces: 'application/octet-stream',
+    errors: [404, 503],
+    handler: async ({ params, auth, ctx, deps }) => {
+      const attachment = (await deps.attachments.findById(params.attachmentId)) ?? notFound('attachment');
+      await visibleTicket(deps, auth, attachment.supportId);
+      const stream = await storageCall(() => deps.storage.client.getObject(deps.storage.bucket, attachment.caminhoArquivo));
+      // An ASCII fallback for old clients, and the exact name as filename* (RFC 6266/8187).
+      ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo) });
+      ctx.type = attachment.tipoArquivo;
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.length = attachment.tamanhoArquivo;
+      ctx.body = stream;
+      return RAW;
+    },
+  }),
+
+  route({
+    method: 'delete',
+    path: '/support/anexos/:attachmentId',
+    summary: 'Delete an attachment (object and record)',
+    tags: ['attachments'],
+    auth: bearer(SUPPORT_AGENT),
+    params: AttachmentIdParams,
+    errors: [404, 503],
+    handler: async ({ params, deps }) => {
+      const attachment = (await deps.attachments.findById(params.attachmentId)) ?? notFound('attachment');
+      await storageCall(() => deps.storage.client.removeObject(deps.storage.bucket, attachment.caminhoArquivo));
+      await deps.attachments.delete(attachment._id);
+      return reply({ message: 'Anexo removido', data: { id: attachment._id } });
+    },
+  }),
+];
