@@ -16,6 +16,8 @@ export interface TicketDoc {
   wantReply: boolean;
   replied: string | null;
   tags: number[];
+  /** Number of status changes so far; the next change claims this version (ticket.repo). */
+  statusVersion: number;
   /** Status before a soft delete, for restore. */
   statusBeforeDelete: TicketStatus | null;
   deletedAt: Date | null;
@@ -43,6 +45,8 @@ export interface MessageDoc {
 
 export interface StatusEventDoc {
   ticketId: number;
+  /** The ticket's status version this change moved it from; unique per ticket. */
+  version: number;
   from: TicketStatus | null;
   to: TicketStatus;
   by: string;
@@ -79,6 +83,7 @@ export interface QuickReplyDoc {
   title: string;
   content: string;
   category: string | null;
+  /** Not stored: counted from quick_reply_uses. */
   usageCount: number;
   createdBy: string;
   createdAt: Date;
@@ -97,6 +102,7 @@ const TicketSchema = new Schema<TicketDoc>(
     wantReply: { type: Boolean, default: true },
     replied: { type: String, default: null },
     tags: { type: [Number], default: [] },
+    statusVersion: { type: Number, default: 0 },
     statusBeforeDelete: { type: String, default: null },
     deletedAt: { type: Date, default: null },
     firstAdminReplyAt: { type: Date, default: null },
@@ -131,6 +137,7 @@ MessageSchema.index({ dedupeKey: 1 }, { unique: true });
 const StatusEventSchema = new Schema<StatusEventDoc>(
   {
     ticketId: { type: Number, required: true },
+    version: { type: Number, required: true },
     from: { type: String, default: null },
     to: { type: String, required: true },
     by: { type: String, required: true },
@@ -140,7 +147,7 @@ const StatusEventSchema = new Schema<StatusEventDoc>(
   },
   { collection: 'ticket_status_events', versionKey: false },
 );
-StatusEventSchema.index({ ticketId: 1, at: 1 });
+StatusEventSchema.index({ ticketId: 1, version: 1 }, { unique: true });
 StatusEventSchema.index({ at: 1 });
 StatusEventSchema.index({ dedupeKey: 1 }, { unique: true });
 
@@ -178,7 +185,6 @@ const QuickReplySchema = new Schema<QuickReplyDoc>(
     title: { type: String, required: true, trim: true },
     content: { type: String, required: true },
     category: { type: String, default: null },
-    usageCount: { type: Number, default: 0 },
     createdBy: { type: String, required: true },
   },
   { collection: 'quick_replies', versionKey: false, timestamps: true },

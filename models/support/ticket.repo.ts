@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection, QueryFilter } from 'mongoose';
 import { AppError } from '../errors';
-import { nextId, reserveIds } from '../infra/counters';
+import { insertWithNextId, reserveIds } from '../infra/counters';
 import {
   messageModel,
   statusEventModel,
@@ -65,51 +65,61 @@ export function createTicketRepo(conn: Connection) {
   }
 
   /**
-   * Moves a ticket to `to`, recording who and when. Idempotent for a given `dedupeKey`. Returns
-   * whether this call (or an earlier one with the same key) applied the change.
+   * Moves a ticket to `to`, recording who and when. Race- and repeat-safe with inserts only (the
+   * one write FerretDB v1 makes atomic): each change claims the ticket's next status version with a
+   * unique (ticketId, version) history event, so of two concurrent changes from the same state only
+   * one applies; the event also carries the change's unique `dedupeKey`, so a bulk operation that
+   * repeats a change after a crash finds its event and at most completes it. The ticket is then
+   * moved to that version by the event's owner alone.
    */
   async function changeStatus(
-    ticket: Pick<TicketDoc, '_id' | 'status'>,
+    ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>,
     to: TicketStatus,
     by: string,
     source: ChangeSource,
     dedupeKey: string = randomUUID(),
+    options: { bypassTransitions?: boolean } = {},
   ): Promise<{ changed: boolean; from: TicketStatus }> {
-    let event: Pick<StatusEventDoc, 'from' | 'to'>;
+    const earlier = await Events.findOne({ dedupeKey }).lean<StatusEventDoc>();
+    if (earlier) {
+      await apply(earlier);
+      return { changed: true, from: earlier.from ?? to };
+    }
+    const from = ticket.status;
+    if (from === to) return { changed: false, from };
+    if (!options.bypassTransitions && !canTransition(from, to)) {
+      throw new AppError('CONFLICT', `A ticket cannot go from ${from} to ${to}`, { details: { from, to } });
+    }
+    const event: StatusEventDoc = { ticketId: ticket._id, version: ticket.statusVersion ?? 0, from, to, by, at: new Date(), source, dedupeKey };
     try {
-      if (ticket.status === to) return { changed: false, from: ticket.status };
-      if (!canTransition(ticket.status, to)) {
-        throw new AppError('CONFLICT', `A ticket cannot go from ${ticket.status} to ${to}`, { details: { from: ticket.status, to } });
-      }
-      event = { from: ticket.status, to };
-      await Events.create({ ticketId: ticket._id, from: ticket.status, to, by, at: new Date(), source, dedupeKey });
+      await Events.create(event);
     } catch (err) {
       if (!isDuplicate(err)) throw err;
-      // Recorded by an earlier attempt: finish what it started.
-      const earlier = await Events.findOne({ dedupeKey }).lean<StatusEventDoc>();
-      if (!earlier) throw err;
-      event = earlier;
+      const mine = await Events.findOne({ dedupeKey }).lean<StatusEventDoc>();
+      if (!mine) return { changed: false, from }; // another change took this version first
+      await apply(mine);
+      return { changed: true, from };
     }
-    const now = new Date();
+    await apply(event);
+    return { changed: true, from };
+  }
+
+  /** Moves the ticket to the state after `event`, if it is still at the event's version. */
+  async function apply(event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>): Promise<void> {
+    const set: Partial<TicketDoc> = { status: event.to, statusVersion: event.version + 1, updatedAt: event.at };
+    if (event.to === 'resolved') set.resolvedAt = event.at;
+    if (event.to === 'deleted') Object.assign(set, { deletedAt: event.at, statusBeforeDelete: event.from });
+    if (event.from === 'deleted') Object.assign(set, { deletedAt: null, statusBeforeDelete: null });
     const reopen = event.from !== null && isReopen(event.from, event.to);
-    const set: Partial<TicketDoc> = { status: event.to, updatedAt: now };
-    if (event.to === 'resolved') set.resolvedAt = now;
-    if (event.to === 'deleted') {
-      set.deletedAt = now;
-      set.statusBeforeDelete = event.from;
-    }
-    // Only from the recorded `from`: a repeat finds the ticket already moved and changes nothing.
-    await Tickets.updateOne({ _id: ticket._id, status: event.from ?? ticket.status }, { $set: set, ...(reopen ? { $inc: { reopenCount: 1 } } : {}) });
-    return { changed: true, from: event.from ?? ticket.status };
+    await Tickets.updateOne({ _id: event.ticketId, statusVersion: event.version }, { $set: set, ...(reopen ? { $inc: { reopenCount: 1 } } : {}) });
   }
 
   return {
     changeStatus,
 
     async create(input: NewTicket, by: string): Promise<TicketDoc> {
-      const id = await nextId(conn, 'tickets');
       const now = new Date();
-      const doc = await Tickets.create({
+      const doc = await insertWithNextId(conn, 'tickets', 'tickets', (id) => Tickets.create({
         _id: id,
         main: input.main,
         issue: input.issue,
@@ -118,10 +128,12 @@ export function createTicketRepo(conn: Connection) {
         newsletter: input.newsletter ?? null,
         wantReply: input.wantReply ?? true,
         status: 'open',
+        statusVersion: 1,
         createdAt: now,
         updatedAt: now,
-      });
-      await Events.create({ ticketId: id, from: null, to: 'open', by, at: now, source: 'create', dedupeKey: `create:${id}` });
+      }));
+      const id = doc._id;
+      await Events.create({ ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create', dedupeKey: `create:${id}` });
       return doc.toObject();
     },
 
@@ -154,12 +166,12 @@ export function createTicketRepo(conn: Connection) {
     async restore(ticket: TicketDoc, by: string): Promise<TicketStatus> {
       if (ticket.status !== 'deleted') throw new AppError('CONFLICT', 'Only a deleted ticket can be restored');
       const back = ticket.statusBeforeDelete ?? 'open';
-      await Events.create({ ticketId: ticket._id, from: 'deleted', to: back, by, at: new Date(), source: 'restore', dedupeKey: randomUUID() });
-      await Tickets.updateOne({ _id: ticket._id, status: 'deleted' }, { $set: { status: back, deletedAt: null, statusBeforeDelete: null, updatedAt: new Date() } });
+      const { changed } = await changeStatus(ticket, back, by, 'restore', undefined, { bypassTransitions: true });
+      if (!changed) throw new AppError('CONFLICT', 'The ticket changed meanwhile; try again');
       return back;
     },
 
-    history: (ticketId: number) => Events.find({ ticketId }).sort({ at: 1 }).lean<StatusEventDoc[]>().exec(),
+    history: (ticketId: number) => Events.find({ ticketId }).sort({ version: 1 }).lean<StatusEventDoc[]>().exec(),
 
     messages: (ticketId: number) => Messages.find({ ticketId }).sort({ createdAt: 1, _id: 1 }).lean<MessageDoc[]>().exec(),
 
@@ -170,21 +182,24 @@ export function createTicketRepo(conn: Connection) {
      * records the first admin reply and moves an open ticket to in_progress.
      */
     async addMessage(
-      ticket: Pick<TicketDoc, '_id' | 'status'>,
+      ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>,
       m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string },
       source: ChangeSource = 'message',
     ): Promise<{ message: MessageDoc; added: boolean }> {
       let message: MessageDoc;
       let added = true;
-      const id = await nextId(conn, 'ticket_messages');
-      const dedupeKey = m.dedupeKey ?? `msg:${id}`;
       try {
-        message = (await Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey })).toObject();
+        message = (
+          await insertWithNextId(conn, 'ticket_messages', 'ticket_messages', (id) =>
+            Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}` }),
+          )
+        ).toObject();
       } catch (err) {
-        if (!isDuplicate(err)) throw err;
-        message = (await Messages.findOne({ dedupeKey }).lean<MessageDoc>())!;
+        if (!isDuplicate(err) || !m.dedupeKey) throw err;
+        message = (await Messages.findOne({ dedupeKey: m.dedupeKey }).lean<MessageDoc>())!;
         added = false;
       }
+      const dedupeKey = message.dedupeKey;
       const at = message.createdAt;
       await Tickets.updateOne({ _id: ticket._id }, { $set: { lastMessageAt: at, updatedAt: new Date() } });
       if (m.origem === 'admin') {

@@ -4,9 +4,14 @@ import { agentToken, buildTicket, client, readerToken, startSupportService, type
 
 let svc: SupportService;
 let agent: ReturnType<typeof client>;
+let agentJwt: string;
 beforeAll(async () => {
   svc = await startSupportService();
-  agent = client(svc, await agentToken('agent-maria'));
+  agentJwt = await agentToken('agent-maria');
+});
+// A fresh client IP per test keeps each test inside its own rate-limit window.
+beforeEach(() => {
+  agent = client(svc, agentJwt);
 });
 afterAll(() => svc?.close());
 
@@ -214,5 +219,39 @@ describe('rate limit per IP', () => {
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     // Another IP is not affected.
     await client(svc, await agentToken()).get('/support/tags').expect(200);
+  });
+});
+
+describe('status history under repeats and races', () => {
+  it('applies a change with the same key once, however often it is repeated', async () => {
+    const t = await createTicket();
+    const key = `op-test:${t.id}`;
+    for (let i = 0; i < 3; i += 1) {
+      const fresh = (await svc.deps.tickets.findById(t.id))!;
+      await svc.deps.tickets.changeStatus(fresh, 'resolved', 'bulk-op', 'bulk', key);
+    }
+    const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: t.id, to: 'resolved' }).lean();
+    expect(events).toHaveLength(1);
+    expect(await svc.deps.tickets.findById(t.id)).toMatchObject({ status: 'resolved', statusVersion: 2 });
+  });
+
+  it('lets only one of two concurrent changes from the same status apply', async () => {
+    const t = await createTicket();
+    const seen = (await svc.deps.tickets.findById(t.id))!;
+    const results = await Promise.all([
+      svc.deps.tickets.changeStatus(seen, 'resolved', 'a', 'patch'),
+      svc.deps.tickets.changeStatus(seen, 'closed', 'b', 'patch'),
+    ]);
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: t.id, from: 'open' }).lean();
+    expect(events).toHaveLength(1);
+  });
+});
+
+describe('numeric ids under concurrency', () => {
+  it('gives 20 tickets created at once 20 distinct ids', async () => {
+    const created = await Promise.all(Array.from({ length: 20 }, () => client(svc).post('/support', buildTicket()).expect(201)));
+    const ids = created.map((r) => r.body.data.id as number);
+    expect(new Set(ids).size).toBe(20);
   });
 });

@@ -239,7 +239,6 @@ export const attachmentRoutes = [
           if (!(await deps.tickets.messageBelongs(ticket._id, mensagemId))) throw new AppError('VALIDATION_FAILED', `Message ${mensagemId} does not belong to ticket ${ticket._id}`);
         }
         const doc = await deps.attachments.create({
-          _id: await deps.attachments.nextId(),
           supportId: ticket._id,
           mensagemId,
           nomeArquivo: upload.filename,

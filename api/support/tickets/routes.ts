@@ -351,7 +351,7 @@ export const ticketRoutes = [
       if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no messages');
       const quick = (await deps.quickReplies.findById(params.replyId)) ?? notFound('quick reply');
       const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: auth.email ?? auth.sub, origem: 'admin' });
-      await deps.quickReplies.countUse(quick._id);
+      await deps.quickReplies.countUse(quick._id, message._id);
       return reply({ status: 201, message: 'Resposta rápida enviada', data: messageView(message) });
     },
   }),
