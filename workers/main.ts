@@ -65,6 +65,8 @@ async function main(): Promise<void> {
         maxConcurrentActivityTaskExecutions: q.maxConcurrentActivities,
         maxConcurrentWorkflowTaskExecutions: q.maxConcurrentWorkflowTasks,
         shutdownGraceTime: '20 seconds',
+        // Heartbeats reach the server at least every 2 s, so cancellations reach activities fast.
+        maxHeartbeatThrottleInterval: '2 seconds',
       }),
     ),
   );

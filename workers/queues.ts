@@ -5,6 +5,7 @@
 import type { Connection } from 'mongoose';
 import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
+import { createSupportActivities } from '../activities/support.activities';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
@@ -46,6 +47,13 @@ export const QUEUES: QueueDefinition[] = [
     // Model calls wait on the network, not the CPU.
     maxConcurrentActivities: 50,
     maxConcurrentWorkflowTasks: 20,
+  },
+  {
+    queue: TASK_QUEUES.support,
+    activities: (d) => createSupportActivities({ conn: d.conn }),
+    // Bulk chunks are database-bound: a few at a time keep FerretDB/MongoDB responsive for the APIs.
+    maxConcurrentActivities: 4,
+    maxConcurrentWorkflowTasks: 10,
   },
 ];
 

@@ -9,6 +9,8 @@ export const TASK_QUEUES = {
   ops: 'platform-ops',
   /** AI chat runs: model calls, tool calls, context providers. */
   ai: 'ai-chat',
+  /** Support work: bulk ticket operations, AI fast responses. */
+  support: 'support-ops',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -22,4 +24,6 @@ export const workflowIds = {
   smoke: (checkId: string) => `smoke-${checkId}`,
   /** One AI chat run, named after the user who asked (spec: visible per user in the Temporal UI). */
   aiChat: (userId: string, requestId: string) => `ai-chat-${userId}-${requestId}`,
+  /** One bulk ticket operation (its id is the operation id clients poll). */
+  ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
 };

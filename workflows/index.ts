@@ -1,3 +1,4 @@
 /** Every workflow type the worker registers. */
 export { smokeWorkflow } from './ops/smoke.workflow';
 export { aiChatWorkflow } from './ai/chat.workflow';
+export { bulkTicketOperationWorkflow } from './support/bulk.workflow';

@@ -1,5 +1,6 @@
 /** What the support service's routes use, built once per process. */
 import { createAttachmentRepo, createQuickReplyRepo, createTagRepo, type AttachmentRepo, type QuickReplyRepo, type TagRepo } from '../../models/support/catalog.repo';
+import { createBulkRepo, type BulkRepo } from '../../models/support/bulk.repo';
 import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.repo';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
@@ -9,6 +10,7 @@ export interface SupportDeps extends Infra {
   tags: TagRepo;
   attachments: AttachmentRepo;
   quickReplies: QuickReplyRepo;
+  bulk: BulkRepo;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
   /** Public ticket creation, per client IP. */
@@ -24,6 +26,7 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     tags: createTagRepo(conn),
     attachments: createAttachmentRepo(conn),
     quickReplies: createQuickReplyRepo(conn),
+    bulk: createBulkRepo(conn),
     ipLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
       name: 'support-ip',
       points: rateLimitPerMinute,

@@ -4,6 +4,7 @@ import type { ServiceDefinition } from '../shared/app';
 import { supportEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { SupportDeps } from './deps';
+import { bulkRoutes } from './bulk/routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
 
@@ -25,5 +26,5 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
   envelope: supportEnvelope,
   middleware: [perIpLimit],
-  routes: [...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  routes: [...bulkRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

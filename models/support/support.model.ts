@@ -44,6 +44,12 @@ export interface MessageDoc {
 }
 
 export interface StatusEventDoc {
+  /**
+   * The change's key: `<operationId>:<ticketId>` for bulk changes (exactly-once history), else
+   * random. The _id, so that finding it is a primary-key lookup on FerretDB v1 too (which pushes
+   * down only _id filters to SQLite).
+   */
+  _id: string;
   ticketId: number;
   /** The ticket's status version this change moved it from; unique per ticket. */
   version: number;
@@ -52,8 +58,6 @@ export interface StatusEventDoc {
   by: string;
   at: Date;
   source: 'create' | 'patch' | 'message' | 'delete' | 'restore' | 'bulk';
-  /** Unique; `<operationId>:<ticketId>` for bulk changes (exactly-once history), else random. */
-  dedupeKey: string;
 }
 
 export interface TagDoc {
@@ -136,6 +140,7 @@ MessageSchema.index({ dedupeKey: 1 }, { unique: true });
 
 const StatusEventSchema = new Schema<StatusEventDoc>(
   {
+    _id: { type: String, required: true },
     ticketId: { type: Number, required: true },
     version: { type: Number, required: true },
     from: { type: String, default: null },
@@ -143,13 +148,11 @@ const StatusEventSchema = new Schema<StatusEventDoc>(
     by: { type: String, required: true },
     at: { type: Date, required: true },
     source: { type: String, required: true },
-    dedupeKey: { type: String, required: true },
   },
   { collection: 'ticket_status_events', versionKey: false },
 );
 StatusEventSchema.index({ ticketId: 1, version: 1 }, { unique: true });
 StatusEventSchema.index({ at: 1 });
-StatusEventSchema.index({ dedupeKey: 1 }, { unique: true });
 
 const TagSchema = new Schema<TagDoc>(
   {

@@ -80,7 +80,7 @@ export function createTicketRepo(conn: Connection) {
     dedupeKey: string = randomUUID(),
     options: { bypassTransitions?: boolean } = {},
   ): Promise<{ changed: boolean; from: TicketStatus }> {
-    const earlier = await Events.findOne({ dedupeKey }).lean<StatusEventDoc>();
+    const earlier = await Events.findById(dedupeKey).lean<StatusEventDoc>();
     if (earlier) {
       await apply(earlier);
       return { changed: true, from: earlier.from ?? to };
@@ -90,12 +90,12 @@ export function createTicketRepo(conn: Connection) {
     if (!options.bypassTransitions && !canTransition(from, to)) {
       throw new AppError('CONFLICT', `A ticket cannot go from ${from} to ${to}`, { details: { from, to } });
     }
-    const event: StatusEventDoc = { ticketId: ticket._id, version: ticket.statusVersion ?? 0, from, to, by, at: new Date(), source, dedupeKey };
+    const event: StatusEventDoc = { _id: dedupeKey, ticketId: ticket._id, version: ticket.statusVersion ?? 0, from, to, by, at: new Date(), source };
     try {
       await Events.create(event);
     } catch (err) {
       if (!isDuplicate(err)) throw err;
-      const mine = await Events.findOne({ dedupeKey }).lean<StatusEventDoc>();
+      const mine = await Events.findById(dedupeKey).lean<StatusEventDoc>();
       if (!mine) return { changed: false, from }; // another change took this version first
       await apply(mine);
       return { changed: true, from };
@@ -133,7 +133,7 @@ export function createTicketRepo(conn: Connection) {
         updatedAt: now,
       }));
       const id = doc._id;
-      await Events.create({ ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create', dedupeKey: `create:${id}` });
+      await Events.create({ _id: `create:${id}`, ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create' });
       return doc.toObject();
     },
 

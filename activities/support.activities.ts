@@ -1,0 +1,79 @@
+/**
+ * Activities of support workflows. A bulk chunk processes its tickets one by one, heartbeating the
+ * position so a retry resumes where the last attempt stopped; each ticket's change carries the key
+ * `<operationId>:<ticketId>`, and its outcome is recorded under the same key, so a ticket is
+ * processed exactly once even when the worker dies mid-chunk.
+ */
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { Connection } from 'mongoose';
+import { AppError } from '../models/errors';
+import { createBulkRepo } from '../models/support/bulk.repo';
+import { createTicketRepo } from '../models/support/ticket.repo';
+
+export interface SupportActivityDeps {
+  conn: Connection;
+}
+
+export function createSupportActivities({ conn }: SupportActivityDeps) {
+  const tickets = createTicketRepo(conn);
+  const bulk = createBulkRepo(conn);
+
+  async function processOne(operationId: string, type: string, params: { status?: string; conteudo?: string }, by: string, ticketId: number): Promise<void> {
+    const key = `${operationId}:${ticketId}`;
+    const ticket = await tickets.findById(ticketId);
+    if (!ticket) throw new AppError('NOT_FOUND', 'ticket not found');
+    if (type === 'status') {
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
+      await tickets.changeStatus(ticket, params.status as never, by, 'bulk', key);
+    } else if (type === 'delete') {
+      await tickets.changeStatus(ticket, 'deleted', by, 'bulk', key);
+    } else if (type === 'messages') {
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
+      await tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
+    } else {
+      throw new AppError('INTERNAL', `unknown bulk type ${type}`);
+    }
+  }
+
+  return {
+    async processBulkChunk(input: { operationId: string; start: number; end: number }): Promise<{ processed: number }> {
+      const ctx = Context.current();
+      const op = await bulk.find(input.operationId);
+      if (!op) return { processed: 0 };
+      const ids = op.ticketIds.slice(input.start, input.end);
+      const resumeAt = (ctx.info.heartbeatDetails as number | undefined) ?? 0;
+      const by = op.createdByEmail ?? op.createdBy;
+      // Progress while running: counted here, then replaced by the exact summary at the end.
+      const live = resumeAt > 0 ? await bulk.summarize(input.operationId, ids.slice(0, resumeAt)) : { processed: 0, succeeded: 0, failed: 0, errors: [] as { ticketId: number; error: string }[] };
+      for (let i = resumeAt; i < ids.length; i += 1) {
+        // A cancelled operation stops between tickets, with its exact progress saved.
+        if (ctx.cancellationSignal.aborted) {
+          await bulk.saveChunk(input.operationId, input.start, await bulk.summarize(input.operationId, ids));
+          throw new CancelledFailure('bulk operation cancelled');
+        }
+        const ticketId = ids[i]!;
+        if (!(await bulk.isProcessed(input.operationId, ticketId))) {
+          try {
+            await processOne(input.operationId, op.type, op.params, by, ticketId);
+            await bulk.record(input.operationId, ticketId, true, null);
+            live.succeeded += 1;
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err; // infrastructure: retry the chunk from here
+            await bulk.record(input.operationId, ticketId, false, err.message);
+            live.failed += 1;
+            live.errors.push({ ticketId, error: err.message });
+          }
+          live.processed += 1;
+        }
+        ctx.heartbeat(i + 1);
+        if ((i + 1) % 25 === 0) await bulk.saveChunk(input.operationId, input.start, live);
+      }
+      await bulk.saveChunk(input.operationId, input.start, await bulk.summarize(input.operationId, ids));
+      return { processed: ids.length };
+    },
+
+    async finishBulkOperation(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed' }): Promise<void> {
+      await bulk.finish(input.operationId, input.state);
+    },
+  };
+}

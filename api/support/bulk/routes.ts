@@ -1,0 +1,148 @@
+/**
+ * Bulk operations (status update, delete, messages) as Temporal workflows: POST answers 202 with
+ * the operation id; GET reports progress and the final state; POST …/cancel stops it.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { AppError, notFound } from '../../../models/errors';
+import { BULK_CHUNK_SIZE, BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
+import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import type { bulkTicketOperationWorkflow } from '../../../workflows/support/bulk.workflow';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
+import { bearer } from '../../shared/auth';
+import { reply, routeFactory } from '../../shared/route';
+import type { SupportDeps } from '../deps';
+import type { Principal } from '../../../models/auth/token.rules';
+
+const route = routeFactory<SupportDeps>();
+const staff = bearer(SUPPORT_AGENT);
+const tags = ['bulk operations'];
+
+const ticketIds = z
+  .array(z.number().int().positive())
+  .min(1, 'ticketIds must name at least one ticket')
+  .max(BULK_MAX_TICKETS, `at most ${BULK_MAX_TICKETS} tickets per operation`)
+  .transform((ids) => [...new Set(ids)]);
+
+const Accepted = z.object({ operationId: z.string(), workflowId: z.string(), type: z.string(), total: z.number(), state: z.string(), statusUrl: z.string() });
+const OperationParams = z.object({ operationId: z.uuid() });
+
+async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ids: number[], params: BulkParams) {
+  const operationId = randomUUID();
+  await deps.bulk.create({
+    _id: operationId,
+    type,
+    params,
+    ticketIds: ids,
+    total: ids.length,
+    state: 'running',
+    createdBy: auth.sub,
+    createdByEmail: auth.email ?? null,
+    createdAt: new Date(),
+    finishedAt: null,
+  });
+  const workflowId = workflowIds.ticketBulk(operationId);
+  await deps.temporal.client.workflow.start<typeof bulkTicketOperationWorkflow>('bulkTicketOperationWorkflow', {
+    taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.support),
+    workflowId,
+    args: [{ operationId, total: ids.length, chunkSize: BULK_CHUNK_SIZE }],
+  });
+  const statusUrl = `/support/bulk/${operationId}`;
+  return reply({ status: 202, message: 'Operação iniciada', data: { operationId, workflowId, type, total: ids.length, state: 'running', statusUrl }, headers: { Location: statusUrl } });
+}
+
+export const bulkRoutes = [
+  route({
+    method: 'post',
+    path: '/support/bulk/status',
+    summary: 'Change the status of many tickets',
+    description: `Up to ${BULK_MAX_TICKETS} tickets; runs as workflow ticket-bulk-<operationId>. Each ticket is changed exactly once; tickets whose transition is not allowed are reported as errors.`,
+    tags,
+    auth: staff,
+    body: z.object({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }),
+    response: Accepted,
+    status: 202,
+    errors: [503],
+    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'status', body.ticketIds, { status: body.status }),
+  }),
+  route({
+    method: 'post',
+    path: '/support/bulk/delete',
+    summary: 'Soft-delete many tickets',
+    tags,
+    auth: staff,
+    body: z.object({ ticketIds }),
+    response: Accepted,
+    status: 202,
+    errors: [503],
+    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'delete', body.ticketIds, {}),
+  }),
+  route({
+    method: 'post',
+    path: '/support/bulk/messages',
+    summary: 'Send one admin message to many tickets',
+    description: 'Each ticket gets the message once, even if the operation is retried.',
+    tags,
+    auth: staff,
+    body: z.object({ ticketIds, conteudo: z.string().trim().min(1).max(20_000) }),
+    response: Accepted,
+    status: 202,
+    errors: [503],
+    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'messages', body.ticketIds, { conteudo: body.conteudo }),
+  }),
+  route({
+    method: 'get',
+    path: '/support/bulk/:operationId',
+    summary: 'Progress and state of a bulk operation',
+    tags,
+    auth: staff,
+    params: OperationParams,
+    response: z.object({
+      operationId: z.string(),
+      type: z.string(),
+      state: z.enum(['running', 'completed', 'cancelled', 'failed']),
+      total: z.number(),
+      processed: z.number(),
+      succeeded: z.number(),
+      failed: z.number(),
+      errors: z.array(z.object({ ticketId: z.number(), error: z.string() })).describe('Per-ticket failures (first 100)'),
+      createdAt: z.string(),
+      finishedAt: z.string().nullable(),
+    }),
+    errors: [404],
+    handler: async ({ params, deps }) => {
+      const op = (await deps.bulk.find(params.operationId)) ?? notFound('bulk operation');
+      const progress = deps.bulk.progress(op);
+      return {
+        operationId: op._id,
+        type: op.type,
+        state: op.state,
+        total: op.total,
+        ...progress,
+        createdAt: op.createdAt.toISOString(),
+        finishedAt: op.finishedAt ? op.finishedAt.toISOString() : null,
+      };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/support/bulk/:operationId/cancel',
+    summary: 'Cancel a running bulk operation',
+    description: 'Stops between tickets; what was done stays done.',
+    tags,
+    auth: staff,
+    params: OperationParams,
+    errors: [404, 409],
+    handler: async ({ params, deps }) => {
+      const op = (await deps.bulk.find(params.operationId)) ?? notFound('bulk operation');
+      if (op.state !== 'running') throw new AppError('CONFLICT', `The operation is already ${op.state}`);
+      try {
+        await deps.temporal.client.workflow.getHandle(workflowIds.ticketBulk(op._id)).cancel();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+      return reply({ status: 202, message: 'Cancelamento solicitado', data: { operationId: op._id, state: 'cancelling' } });
+    },
+  }),
+];

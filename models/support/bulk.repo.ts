@@ -1,0 +1,94 @@
+/**
+ * Bulk operations: the operation (its ticket ids, parameters, state) and one item per processed
+ * ticket, whose unique id `<operationId>:<ticketId>` makes every ticket count exactly once.
+ */
+import type { Connection } from 'mongoose';
+import type { BulkParams, BulkState, BulkType } from './bulk.rules';
+
+export interface ChunkSummary {
+  processed: number;
+  succeeded: number;
+  failed: number;
+  errors: { ticketId: number; error: string }[];
+}
+
+export interface BulkOperationDoc {
+  _id: string;
+  /** Per chunk (by start position): what it has done. Kept in the operation so progress is one read. */
+  chunks?: Record<string, ChunkSummary>;
+  type: BulkType;
+  params: BulkParams;
+  ticketIds: number[];
+  total: number;
+  state: BulkState;
+  createdBy: string;
+  createdByEmail: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface BulkItemDoc {
+  _id: string;
+  operationId: string;
+  ticketId: number;
+  ok: boolean;
+  error: string | null;
+  at: Date;
+}
+
+export function createBulkRepo(conn: Connection) {
+  const ops = () => conn.db!.collection<BulkOperationDoc>('bulk_operations');
+  const items = () => conn.db!.collection<BulkItemDoc>('bulk_operation_items');
+  let indexed: Promise<unknown> | undefined;
+  const ensureIndexes = () => (indexed ??= items().createIndex({ operationId: 1, ok: 1 }).catch(() => undefined));
+
+  return {
+    async create(doc: BulkOperationDoc): Promise<void> {
+      await ensureIndexes();
+      await ops().insertOne(doc);
+    },
+    find: (id: string) => ops().findOne({ _id: id }),
+    /** The ids of positions [start, end) of the operation. */
+    async slice(id: string, start: number, end: number): Promise<number[]> {
+      const op = await ops().findOne({ _id: id }, { projection: { ticketIds: 1 } });
+      return (op?.ticketIds ?? []).slice(start, end);
+    },
+    /** Whether the ticket was already processed (a primary-key lookup). */
+    async isProcessed(operationId: string, ticketId: number): Promise<boolean> {
+      return (await items().findOne({ _id: `${operationId}:${ticketId}` }, { projection: { _id: 1 } })) !== null;
+    },
+    /** Records one ticket's outcome; a second record of the same ticket is ignored. */
+    async record(operationId: string, ticketId: number, ok: boolean, error: string | null): Promise<void> {
+      await items()
+        .insertOne({ _id: `${operationId}:${ticketId}`, operationId, ticketId, ok, error, at: new Date() })
+        .catch((err: { code?: number }) => {
+          if (err.code !== 11000) throw err;
+        });
+    },
+    /** Outcome of the given tickets of an operation, from their items (primary-key lookups). */
+    async summarize(operationId: string, ticketIds: number[]): Promise<ChunkSummary> {
+      const found = await Promise.all(ticketIds.map((t) => items().findOne({ _id: `${operationId}:${t}` })));
+      const done = found.filter((f): f is BulkItemDoc => f !== null);
+      const failed = done.filter((d) => !d.ok);
+      return { processed: done.length, succeeded: done.length - failed.length, failed: failed.length, errors: failed.map((f) => ({ ticketId: f.ticketId, error: f.error ?? 'failed' })) };
+    },
+    /** Records a chunk's progress in the operation (idempotent: a chunk's entry is replaced). */
+    async saveChunk(id: string, start: number, summary: ChunkSummary): Promise<void> {
+      await ops().updateOne({ _id: id }, { $set: { [`chunks.${start}`]: summary } });
+    },
+    progress(op: BulkOperationDoc): ChunkSummary {
+      const chunks = Object.values(op.chunks ?? {});
+      return {
+        processed: chunks.reduce((n, c) => n + c.processed, 0),
+        succeeded: chunks.reduce((n, c) => n + c.succeeded, 0),
+        failed: chunks.reduce((n, c) => n + c.failed, 0),
+        errors: chunks.flatMap((c) => c.errors).sort((a, b) => a.ticketId - b.ticketId).slice(0, 100),
+      };
+    },
+    async finish(id: string, state: BulkState): Promise<void> {
+      await ops().updateOne({ _id: id, state: 'running' }, { $set: { state, finishedAt: new Date() } });
+    },
+  };
+}
+
+export type BulkRepo = ReturnType<typeof createBulkRepo>;

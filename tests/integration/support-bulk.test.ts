@@ -1,0 +1,108 @@
+/** Bulk operations through the real worker. */
+import { randomUUID } from 'node:crypto';
+import { messageModel, statusEventModel, type TicketDoc } from '../../models/support/support.model';
+import { agentToken, buildTicket, client, startSupportService, type SupportService } from '../helpers/support';
+
+jest.setTimeout(60_000);
+
+let svc: SupportService;
+let agentJwt: string;
+beforeAll(async () => {
+  svc = await startSupportService();
+  agentJwt = await agentToken('agent-bulk');
+});
+afterAll(() => svc?.close());
+
+async function createTickets(n: number): Promise<number[]> {
+  const now = new Date();
+  const rows: Omit<TicketDoc, '_id'>[] = Array.from({ length: n }, (_, i) => ({
+    ...buildTicket({ email: `bulk-${randomUUID().slice(0, 8)}-${i}@example.com` }),
+    newsletter: 'The News',
+    wantReply: true,
+    status: 'open',
+    statusVersion: 1,
+    replied: null,
+    tags: [],
+    statusBeforeDelete: null,
+    deletedAt: null,
+    firstAdminReplyAt: null,
+    resolvedAt: null,
+    reopenCount: 0,
+    lastMessageAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  return await svc.deps.tickets.insertMany(rows);
+}
+
+// Polls as ever-new client IPs, so polling never meets the per-IP rate limit.
+async function waitFor(s: SupportService, operationId: string, states = ['completed', 'cancelled', 'failed']) {
+  for (let i = 0; i < 1200; i += 1) {
+    const res = await client(s, agentJwt).get(`/support/bulk/${operationId}`).expect(200);
+    if (states.includes(res.body.data.state)) return res.body.data;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('operation did not finish');
+}
+
+describe('bulk operations', () => {
+  it('updates the status of many tickets: 202, progress, per-ticket errors, one history event each', async () => {
+    const ids = await createTickets(25);
+    const c = client(svc, agentJwt);
+    await c.delete(`/support/${ids[0]}`).expect(200);
+    const res = await c.post('/support/bulk/status', { ticketIds: [...ids, 99999999], status: 'resolved' }).expect(202);
+    expect(res.body).toMatchObject({ success: true, data: { operationId: expect.any(String), total: 26, state: 'running', type: 'status' } });
+    expect(res.headers.location).toBe(`/support/bulk/${res.body.data.operationId}`);
+    const done = await waitFor(svc, res.body.data.operationId);
+    expect(done).toMatchObject({ state: 'completed', total: 26, processed: 26, succeeded: 24, failed: 2 });
+    expect(done.errors).toEqual([
+      { ticketId: ids[0], error: 'ticket is deleted' },
+      { ticketId: 99999999, error: 'ticket not found' },
+    ]);
+    for (const id of ids.slice(1, 4)) expect((await svc.deps.tickets.findById(id))!.status).toBe('resolved');
+    const events = await statusEventModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, to: 'resolved', source: 'bulk' });
+    expect(events).toBe(24);
+  });
+
+  it('sends one message to each ticket and deletes in bulk', async () => {
+    const ids = await createTickets(5);
+    const c = client(svc, agentJwt);
+    const msg = await c.post('/support/bulk/messages', { ticketIds: ids, conteudo: 'Reenviamos a edição de hoje.' }).expect(202);
+    expect(await waitFor(svc, msg.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
+    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin' })).toBe(5);
+    expect((await svc.deps.tickets.findById(ids[0]!))!.status).toBe('in_progress');
+    const del = await c.post('/support/bulk/delete', { ticketIds: ids }).expect(202);
+    expect(await waitFor(svc, del.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
+    expect((await svc.deps.tickets.findById(ids[4]!))!.status).toBe('deleted');
+  });
+
+  it.each([
+    ['no tickets', '/support/bulk/status', { ticketIds: [], status: 'closed' }],
+    ['status deleted', '/support/bulk/status', { ticketIds: [1], status: 'deleted' }],
+    ['10,001 tickets', '/support/bulk/status', { ticketIds: Array.from({ length: 10_001 }, (_, i) => i + 1), status: 'closed' }],
+    ['an empty message', '/support/bulk/messages', { ticketIds: [1], conteudo: '' }],
+  ])('rejects %s with 400', async (_label, path, body) => {
+    const res = await client(svc, agentJwt).post(path, body).expect(400);
+    expect(res.body.error).toBe('VALIDATION_FAILED');
+  });
+
+  it('cancels a running operation: it stops between tickets and keeps what was done', async () => {
+    const ids = await createTickets(600);
+    const c = client(svc, agentJwt);
+    const res = await c.post('/support/bulk/status', { ticketIds: ids, status: 'closed' }).expect(202);
+    const operationId = res.body.data.operationId as string;
+    const cancel = await client(svc, agentJwt).post(`/support/bulk/${operationId}/cancel`).expect(202);
+    expect(cancel.body.data).toEqual({ operationId, state: 'cancelling' });
+    const done = await waitFor(svc, operationId);
+    expect(done.state).toBe('cancelled');
+    expect(done.processed).toBeLessThan(600);
+    const closed = await svc.deps.mongo.conn.db!.collection('tickets').countDocuments({ _id: { $in: ids } as never, status: 'closed' });
+    expect(closed).toBe(done.processed);
+    await client(svc, agentJwt).post(`/support/bulk/${operationId}/cancel`).expect(409);
+  });
+
+  it('needs support.agent and answers 404 for an unknown operation', async () => {
+    await client(svc).post('/support/bulk/delete', { ticketIds: [1] }).expect(401);
+    await client(svc, agentJwt).get(`/support/bulk/${randomUUID()}`).expect(404);
+  });
+});
