@@ -4,19 +4,28 @@
  * `<operationId>:<ticketId>`, and its outcome is recorded under the same key, so a ticket is
  * processed exactly once even when the worker dies mid-chunk.
  */
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
+import { BUILTIN_AGENTS } from '../models/ai/agent.rules';
 import { AppError } from '../models/errors';
+import { classifyLlmError, type LlmClient } from '../models/infra/llm';
+import { createQuickReplyRepo } from '../models/support/catalog.repo';
+import { rankQuickReplies } from '../models/support/fast-response.rules';
+import { toApplicationFailure } from './ai.activities';
 import { createBulkRepo } from '../models/support/bulk.repo';
 import { createTicketRepo } from '../models/support/ticket.repo';
 
 export interface SupportActivityDeps {
   conn: Connection;
+  llm: LlmClient;
+  model: string;
 }
 
-export function createSupportActivities({ conn }: SupportActivityDeps) {
+export function createSupportActivities({ conn, llm, model }: SupportActivityDeps) {
   const tickets = createTicketRepo(conn);
   const bulk = createBulkRepo(conn);
+  const quickReplies = createQuickReplyRepo(conn);
+  const assistant = BUILTIN_AGENTS.find((a) => a.name === 'support-assistant')!;
 
   async function processOne(operationId: string, type: string, params: { status?: string; conteudo?: string }, by: string, ticketId: number): Promise<void> {
     const key = `${operationId}:${ticketId}`;
@@ -70,6 +79,46 @@ export function createSupportActivities({ conn }: SupportActivityDeps) {
       }
       await bulk.saveChunk(input.operationId, input.start, await bulk.summarize(input.operationId, ids));
       return { processed: ids.length };
+    },
+
+    /** Drafts a reply to a ticket with the support-assistant instructions and matching quick replies. */
+    async draftFastResponse(input: { ticketId: number }): Promise<{ draft: string }> {
+      const ticket = await tickets.findById(input.ticketId);
+      if (!ticket || ticket.status === 'deleted') throw ApplicationFailure.create({ message: 'ticket not found', type: 'NOT_FOUND', nonRetryable: true });
+      const [messages, replies] = await Promise.all([tickets.messages(ticket._id), quickReplies.list()]);
+      const matches = rankQuickReplies(`${ticket.issue} ${ticket.main} ${ticket.description} ${messages.map((m) => m.conteudo).join(' ')}`, replies).slice(0, 3);
+      const conversation = [
+        `Assunto: ${ticket.issue} (${ticket.main})`,
+        `Leitor (${ticket.email}): ${ticket.description}`,
+        ...messages.map((m) => `${m.origem === 'admin' ? 'Suporte' : 'Leitor'}: ${m.conteudo}`),
+      ].join('\n');
+      const templates = matches.length
+        ? `\n\nRespostas prontas que podem servir de base:\n${matches.map((q) => `- ${q.title}: ${q.content}`).join('\n')}`
+        : '';
+      try {
+        const reply = await llm.complete({
+          model,
+          temperature: assistant.temperature,
+          messages: [
+            { role: 'system', content: `${assistant.systemPrompt}\nEscreva apenas a resposta ao leitor, pronta para enviar.${templates}` },
+            { role: 'user', content: conversation },
+          ],
+          user: `ticket-${ticket._id}`,
+        });
+        return { draft: reply.content.trim() };
+      } catch (err) {
+        throw toApplicationFailure(classifyLlmError(err));
+      }
+    },
+
+    /** Stores the draft in `replied` and, when asked, sends it once as an admin message. */
+    async saveFastResponse(input: { ticketId: number; draft: string; send: boolean; by: string; key: string }): Promise<{ messageId: number | null }> {
+      const ticket = await tickets.findById(input.ticketId);
+      if (!ticket) throw ApplicationFailure.create({ message: 'ticket not found', type: 'NOT_FOUND', nonRetryable: true });
+      await tickets.updateFields(ticket._id, { replied: input.draft });
+      if (!input.send) return { messageId: null };
+      const { message } = await tickets.addMessage(ticket, { conteudo: input.draft, remetente: input.by, origem: 'admin', dedupeKey: input.key });
+      return { messageId: message._id };
     },
 
     async finishBulkOperation(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed' }): Promise<void> {

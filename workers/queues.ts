@@ -50,7 +50,7 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.support,
-    activities: (d) => createSupportActivities({ conn: d.conn }),
+    activities: (d) => createSupportActivities({ conn: d.conn, llm: createLlmClient(d.config), model: d.config.ai.models.mini }),
     // Bulk chunks are database-bound: a few at a time keep FerretDB/MongoDB responsive for the APIs.
     maxConcurrentActivities: 4,
     maxConcurrentWorkflowTasks: 10,

@@ -26,4 +26,6 @@ export const workflowIds = {
   aiChat: (userId: string, requestId: string) => `ai-chat-${userId}-${requestId}`,
   /** One bulk ticket operation (its id is the operation id clients poll). */
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
+  /** One AI fast response for a ticket. */
+  ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
 };

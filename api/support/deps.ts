@@ -2,6 +2,7 @@
 import { createAttachmentRepo, createQuickReplyRepo, createTagRepo, type AttachmentRepo, type QuickReplyRepo, type TagRepo } from '../../models/support/catalog.repo';
 import { createBulkRepo, type BulkRepo } from '../../models/support/bulk.repo';
 import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.repo';
+import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -11,6 +12,7 @@ export interface SupportDeps extends Infra {
   attachments: AttachmentRepo;
   quickReplies: QuickReplyRepo;
   bulk: BulkRepo;
+  llm: LlmClient;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
   /** Public ticket creation, per client IP. */
@@ -27,6 +29,7 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     attachments: createAttachmentRepo(conn),
     quickReplies: createQuickReplyRepo(conn),
     bulk: createBulkRepo(conn),
+    llm: createLlmClient(infra.config),
     ipLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
       name: 'support-ip',
       points: rateLimitPerMinute,

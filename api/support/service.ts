@@ -5,6 +5,7 @@ import { supportEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { SupportDeps } from './deps';
 import { bulkRoutes } from './bulk/routes';
+import { fastResponseRoutes } from './fast-response.routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
 
@@ -26,5 +27,5 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
   envelope: supportEnvelope,
   middleware: [perIpLimit],
-  routes: [...bulkRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  routes: [...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

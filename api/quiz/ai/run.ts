@@ -4,11 +4,10 @@
  * disconnects cancels its run; the run is bounded by an execution timeout anyway.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/common';
 import type { Context } from 'koa';
-import { AI_FAILURES, MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../../../models/ai/chat.rules';
-import { AppError, dependencyUnavailable } from '../../../models/errors';
+import { MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../../../models/ai/chat.rules';
+import { chatFailure } from '../../shared/ai-failures';
+import { AppError } from '../../../models/errors';
 import type { aiChatWorkflow } from '../../../workflows/ai/chat.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import type { QuizDeps } from '../deps';
@@ -17,29 +16,6 @@ export const AI_PROVIDER = 'AI provider';
 
 export function requireProvider(deps: QuizDeps): void {
   if (!deps.ai.llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
-}
-
-/** Maps the failure of a chat workflow to the AI API's statuses. */
-export function chatFailure(err: unknown): AppError {
-  if (!(err instanceof WorkflowFailedError)) return err instanceof AppError ? err : dependencyUnavailable('temporal', err);
-  let cause: unknown = err.cause;
-  while (cause instanceof ActivityFailure) cause = cause.cause;
-  if (cause instanceof ApplicationFailure) {
-    switch (cause.type) {
-      case AI_FAILURES.rejected:
-        return new AppError('VALIDATION_FAILED', cause.message);
-      case AI_FAILURES.notConfigured:
-        return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
-      default:
-        // Rate limited, 5xx, timeouts, refused credentials: retried until the policy gave up.
-        return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
-    }
-  }
-  if (cause instanceof TimeoutFailure) {
-    return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
-  }
-  if (cause instanceof CancelledFailure) return new AppError('TIMEOUT', 'AI request was cancelled');
-  return new AppError('INTERNAL', 'AI request failed');
 }
 
 export async function runChat(

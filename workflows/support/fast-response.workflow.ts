@@ -1,0 +1,21 @@
+/**
+ * AI fast response for one ticket: draft with the shared LLM client (retried like the AI service:
+ * 429 after Retry-After, 5xx and timeouts with backoff, never 4xx), store it in `replied`, and send
+ * it as an admin message when asked.
+ */
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { createSupportActivities } from '../../activities/support.activities';
+import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
+
+type Acts = ReturnType<typeof createSupportActivities>;
+const { draftFastResponse } = proxyActivities<Acts>({
+  startToCloseTimeout: '75 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_AI_FAILURES, 'NOT_FOUND'] },
+});
+const { saveFastResponse } = proxyActivities<Acts>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['NOT_FOUND'] } });
+
+export async function ticketFastResponseWorkflow(input: { ticketId: number; send: boolean; by: string }): Promise<{ draft: string; messageId: number | null }> {
+  const { draft } = await draftFastResponse({ ticketId: input.ticketId });
+  const { messageId } = await saveFastResponse({ ...input, draft, key: `fast:${workflowInfo().workflowId}` });
+  return { draft, messageId };
+}
