@@ -13,6 +13,7 @@ import { createQuickReplyRepo } from '../models/support/catalog.repo';
 import { rankQuickReplies } from '../models/support/fast-response.rules';
 import { toApplicationFailure } from './ai.activities';
 import { createBulkRepo } from '../models/support/bulk.repo';
+import type { TicketDoc } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';
 
 export interface SupportActivityDeps {
@@ -27,7 +28,28 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
   const quickReplies = createQuickReplyRepo(conn);
   const assistant = BUILTIN_AGENTS.find((a) => a.name === 'support-assistant')!;
 
-  async function processOne(operationId: string, type: string, params: { status?: string; conteudo?: string }, by: string, ticketId: number): Promise<void> {
+  async function draft(ticket: TicketDoc): Promise<string> {
+    const [messages, replies] = await Promise.all([tickets.messages(ticket._id), quickReplies.list()]);
+    const matches = rankQuickReplies(`${ticket.issue} ${ticket.main} ${ticket.description} ${messages.map((m) => m.conteudo).join(' ')}`, replies).slice(0, 3);
+    const conversation = [
+      `Assunto: ${ticket.issue} (${ticket.main})`,
+      `Leitor (${ticket.email}): ${ticket.description}`,
+      ...messages.map((m) => `${m.origem === 'admin' ? 'Suporte' : 'Leitor'}: ${m.conteudo}`),
+    ].join('\n');
+    const templates = matches.length ? `\n\nRespostas prontas que podem servir de base:\n${matches.map((q) => `- ${q.title}: ${q.content}`).join('\n')}` : '';
+    const reply = await llm.complete({
+      model,
+      temperature: assistant.temperature,
+      messages: [
+        { role: 'system', content: `${assistant.systemPrompt}\nEscreva apenas a resposta ao leitor, pronta para enviar.${templates}` },
+        { role: 'user', content: conversation },
+      ],
+      user: `ticket-${ticket._id}`,
+    });
+    return reply.content.trim();
+  }
+
+  async function processOne(operationId: string, type: string, params: { status?: string; conteudo?: string; send?: boolean }, by: string, ticketId: number): Promise<void> {
     const key = `${operationId}:${ticketId}`;
     const ticket = await tickets.findById(ticketId);
     if (!ticket) throw new AppError('NOT_FOUND', 'ticket not found');
@@ -36,6 +58,19 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
       await tickets.changeStatus(ticket, params.status as never, by, 'bulk', key);
     } else if (type === 'delete') {
       await tickets.changeStatus(ticket, 'deleted', by, 'bulk', key);
+    } else if (type === 'fast_response') {
+      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
+      let text: string;
+      try {
+        text = await draft(ticket);
+      } catch (err) {
+        const e = classifyLlmError(err);
+        // The provider refused this ticket: report it; anything else retries the chunk from here.
+        if (e.kind === 'rejected') throw new AppError('VALIDATION_FAILED', e.message);
+        throw toApplicationFailure(e);
+      }
+      await tickets.updateFields(ticket._id, { replied: text });
+      if (params.send) await tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
     } else if (type === 'messages') {
       if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
       await tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
@@ -85,27 +120,8 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     async draftFastResponse(input: { ticketId: number }): Promise<{ draft: string }> {
       const ticket = await tickets.findById(input.ticketId);
       if (!ticket || ticket.status === 'deleted') throw ApplicationFailure.create({ message: 'ticket not found', type: 'NOT_FOUND', nonRetryable: true });
-      const [messages, replies] = await Promise.all([tickets.messages(ticket._id), quickReplies.list()]);
-      const matches = rankQuickReplies(`${ticket.issue} ${ticket.main} ${ticket.description} ${messages.map((m) => m.conteudo).join(' ')}`, replies).slice(0, 3);
-      const conversation = [
-        `Assunto: ${ticket.issue} (${ticket.main})`,
-        `Leitor (${ticket.email}): ${ticket.description}`,
-        ...messages.map((m) => `${m.origem === 'admin' ? 'Suporte' : 'Leitor'}: ${m.conteudo}`),
-      ].join('\n');
-      const templates = matches.length
-        ? `\n\nRespostas prontas que podem servir de base:\n${matches.map((q) => `- ${q.title}: ${q.content}`).join('\n')}`
-        : '';
       try {
-        const reply = await llm.complete({
-          model,
-          temperature: assistant.temperature,
-          messages: [
-            { role: 'system', content: `${assistant.systemPrompt}\nEscreva apenas a resposta ao leitor, pronta para enviar.${templates}` },
-            { role: 'user', content: conversation },
-          ],
-          user: `ticket-${ticket._id}`,
-        });
-        return { draft: reply.content.trim() };
+        return { draft: await draft(ticket) };
       } catch (err) {
         throw toApplicationFailure(classifyLlmError(err));
       }

@@ -1,6 +1,7 @@
 /** Bulk operations through the real worker. */
 import { randomUUID } from 'node:crypto';
 import { messageModel, statusEventModel, type TicketDoc } from '../../models/support/support.model';
+import { provider } from '../helpers/ai';
 import { agentToken, buildTicket, client, startSupportService, type SupportService } from '../helpers/support';
 
 jest.setTimeout(60_000);
@@ -84,6 +85,19 @@ describe('bulk operations', () => {
   ])('rejects %s with 400', async (_label, path, body) => {
     const res = await client(svc, agentJwt).post(path, body).expect(400);
     expect(res.body.error).toBe('VALIDATION_FAILED');
+  });
+
+  it('drafts and sends AI replies for many tickets, reporting the ones the provider refuses', async () => {
+    const ids = await createTickets(3);
+    await provider().script(`ticket-${ids[0]}`, [{ kind: 'reply', content: 'Resposta um' }]);
+    await provider().script(`ticket-${ids[1]}`, [{ kind: 'error', status: 500 }, { kind: 'reply', content: 'Resposta dois' }]);
+    await provider().script(`ticket-${ids[2]}`, [{ kind: 'error', status: 400, message: 'refused' }]);
+    const res = await client(svc, agentJwt).post('/support/bulk/fast-response', { ticketIds: ids, send: true }).expect(202);
+    const done = await waitFor(svc, res.body.data.operationId);
+    expect(done).toMatchObject({ state: 'completed', processed: 3, succeeded: 2, failed: 1, errors: [{ ticketId: ids[2], error: 'AI provider rejected the request: refused' }] });
+    expect((await svc.deps.tickets.findById(ids[0]!))!.replied).toBe('Resposta um');
+    expect((await svc.deps.tickets.findById(ids[1]!))!.replied).toBe('Resposta dois');
+    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin' })).toBe(2);
   });
 
   it('cancels a running operation: it stops between tickets and keeps what was done', async () => {

@@ -92,6 +92,22 @@ export const bulkRoutes = [
     handler: ({ body, auth, deps }) => startOperation(deps, auth, 'messages', body.ticketIds, { conteudo: body.conteudo }),
   }),
   route({
+    method: 'post',
+    path: '/support/bulk/fast-response',
+    summary: 'Draft AI replies for many tickets (and send them when asked)',
+    description: 'Per ticket as POST /support/{id}/fast-response; provider errors are retried, a ticket the provider refuses is reported. 503 when no AI provider is configured.',
+    tags,
+    auth: staff,
+    body: z.object({ ticketIds, send: z.boolean().default(false) }),
+    response: Accepted,
+    status: 202,
+    errors: [503],
+    handler: async ({ body, auth, deps }) => {
+      if (!deps.llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+      return startOperation(deps, auth, 'fast_response', body.ticketIds, { send: body.send });
+    },
+  }),
+  route({
     method: 'get',
     path: '/support/bulk/:operationId',
     summary: 'Progress and state of a bulk operation',
