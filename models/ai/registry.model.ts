@@ -3,7 +3,8 @@
  * parameter schemas are stored as JSON text: JSON Schema keys such as `$ref` are not safe as
  * field names in every MongoDB-protocol database.
  */
-import { type Connection, type Model, Schema } from 'mongoose';
+import { type Connection, Schema } from 'mongoose';
+import { modelOn } from '../infra/mongo';
 
 interface Audit {
   createdBy: string;
@@ -83,10 +84,6 @@ const ProviderSchema = new Schema<AiContextProviderDoc>(
   { ...options, collection: 'ai_context_providers' },
 );
 
-function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
-  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);
-}
-
-export const aiAgentModel = (conn: Connection) => model(conn, 'AiAgent', AgentSchema);
-export const aiToolModel = (conn: Connection) => model(conn, 'AiTool', ToolSchema);
-export const aiContextProviderModel = (conn: Connection) => model(conn, 'AiContextProvider', ProviderSchema);
+export const aiAgentModel = (conn: Connection) => modelOn(conn, 'AiAgent', AgentSchema);
+export const aiToolModel = (conn: Connection) => modelOn(conn, 'AiTool', ToolSchema);
+export const aiContextProviderModel = (conn: Connection) => modelOn(conn, 'AiContextProvider', ProviderSchema);

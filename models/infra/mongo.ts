@@ -3,7 +3,7 @@
  * /health then says so): the first connection is retried in the background until it succeeds, and
  * after that the driver reconnects by itself.
  */
-import mongoose, { type Connection, type ConnectOptions } from 'mongoose';
+import mongoose, { type Connection, type ConnectOptions, type Model, type Schema } from 'mongoose';
 import { type Config, mongoUri } from '../config';
 
 export interface MongoHandle {
@@ -55,4 +55,9 @@ export function connectMongo(config: Config, onRetry?: (err: unknown) => void): 
 export async function pingMongo(conn: Connection): Promise<void> {
   if (conn.readyState !== 1 || !conn.db) throw new Error('not connected');
   await conn.db.admin().command({ ping: 1 });
+}
+
+/** The connection's model of that name, compiled once. */
+export function modelOn<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
+  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);
 }

@@ -2,7 +2,8 @@
  * Support collections. Reports (later issue) need every status change with who and when, message
  * times and authors, the first admin reply, resolutions and reopens: kept from the first ticket on.
  */
-import { type Connection, type Model, Schema } from 'mongoose';
+import { type Connection, Schema } from 'mongoose';
+import { modelOn } from '../infra/mongo';
 import { MESSAGE_ORIGINS, TICKET_STATUSES, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
 export interface TicketDoc {
@@ -193,13 +194,9 @@ const QuickReplySchema = new Schema<QuickReplyDoc>(
   { collection: 'quick_replies', versionKey: false, timestamps: true },
 );
 
-function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
-  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);
-}
-
-export const ticketModel = (c: Connection) => model(c, 'Ticket', TicketSchema);
-export const messageModel = (c: Connection) => model(c, 'TicketMessage', MessageSchema);
-export const statusEventModel = (c: Connection) => model(c, 'TicketStatusEvent', StatusEventSchema);
-export const tagModel = (c: Connection) => model(c, 'Tag', TagSchema);
-export const attachmentModel = (c: Connection) => model(c, 'TicketAttachment', AttachmentSchema);
-export const quickReplyModel = (c: Connection) => model(c, 'QuickReply', QuickReplySchema);
+export const ticketModel = (c: Connection) => modelOn(c, 'Ticket', TicketSchema);
+export const messageModel = (c: Connection) => modelOn(c, 'TicketMessage', MessageSchema);
+export const statusEventModel = (c: Connection) => modelOn(c, 'TicketStatusEvent', StatusEventSchema);
+export const tagModel = (c: Connection) => modelOn(c, 'Tag', TagSchema);
+export const attachmentModel = (c: Connection) => modelOn(c, 'TicketAttachment', AttachmentSchema);
+export const quickReplyModel = (c: Connection) => modelOn(c, 'QuickReply', QuickReplySchema);
