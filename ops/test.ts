@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
@@ -20,6 +20,31 @@ import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 
 const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * Processes tests started themselves (their own workers) carry this run's DATA_DIR; if a test
+ * crashed before stopping them, they are found by it in /proc and killed, so a run leaves nothing.
+ */
+function reapStragglers(dataDir: string, say: (l: string) => void): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return; // not Linux: nothing to look at
+  }
+  for (const pid of entries) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      if (env.includes(`DATA_DIR=${dataDir}`)) {
+        process.kill(Number(pid), 'SIGKILL');
+        say(`killed leftover process ${pid}`);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+}
 
 /** A self-signed certificate for 127.0.0.1/localhost; tests serve HTTPS with it and trust it. */
 async function testCertificate(dataDir: string): Promise<string> {
@@ -130,6 +155,7 @@ async function main(): Promise<number> {
     code = 1;
   } finally {
     await supervisor.stop();
+    reapStragglers(dataDir, say);
     if (externalMongo) {
       const conn = await mongoose.createConnection(externalMongo, { dbName: mongoDb }).asPromise().catch(() => undefined);
       await conn?.dropDatabase().catch(() => undefined);
