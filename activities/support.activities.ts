@@ -15,6 +15,7 @@ import { toApplicationFailure } from './ai.activities';
 import { createBulkRepo } from '../models/support/bulk.repo';
 import type { TicketDoc } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';
+import { assertNotDeleted } from '../models/support/ticket.rules';
 
 export interface SupportActivityDeps {
   conn: Connection;
@@ -53,13 +54,12 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     const key = `${operationId}:${ticketId}`;
     const ticket = await tickets.findById(ticketId);
     if (!ticket) throw new AppError('NOT_FOUND', 'ticket not found');
+    if (type !== 'delete') assertNotDeleted(ticket, 'ticket is deleted');
     if (type === 'status') {
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
       await tickets.changeStatus(ticket, params.status as never, by, 'bulk', key);
     } else if (type === 'delete') {
       await tickets.changeStatus(ticket, 'deleted', by, 'bulk', key);
     } else if (type === 'fast_response') {
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
       let text: string;
       try {
         text = await draft(ticket);
@@ -72,7 +72,6 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
       await tickets.updateFields(ticket._id, { replied: text });
       if (params.send) await tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
     } else if (type === 'messages') {
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'ticket is deleted');
       await tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
     } else {
       throw new AppError('INTERNAL', `unknown bulk type ${type}`);

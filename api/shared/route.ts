@@ -140,3 +140,8 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
     };
   };
 }
+
+/** The fields of a PATCH body that were given (undefined ones dropped), for a $set. */
+export function definedFields<T extends object>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
-import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
+import { assertNotDeleted, SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import type { ticketFastResponseWorkflow } from '../../workflows/support/fast-response.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { chatFailure } from '../shared/ai-failures';
@@ -29,7 +29,7 @@ export const fastResponseRoutes = [
     errors: [404, 409, 503],
     handler: async ({ params, body, auth, deps }) => {
       const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket cannot be answered');
+      assertNotDeleted(ticket, 'A deleted ticket cannot be answered');
       if (!deps.llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
       const workflowId = workflowIds.ticketFastResponse(ticket._id, randomUUID().slice(0, 8));
       try {

@@ -1,3 +1,5 @@
+import { AppError } from '../errors';
+
 /**
  * Tickets (support-ticket-api.md §2, §3): allowed values and the status transition table. Pure.
  */
@@ -45,6 +47,11 @@ export const isReopen = (from: TicketStatus, to: TicketStatus) =>
 /** An admin reply moves an open ticket to in_progress. */
 export function statusAfterAdminReply(current: TicketStatus): TicketStatus {
   return current === 'open' ? 'in_progress' : current;
+}
+
+/** A deleted ticket takes no work (messages, attachments, replies) until it is restored. */
+export function assertNotDeleted(ticket: { status: TicketStatus }, message: string): void {
+  if (ticket.status === 'deleted') throw new AppError('CONFLICT', message);
 }
 
 export const MESSAGE_ORIGINS = ['usuario', 'admin'] as const;

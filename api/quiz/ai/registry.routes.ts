@@ -8,7 +8,7 @@ import { argumentValidator, BUILTIN_TOOLS, isBuiltinTool } from '../../../models
 import { AppError, notFound } from '../../../models/errors';
 import { refuseProvider } from '../../../models/infra/mcp';
 import { bearer } from '../../shared/auth';
-import { reply, routeFactory } from '../../shared/route';
+import { definedFields, reply, routeFactory } from '../../shared/route';
 import type { QuizDeps } from '../deps';
 import { AI_EDIT, AI_VIEW, aiRateLimit } from './chat.routes';
 import {
@@ -103,7 +103,7 @@ export function registryRoutes(limits: AiLimits) {
       handler: async ({ params, body, auth, deps }) => {
         builtinGuard('agent', params.name, isBuiltinAgent(params.name));
         await checkReferences(deps, body.tools, body.contextProviders);
-        const patch = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+        const patch = definedFields(body);
         return (await deps.ai.registry.updateAgent(params.name, patch, auth.sub)) ?? notFound(`agent ${params.name}`);
       },
     }),
@@ -170,7 +170,7 @@ export function registryRoutes(limits: AiLimits) {
         builtinGuard('tool', params.name, isBuiltinTool(params.name));
         if (body.parameters) checkParameters(body.parameters);
         if (body.endpoint) checkEndpoint(deps, body.endpoint);
-        const patch = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+        const patch = definedFields(body);
         return (await deps.ai.registry.updateTool(params.name, patch, auth.sub)) ?? notFound(`tool ${params.name}`);
       },
     }),
@@ -236,7 +236,7 @@ export function registryRoutes(limits: AiLimits) {
       handler: async ({ params, body, auth, deps }) => {
         const [current] = await deps.ai.registry.findProviders([params.name]);
         if (!current) notFound(`context provider ${params.name}`);
-        const patch = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+        const patch = definedFields(body);
         const reason = refuseProvider({ ...current, ...patch }, { outbound: deps.ai.outbound, stdioCommands: deps.config.ai.mcpStdioCommands });
         if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: ${reason}`);
         return (await deps.ai.registry.updateProvider(params.name, patch, auth.sub)) ?? notFound(`context provider ${params.name}`);

@@ -18,7 +18,7 @@ import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
 import { AttachmentIdParams, TicketIdParams } from './schemas';
 import { visibleTicket } from './routes';
-import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { assertNotDeleted, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();
 
@@ -228,7 +228,7 @@ export const attachmentRoutes = [
     errors: [404, 413, 415, 503],
     handler: async ({ params, auth, ctx, deps }) => {
       const ticket = await visibleTicket(deps, auth, params.id);
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no attachments');
+      assertNotDeleted(ticket, 'A deleted ticket takes no attachments');
       const upload = await receive(ctx, deps, `tickets/${ticket._id}`);
       const removeObject = () => deps.storage.client.removeObject(deps.storage.bucket, upload.key).catch(() => undefined);
       try {

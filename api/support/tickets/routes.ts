@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { hasPermission, type Principal } from '../../../models/auth/token.rules';
 import { AppError, notFound } from '../../../models/errors';
 import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
-import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { assertNotDeleted, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer, publicRoute } from '../../shared/auth';
-import { reply, routeFactory } from '../../shared/route';
+import { definedFields, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
 import {
   AddMessageBody,
@@ -206,7 +206,7 @@ export const ticketRoutes = [
     body: UpdateQuickReplyBody,
     errors: [404],
     handler: async ({ params, body, deps }) => {
-      const patch = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+      const patch = definedFields(body);
       return quickReplyView((await deps.quickReplies.update(params.replyId, patch)) ?? notFound('quick reply'));
     },
   }),
@@ -258,7 +258,7 @@ export const ticketRoutes = [
       if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket must be restored before it can be changed');
       if (body.status) await deps.tickets.changeStatus(ticket, body.status, auth.sub, 'patch');
       const { status: _status, ...fields } = body;
-      await deps.tickets.updateFields(ticket._id, Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)));
+      await deps.tickets.updateFields(ticket._id, definedFields(fields));
       const updated = (await deps.tickets.findById(ticket._id))!;
       return reply({
         message: 'Ticket atualizado',
@@ -328,7 +328,7 @@ export const ticketRoutes = [
     errors: [404, 409],
     handler: async ({ params, body, auth, deps }) => {
       const ticket = await visibleTicket(deps, auth, params.id);
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no messages');
+      assertNotDeleted(ticket, 'A deleted ticket takes no messages');
       const origem = isStaff(auth) ? 'admin' : 'usuario';
       const { message } = await deps.tickets.addMessage(ticket, { conteudo: body.conteudo, remetente: auth.email ?? auth.sub, origem });
       return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
@@ -348,7 +348,7 @@ export const ticketRoutes = [
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
       const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket takes no messages');
+      assertNotDeleted(ticket, 'A deleted ticket takes no messages');
       const quick = (await deps.quickReplies.findById(params.replyId)) ?? notFound('quick reply');
       const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: auth.email ?? auth.sub, origem: 'admin' });
       await deps.quickReplies.countUse(quick._id, message._id);
