@@ -99,6 +99,8 @@ export const EnvSchema = z.object({
   MINIO_BIN: z.string().min(1).optional(),
   FERRETDB_BIN: z.string().min(1).optional(),
   FERRETDB_PORT: port.default(27017),
+  /** FerretDB's debug HTTP endpoint (pprof, metrics), e.g. 127.0.0.1:8089; off when unset. */
+  FERRETDB_DEBUG_ADDR: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -145,6 +147,7 @@ export interface Config {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
     ferretdbPort: number;
+    ferretdbDebugAddr: string | undefined;
   };
 }
 
@@ -267,6 +270,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },
       ferretdbPort: e.FERRETDB_PORT,
+      ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },
   };
 }

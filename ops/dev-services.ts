@@ -31,6 +31,8 @@ export interface DevServicesOptions {
   temporalUi: boolean;
   bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined };
   cacheDir: string | undefined;
+  /** FerretDB's debug endpoint (pprof); off when undefined. */
+  ferretdbDebugAddr?: string | undefined;
   searchPath: string | undefined;
   log: (line: string) => void;
 }
@@ -161,7 +163,7 @@ export function devServiceSpecs(
         `--sqlite-url=file:${dir}/`,
         `--state-dir=${dir}`,
         `--listen-addr=127.0.0.1:${o.ports.ferretdb}`,
-        '--debug-addr=-',
+        `--debug-addr=${o.ferretdbDebugAddr ?? '-'}`,
         '--telemetry=disable',
         '--log-level=warn',
       ],

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     temporalUi: true,
     bins: config.devServices.bins,
     cacheDir: config.devServices.cacheDir,
+    ferretdbDebugAddr: config.devServices.ferretdbDebugAddr,
     searchPath: process.env.PATH,
     log: say,
   });

@@ -106,6 +106,7 @@ async function main(): Promise<number> {
       temporalUi: false,
       bins: config.devServices.bins,
       cacheDir: config.devServices.cacheDir,
+      ferretdbDebugAddr: config.devServices.ferretdbDebugAddr,
       searchPath: process.env.PATH,
       log: say,
     });

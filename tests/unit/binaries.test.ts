@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BINARIES, cachedBinaryPath, resolveBinary } from '../../ops/binaries';
+import { BINARIES, BinaryError, cachedBinaryPath, patchSource, resolveBinary } from '../../ops/binaries';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'bins-'));
 function fakeBinary(file: string): string {
@@ -75,4 +75,19 @@ describe('building a binary from the Go module proxy', () => {
     await expect(resolveBinary(spec, { configured: undefined, cacheDir, searchPath: '', log: (l) => again.push(l) })).resolves.toBe(bin);
     expect(again).toEqual([]);
   }, 180_000);
+});
+
+describe('source patches', () => {
+  it('replaces the expected text, and fails loudly when a new version no longer has it', () => {
+    const file = path.join(tmp(), 'metadata.go');
+    writeFileSync(file, `const IDColumn = DefaultColumn + "->'$._id'"\n`);
+    patchSource(file, `"->'$._id'"`, '`->"_id"`');
+    expect(readFileSync(file, 'utf8')).toBe('const IDColumn = DefaultColumn + `->"_id"`\n');
+    expect(() => patchSource(file, `"->'$._id'"`, '`->"_id"`')).toThrow(BinaryError);
+  });
+
+  it('keeps a patched build apart from a plain one in the cache', () => {
+    expect(cachedBinaryPath(BINARIES.ferretdb, '/c')).toBe(`/c/bin/ferretdb-${BINARIES.ferretdb.version}-idindex/ferretdb`);
+    expect(cachedBinaryPath(BINARIES.temporal, '/c')).toBe(`/c/bin/temporal-${BINARIES.temporal.version}/temporal`);
+  });
 });
