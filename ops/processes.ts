@@ -20,8 +20,11 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
-/** Ready when a worker polls the ops queue. */
-export async function workerPolling(address: string, namespace: string, prefix = ''): Promise<boolean> {
+/**
+ * Ready when a worker polls the ops queue (with `pid`: that process's worker, whose default
+ * identity is `<pid>@<host>`; a killed worker stays listed as a poller for a while).
+ */
+export async function workerPolling(address: string, namespace: string, prefix = '', pid?: number): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const res = await connection.workflowService.describeTaskQueue({
@@ -29,7 +32,8 @@ export async function workerPolling(address: string, namespace: string, prefix =
       taskQueue: { name: taskQueueName(prefix, TASK_QUEUES.ops) },
       taskQueueType: 1, // WORKFLOW
     });
-    return (res.pollers?.length ?? 0) > 0;
+    const pollers = res.pollers ?? [];
+    return pid === undefined ? pollers.length > 0 : pollers.some((p) => p.identity?.startsWith(`${pid}@`));
   } finally {
     await connection.close();
   }

@@ -29,16 +29,23 @@ const isDuplicate = (err: unknown) => (err as { code?: number }).code === 11000;
  * with a fresh id while the id is taken; a counter left behind by lost increments is first moved
  * past the largest id in use. A duplicate on another unique index is rethrown.
  */
-export async function insertWithNextId<T>(conn: Connection, sequence: string, collection: string, insert: (id: number) => Promise<T>): Promise<T> {
-  const entities = conn.db!.collection<{ _id: number }>(collection);
+export async function insertWithNextId<T>(
+  conn: Connection,
+  sequence: string,
+  collection: string,
+  insert: (id: number) => Promise<T>,
+  /** The field holding the number in `collection` (`_id` unless the key is derived from it). */
+  idField = '_id',
+): Promise<T> {
+  const entities = conn.db!.collection<Record<string, number>>(collection);
   for (let attempt = 0; ; attempt += 1) {
     const id = await nextId(conn, sequence);
     try {
       return await insert(id);
     } catch (err) {
-      if (!isDuplicate(err) || attempt >= 20 || !(await entities.findOne({ _id: id }, { projection: { _id: 1 } }))) throw err;
-      const [last] = await entities.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).toArray();
-      if (last) await conn.db!.collection<CounterDoc>('counters').updateOne({ _id: sequence }, { $max: { seq: last._id } });
+      if (!isDuplicate(err) || attempt >= 20 || !(await entities.findOne({ [idField]: id }, { projection: { [idField]: 1 } }))) throw err;
+      const [last] = await entities.find({}, { projection: { [idField]: 1 } }).sort({ [idField]: -1 }).limit(1).toArray();
+      if (last) await conn.db!.collection<CounterDoc>('counters').updateOne({ _id: sequence }, { $max: { seq: last[idField]! } });
     }
   }
 }

@@ -30,6 +30,18 @@ export interface TicketDoc {
   updatedAt: Date;
 }
 
+/**
+ * A ticket as stored. Its `_id` is the ticket number as a string: FerretDB v1 (dev and test
+ * database) turns only a filter on a string or ObjectId `_id` into a primary-key lookup and scans
+ * the whole collection for anything else, numeric `_id`s included (measured: 390 ms per lookup at
+ * 2,000 tickets). The number itself is kept in `number` (unique) for sorting and for people
+ * reading the database. The repository hands out {@link TicketDoc}, whose `_id` is the number.
+ */
+export type TicketRecord = Omit<TicketDoc, '_id'> & { _id: string; number: number };
+
+/** The stored key of ticket `id`. */
+export const ticketKey = (id: number): string => String(id);
+
 export interface MessageDoc {
   _id: number;
   ticketId: number;
@@ -95,9 +107,10 @@ export interface QuickReplyDoc {
   updatedAt: Date;
 }
 
-const TicketSchema = new Schema<TicketDoc>(
+const TicketSchema = new Schema<TicketRecord>(
   {
-    _id: { type: Number, required: true },
+    _id: { type: String, required: true },
+    number: { type: Number, required: true },
     main: { type: String, required: true },
     issue: { type: String, required: true },
     description: { type: String, required: true },
@@ -118,7 +131,8 @@ const TicketSchema = new Schema<TicketDoc>(
   { collection: 'tickets', versionKey: false, timestamps: true },
 );
 // Lists are newest first, by status, by requester, by issue, by tag; deleted ones are filtered out.
-TicketSchema.index({ createdAt: -1, _id: -1 });
+TicketSchema.index({ number: 1 }, { unique: true });
+TicketSchema.index({ createdAt: -1, number: -1 });
 TicketSchema.index({ status: 1, createdAt: -1 });
 TicketSchema.index({ email: 1, createdAt: -1 });
 TicketSchema.index({ issue: 1, createdAt: -1 });

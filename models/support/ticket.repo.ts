@@ -11,10 +11,12 @@ import { insertWithNextId, reserveIds } from '../infra/counters';
 import {
   messageModel,
   statusEventModel,
+  ticketKey,
   ticketModel,
   type MessageDoc,
   type StatusEventDoc,
   type TicketDoc,
+  type TicketRecord,
 } from './support.model';
 import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
@@ -45,13 +47,27 @@ export type ChangeSource = StatusEventDoc['source'];
 const isDuplicate = (err: unknown) => (err as { code?: number }).code === 11000;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The stored record as the rest of the code sees a ticket: `_id` is the ticket number. */
+function toTicket(rec: TicketRecord): TicketDoc {
+  const { number, ...rest } = rec;
+  return { ...rest, _id: number };
+}
+
 export function createTicketRepo(conn: Connection) {
   const Tickets = ticketModel(conn);
   const Messages = messageModel(conn);
   const Events = statusEventModel(conn);
 
-  function filterQuery(f: TicketFilters): QueryFilter<TicketDoc> {
-    const q: QueryFilter<TicketDoc> = {};
+  // Every write and lookup of one ticket filters on its `_id` alone: the one filter FerretDB v1
+  // answers without scanning the collection (see TicketRecord).
+  const byId = (id: number) => ({ _id: ticketKey(id) });
+  const load = async (id: number) => {
+    const rec = await Tickets.findOne(byId(id)).lean<TicketRecord>().exec();
+    return rec ? toTicket(rec) : null;
+  };
+
+  function filterQuery(f: TicketFilters): QueryFilter<TicketRecord> {
+    const q: QueryFilter<TicketRecord> = {};
     if (f.status) q.status = f.status;
     else if (!f.includeDeleted) q.status = { $ne: 'deleted' };
     if (f.issue) q.issue = f.issue;
@@ -73,7 +89,7 @@ export function createTicketRepo(conn: Connection) {
    * moved to that version by the event's owner alone.
    */
   async function changeStatus(
-    ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>,
+    ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'> & Partial<Pick<TicketDoc, 'reopenCount'>>,
     to: TicketStatus,
     by: string,
     source: ChangeSource,
@@ -100,18 +116,30 @@ export function createTicketRepo(conn: Connection) {
       await apply(mine);
       return { changed: true, from };
     }
-    await apply(event);
+    // Our event claimed the version the ticket was read at, so the ticket is still there: what was
+    // read is current and need not be read again.
+    await apply(event, ticket.reopenCount === undefined ? undefined : { statusVersion: event.version, reopenCount: ticket.reopenCount });
     return { changed: true, from };
   }
 
-  /** Moves the ticket to the state after `event`, if it is still at the event's version. */
-  async function apply(event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>): Promise<void> {
-    const set: Partial<TicketDoc> = { status: event.to, statusVersion: event.version + 1, updatedAt: event.at };
+  /**
+   * Moves the ticket to the state after `event`, if it is still at the event's version. Only the
+   * event's owner moves the ticket from that version (the event is unique per version), so reading
+   * the version and then writing by `_id` is enough; every value written follows from the event and
+   * that read, so an owner repeating the move (a retried activity) writes the same values again.
+   */
+  async function apply(
+    event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>,
+    known?: Pick<TicketRecord, 'statusVersion' | 'reopenCount'>,
+  ): Promise<void> {
+    const current = known ?? (await Tickets.findOne(byId(event.ticketId), { statusVersion: 1, reopenCount: 1 }).lean<Pick<TicketRecord, 'statusVersion' | 'reopenCount'>>());
+    if (!current || current.statusVersion !== event.version) return;
+    const set: Partial<TicketRecord> = { status: event.to, statusVersion: event.version + 1, updatedAt: event.at };
     if (event.to === 'resolved') set.resolvedAt = event.at;
     if (event.to === 'deleted') Object.assign(set, { deletedAt: event.at, statusBeforeDelete: event.from });
     if (event.from === 'deleted') Object.assign(set, { deletedAt: null, statusBeforeDelete: null });
-    const reopen = event.from !== null && isReopen(event.from, event.to);
-    await Tickets.updateOne({ _id: event.ticketId, statusVersion: event.version }, { $set: set, ...(reopen ? { $inc: { reopenCount: 1 } } : {}) });
+    if (event.from !== null && isReopen(event.from, event.to)) set.reopenCount = (current.reopenCount ?? 0) + 1;
+    await Tickets.updateOne(byId(event.ticketId), { $set: set });
   }
 
   return {
@@ -120,7 +148,8 @@ export function createTicketRepo(conn: Connection) {
     async create(input: NewTicket, by: string): Promise<TicketDoc> {
       const now = new Date();
       const doc = await insertWithNextId(conn, 'tickets', 'tickets', (id) => Tickets.create({
-        _id: id,
+        _id: ticketKey(id),
+        number: id,
         main: input.main,
         issue: input.issue,
         description: input.description,
@@ -131,36 +160,36 @@ export function createTicketRepo(conn: Connection) {
         statusVersion: 1,
         createdAt: now,
         updatedAt: now,
-      }));
-      const id = doc._id;
-      await Events.create({ _id: `create:${id}`, ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create' });
-      return doc.toObject();
+      }), 'number');
+      const ticket = toTicket(doc.toObject());
+      await Events.create({ _id: `create:${ticket._id}`, ticketId: ticket._id, version: 0, from: null, to: 'open', by, at: now, source: 'create' });
+      return ticket;
     },
 
-    findById: (id: number) => Tickets.findById(id).lean<TicketDoc>().exec(),
+    findById: load,
 
     async list(f: TicketFilters, page: number, limit: number): Promise<{ items: TicketDoc[]; total: number }> {
       const q = filterQuery(f);
       const [items, total] = await Promise.all([
         Tickets.find(q)
-          .sort({ createdAt: -1, _id: -1 })
+          .sort({ createdAt: -1, number: -1 })
           .skip((page - 1) * limit)
           .limit(limit)
-          .lean<TicketDoc[]>(),
+          .lean<TicketRecord[]>(),
         Tickets.countDocuments(q),
       ]);
-      return { items, total };
+      return { items: items.map(toTicket), total };
     },
 
     /** Ids matching filters, for bulk selection (at most `max`). */
     async idsMatching(f: TicketFilters, max: number): Promise<number[]> {
-      const rows = await Tickets.find(filterQuery(f), { _id: 1 }).sort({ _id: 1 }).limit(max).lean<{ _id: number }[]>();
-      return rows.map((r) => r._id);
+      const rows = await Tickets.find(filterQuery(f), { number: 1 }).sort({ number: 1 }).limit(max).lean<{ number: number }[]>();
+      return rows.map((r) => r.number);
     },
 
     async updateFields(id: number, fields: Partial<Pick<TicketDoc, 'issue' | 'main' | 'newsletter' | 'replied'>>): Promise<void> {
       if (Object.keys(fields).length === 0) return;
-      await Tickets.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } });
+      await Tickets.updateOne(byId(id), { $set: { ...fields, updatedAt: new Date() } });
     },
 
     async restore(ticket: TicketDoc, by: string): Promise<TicketStatus> {
@@ -201,9 +230,10 @@ export function createTicketRepo(conn: Connection) {
       }
       const dedupeKey = message.dedupeKey;
       const at = message.createdAt;
-      await Tickets.updateOne({ _id: ticket._id }, { $set: { lastMessageAt: at, updatedAt: new Date() } });
+      const current = await Tickets.findOne(byId(ticket._id), { firstAdminReplyAt: 1 }).lean<Pick<TicketRecord, 'firstAdminReplyAt'>>();
+      const firstReply = m.origem === 'admin' && !current?.firstAdminReplyAt;
+      await Tickets.updateOne(byId(ticket._id), { $set: { lastMessageAt: at, updatedAt: new Date(), ...(firstReply ? { firstAdminReplyAt: at } : {}) } });
       if (m.origem === 'admin') {
-        await Tickets.updateOne({ _id: ticket._id, firstAdminReplyAt: null }, { $set: { firstAdminReplyAt: at } });
         const next = statusAfterAdminReply(ticket.status);
         if (next !== ticket.status) await changeStatus(ticket, next, m.remetente, source, `${dedupeKey}:status`);
       }
@@ -211,12 +241,14 @@ export function createTicketRepo(conn: Connection) {
     },
 
     async addTag(ticketId: number, tagId: number): Promise<void> {
-      await Tickets.updateOne({ _id: ticketId }, { $addToSet: { tags: tagId }, $set: { updatedAt: new Date() } });
+      await Tickets.updateOne(byId(ticketId), { $addToSet: { tags: tagId }, $set: { updatedAt: new Date() } });
     },
 
     async removeTag(ticketId: number, tagId: number): Promise<boolean> {
-      const r = await Tickets.updateOne({ _id: ticketId, tags: tagId }, { $pull: { tags: tagId }, $set: { updatedAt: new Date() } });
-      return r.modifiedCount === 1;
+      const current = await Tickets.findOne(byId(ticketId), { tags: 1 }).lean<Pick<TicketRecord, 'tags'>>();
+      if (!current?.tags.includes(tagId)) return false;
+      await Tickets.updateOne(byId(ticketId), { $pull: { tags: tagId }, $set: { updatedAt: new Date() } });
+      return true;
     },
 
     async dropTagEverywhere(tagId: number): Promise<void> {
@@ -226,9 +258,9 @@ export function createTicketRepo(conn: Connection) {
     /** Inserts many tickets at once (seeding, benchmarks). */
     async insertMany(rows: Omit<TicketDoc, '_id'>[]): Promise<number[]> {
       const first = await reserveIds(conn, 'tickets', rows.length);
-      const docs = rows.map((r, i) => ({ ...r, _id: first + i }));
+      const docs = rows.map((r, i) => ({ ...r, _id: ticketKey(first + i), number: first + i }));
       await Tickets.insertMany(docs, { ordered: false });
-      return docs.map((d) => d._id);
+      return docs.map((d) => d.number);
     },
   };
 }

@@ -1,6 +1,8 @@
 /** Runs the project's own entry points as child processes (as an operator would). */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import type { Config } from '../../models/config';
+import { workerPolling } from '../../ops/processes';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -37,5 +39,34 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A worker process of its own on the task-queue prefix `prefix` (so a test may kill it without
+ * disturbing others), resolved once it polls.
+ */
+export async function startOwnWorker(prefix: string, config: Config): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TASK_QUEUE_PREFIX: prefix },
+    stdio: 'ignore',
+    detached: true,
+  });
+  for (let i = 0; !(await workerPolling(config.temporal.address, config.temporal.namespace, prefix, child.pid).catch(() => false)); i += 1) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}`);
+    if (i > 600) throw new Error('worker did not start polling within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+/** SIGKILLs a process group started detached (no cleanup runs: as a crash). */
+export function killGroup(child: ChildProcess | undefined): void {
+  if (!child?.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }

@@ -2,6 +2,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { makeSupportDeps, supportService, type SupportDeps } from '../../api/support/service';
+import type { TicketDoc } from '../../models/support/support.model';
 import { TICKET_ISSUES } from '../../models/support/ticket.rules';
 import { startTestService, testConfig, tokenFor, type TestService } from './service';
 
@@ -40,4 +41,38 @@ export function buildTicket(overrides: Record<string, unknown> = {}) {
     newsletter: 'The News',
     ...overrides,
   };
+}
+
+/** Inserts `n` open tickets directly (bulk tests need many). */
+export async function insertTickets(svc: SupportService, n: number): Promise<number[]> {
+  const now = new Date();
+  const rows: Omit<TicketDoc, '_id'>[] = Array.from({ length: n }, (_, i) => ({
+    ...buildTicket({ email: `bulk-${randomUUID().slice(0, 8)}-${i}@example.com` }),
+    newsletter: 'The News',
+    wantReply: true,
+    status: 'open',
+    statusVersion: 1,
+    replied: null,
+    tags: [],
+    statusBeforeDelete: null,
+    deletedAt: null,
+    firstAdminReplyAt: null,
+    resolvedAt: null,
+    reopenCount: 0,
+    lastMessageAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  return await svc.deps.tickets.insertMany(rows);
+}
+
+/** Polls a bulk operation (as ever-new client IPs, never meeting the per-IP limit) until it ends. */
+export async function waitForBulk(svc: SupportService, jwt: string, operationId: string, until: (op: any) => boolean = (op) => ['completed', 'cancelled', 'failed'].includes(op.state), timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await client(svc, jwt).get(`/support/bulk/${operationId}`).expect(200);
+    if (until(res.body.data)) return res.body.data;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`bulk operation ${operationId} did not reach the expected state within ${timeoutMs} ms`);
 }

@@ -3,13 +3,11 @@
  * request still gets the right answer; a client that disconnects cancels its run. This file runs
  * its own worker on its own task-queue prefix, so killing it disturbs no other test.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
-import { workerPolling } from '../../ops/processes';
 import { aiUser, provider, startAiService, type AiService } from '../helpers/ai';
-import { ROOT } from '../helpers/processes';
+import { killGroup, startOwnWorker } from '../helpers/processes';
 import { testConfig } from '../helpers/service';
 
 jest.setTimeout(180_000);
@@ -19,37 +17,12 @@ const config = testConfig({ TASK_QUEUE_PREFIX: prefix });
 let svc: AiService;
 let worker: ChildProcess | undefined;
 
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, TASK_QUEUE_PREFIX: prefix },
-    stdio: 'ignore',
-    detached: true,
-  });
-  // The ops queue is polled once every worker of the process is up.
-  for (let i = 0; !(await workerPolling(config.temporal.address, config.temporal.namespace, prefix).catch(() => false)); i += 1) {
-    if (i > 600) throw new Error('worker did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return child;
-}
-
-function kill(child: ChildProcess | undefined): void {
-  if (child?.pid) {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
-
 beforeAll(async () => {
   svc = await startAiService(config);
-  worker = await startWorker();
+  worker = await startOwnWorker(prefix, config);
 });
 afterAll(async () => {
-  kill(worker);
+  killGroup(worker);
   await svc?.close();
 });
 
@@ -95,8 +68,8 @@ describe('the tool loop survives a worker restart', () => {
       ]);
       const { response } = postRaw(port, u.auth, { prompt: 'Quanto custam 2 business?', tools: ['calculate_price'] });
       await waitForRequests(u.id, 2);
-      kill(worker);
-      worker = await startWorker();
+      killGroup(worker);
+      worker = await startOwnWorker(prefix, config);
       const res = await response;
       expect(res.status).toBe(200);
       expect(res.body.data.content).toBe('Dois planos business custam R$ 2.998 por mês.');

@@ -1,8 +1,8 @@
 /** Bulk operations through the real worker. */
 import { randomUUID } from 'node:crypto';
-import { messageModel, statusEventModel, type TicketDoc } from '../../models/support/support.model';
+import { messageModel, statusEventModel } from '../../models/support/support.model';
 import { provider } from '../helpers/ai';
-import { agentToken, buildTicket, client, startSupportService, type SupportService } from '../helpers/support';
+import { agentToken, client, insertTickets, waitForBulk, startSupportService, type SupportService } from '../helpers/support';
 
 jest.setTimeout(60_000);
 
@@ -14,47 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-async function createTickets(n: number): Promise<number[]> {
-  const now = new Date();
-  const rows: Omit<TicketDoc, '_id'>[] = Array.from({ length: n }, (_, i) => ({
-    ...buildTicket({ email: `bulk-${randomUUID().slice(0, 8)}-${i}@example.com` }),
-    newsletter: 'The News',
-    wantReply: true,
-    status: 'open',
-    statusVersion: 1,
-    replied: null,
-    tags: [],
-    statusBeforeDelete: null,
-    deletedAt: null,
-    firstAdminReplyAt: null,
-    resolvedAt: null,
-    reopenCount: 0,
-    lastMessageAt: null,
-    createdAt: now,
-    updatedAt: now,
-  }));
-  return await svc.deps.tickets.insertMany(rows);
-}
-
-// Polls as ever-new client IPs, so polling never meets the per-IP rate limit.
-async function waitFor(s: SupportService, operationId: string, states = ['completed', 'cancelled', 'failed']) {
-  for (let i = 0; i < 1200; i += 1) {
-    const res = await client(s, agentJwt).get(`/support/bulk/${operationId}`).expect(200);
-    if (states.includes(res.body.data.state)) return res.body.data;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('operation did not finish');
-}
-
 describe('bulk operations', () => {
   it('updates the status of many tickets: 202, progress, per-ticket errors, one history event each', async () => {
-    const ids = await createTickets(25);
+    const ids = await insertTickets(svc, 25);
     const c = client(svc, agentJwt);
     await c.delete(`/support/${ids[0]}`).expect(200);
     const res = await c.post('/support/bulk/status', { ticketIds: [...ids, 99999999], status: 'resolved' }).expect(202);
     expect(res.body).toMatchObject({ success: true, data: { operationId: expect.any(String), total: 26, state: 'running', type: 'status' } });
     expect(res.headers.location).toBe(`/support/bulk/${res.body.data.operationId}`);
-    const done = await waitFor(svc, res.body.data.operationId);
+    const done = await waitForBulk(svc, agentJwt, res.body.data.operationId);
     expect(done).toMatchObject({ state: 'completed', total: 26, processed: 26, succeeded: 24, failed: 2 });
     expect(done.errors).toEqual([
       { ticketId: ids[0], error: 'ticket is deleted' },
@@ -66,14 +34,14 @@ describe('bulk operations', () => {
   });
 
   it('sends one message to each ticket and deletes in bulk', async () => {
-    const ids = await createTickets(5);
+    const ids = await insertTickets(svc, 5);
     const c = client(svc, agentJwt);
     const msg = await c.post('/support/bulk/messages', { ticketIds: ids, conteudo: 'Reenviamos a edição de hoje.' }).expect(202);
-    expect(await waitFor(svc, msg.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
+    expect(await waitForBulk(svc, agentJwt, msg.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
     expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin' })).toBe(5);
     expect((await svc.deps.tickets.findById(ids[0]!))!.status).toBe('in_progress');
     const del = await c.post('/support/bulk/delete', { ticketIds: ids }).expect(202);
-    expect(await waitFor(svc, del.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
+    expect(await waitForBulk(svc, agentJwt, del.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
     expect((await svc.deps.tickets.findById(ids[4]!))!.status).toBe('deleted');
   });
 
@@ -88,12 +56,12 @@ describe('bulk operations', () => {
   });
 
   it('drafts and sends AI replies for many tickets, reporting the ones the provider refuses', async () => {
-    const ids = await createTickets(3);
+    const ids = await insertTickets(svc, 3);
     await provider().script(`ticket-${ids[0]}`, [{ kind: 'reply', content: 'Resposta um' }]);
     await provider().script(`ticket-${ids[1]}`, [{ kind: 'error', status: 500 }, { kind: 'reply', content: 'Resposta dois' }]);
     await provider().script(`ticket-${ids[2]}`, [{ kind: 'error', status: 400, message: 'refused' }]);
     const res = await client(svc, agentJwt).post('/support/bulk/fast-response', { ticketIds: ids, send: true }).expect(202);
-    const done = await waitFor(svc, res.body.data.operationId);
+    const done = await waitForBulk(svc, agentJwt, res.body.data.operationId);
     expect(done).toMatchObject({ state: 'completed', processed: 3, succeeded: 2, failed: 1, errors: [{ ticketId: ids[2], error: 'AI provider rejected the request: refused' }] });
     expect((await svc.deps.tickets.findById(ids[0]!))!.replied).toBe('Resposta um');
     expect((await svc.deps.tickets.findById(ids[1]!))!.replied).toBe('Resposta dois');
@@ -101,16 +69,16 @@ describe('bulk operations', () => {
   });
 
   it('cancels a running operation: it stops between tickets and keeps what was done', async () => {
-    const ids = await createTickets(600);
+    const ids = await insertTickets(svc, 600);
     const c = client(svc, agentJwt);
     const res = await c.post('/support/bulk/status', { ticketIds: ids, status: 'closed' }).expect(202);
     const operationId = res.body.data.operationId as string;
     const cancel = await client(svc, agentJwt).post(`/support/bulk/${operationId}/cancel`).expect(202);
     expect(cancel.body.data).toEqual({ operationId, state: 'cancelling' });
-    const done = await waitFor(svc, operationId);
+    const done = await waitForBulk(svc, agentJwt, operationId);
     expect(done.state).toBe('cancelled');
     expect(done.processed).toBeLessThan(600);
-    const closed = await svc.deps.mongo.conn.db!.collection('tickets').countDocuments({ _id: { $in: ids } as never, status: 'closed' });
+    const closed = await svc.deps.mongo.conn.db!.collection('tickets').countDocuments({ number: { $in: ids }, status: 'closed' });
     expect(closed).toBe(done.processed);
     await client(svc, agentJwt).post(`/support/bulk/${operationId}/cancel`).expect(409);
   });
