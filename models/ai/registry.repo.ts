@@ -93,7 +93,7 @@ export function createAiRegistryRepo(conn: Connection) {
     createAgent: (a: AgentDefinition, by: string) =>
       isBuiltinAgent(a.name) ? Promise.resolve(false) : upsertNew(Agents, { _id: a.name, ...omitName(a), createdBy: by, updatedBy: by }),
     async updateAgent(name: string, patch: Partial<Omit<AgentDefinition, 'name'>>, by: string) {
-      const doc = await Agents.findByIdAndUpdate(name, { $set: { ...patch, updatedBy: by } }, { new: true }).lean<AiAgentDoc>();
+      const doc = await Agents.findByIdAndUpdate(name, { $set: { ...patch, updatedBy: by } }, { returnDocument: 'after' }).lean<AiAgentDoc>();
       return doc ? agentFromDoc(doc) : undefined;
     },
     deleteAgent: async (name: string) => (await Agents.deleteOne({ _id: name })).deletedCount === 1,
@@ -112,7 +112,7 @@ export function createAiRegistryRepo(conn: Connection) {
     async updateTool(name: string, patch: Partial<Omit<RegisteredTool, 'name'>>, by: string) {
       const { parameters, ...rest } = patch;
       const set = { ...rest, ...(parameters ? { parametersJson: JSON.stringify(parameters) } : {}), updatedBy: by };
-      const doc = await Tools.findByIdAndUpdate(name, { $set: set }, { new: true }).lean<AiToolDoc>();
+      const doc = await Tools.findByIdAndUpdate(name, { $set: set }, { returnDocument: 'after' }).lean<AiToolDoc>();
       return doc ? toolFromDoc(doc) : undefined;
     },
     deleteTool: async (name: string) => (await Tools.deleteOne({ _id: name })).deletedCount === 1,
@@ -125,7 +125,7 @@ export function createAiRegistryRepo(conn: Connection) {
     },
     createProvider: (p: RegisteredProvider, by: string) => upsertNew(Providers, { _id: p.name, ...omitName(p), createdBy: by, updatedBy: by }),
     async updateProvider(name: string, patch: Partial<Omit<RegisteredProvider, 'name'>>, by: string) {
-      const doc = await Providers.findByIdAndUpdate(name, { $set: { ...patch, updatedBy: by } }, { new: true }).lean<AiContextProviderDoc>();
+      const doc = await Providers.findByIdAndUpdate(name, { $set: { ...patch, updatedBy: by } }, { returnDocument: 'after' }).lean<AiContextProviderDoc>();
       return doc ? providerFromDoc(doc) : undefined;
     },
     deleteProvider: async (name: string) => (await Providers.deleteOne({ _id: name })).deletedCount === 1,

@@ -31,7 +31,7 @@ export function createTagRepo(conn: Connection) {
       if (patch.name !== undefined) Object.assign(set, { name: patch.name.trim(), nameKey: tagKey(patch.name) });
       if (patch.color !== undefined) set.color = patch.color.toLowerCase();
       try {
-        return await Tags.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<TagDoc>();
+        return await Tags.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<TagDoc>();
       } catch (err) {
         if (isDuplicate(err)) return undefined;
         throw err;
@@ -86,7 +86,7 @@ export function createQuickReplyRepo(conn: Connection) {
       return { ...doc.toObject(), usageCount: 0 };
     },
     async update(id: number, patch: Partial<Pick<QuickReplyDoc, 'title' | 'content' | 'category'>>): Promise<QuickReplyDoc | null> {
-      const doc = await Replies.findByIdAndUpdate(id, { $set: patch }, { new: true }).lean<QuickReplyDoc>();
+      const doc = await Replies.findByIdAndUpdate(id, { $set: patch }, { returnDocument: 'after' }).lean<QuickReplyDoc>();
       return doc ? (await withCount([doc]))[0]! : null;
     },
     delete: async (id: number) => (await Replies.deleteOne({ _id: id })).deletedCount === 1,
