@@ -1,10 +1,12 @@
 /** The News Intelligence API (spec: news-intelligence-api.md). */
 import type { ServiceDefinition } from '../shared/app';
 import { newsEnvelope } from '../shared/envelope';
-import type { Infra } from '../shared/infra';
 import { opsRoutes } from '../shared/ops.routes';
+import type { NewsDeps } from './deps';
+import { keyRoutes } from './keys.routes';
+import { usageRoutes } from './usage.routes';
 
-export type NewsDeps = Infra;
+export { makeNewsDeps, type NewsDeps } from './deps';
 
 export const newsService: ServiceDefinition<NewsDeps> = {
   name: 'news',
@@ -12,7 +14,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...opsRoutes<NewsDeps>('news')],
+  extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };
-
-export const makeNewsDeps = (infra: Infra): NewsDeps => infra;

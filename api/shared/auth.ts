@@ -11,7 +11,8 @@ export interface AuthPolicy<P = unknown> {
   scheme: 'bearerAuth' | 'apiKeyAuth' | undefined;
   /** Human-readable requirement for the docs ("permission support.agent"). */
   describe: string;
-  authenticate(ctx: Context, services: AuthServices): Promise<P>;
+  /** `deps` are the service's dependencies (API keys live in the news service's database). */
+  authenticate(ctx: Context, services: AuthServices, deps: unknown): Promise<P>;
 }
 
 export interface AuthServices {

@@ -12,6 +12,8 @@ export interface Limiter {
   readonly points: number;
   /** Counts one request for `key`; sets the headers; throws RATE_LIMITED (429) past the limit. */
   consume(ctx: Context, key: string): Promise<void>;
+  /** Requests counted for `key` in the current window, and when the window resets. */
+  used(key: string): Promise<{ count: number; resetAt: Date }>;
 }
 
 export const RATE_LIMIT_COLLECTION = 'rate_limits';
@@ -63,6 +65,14 @@ export function createMongoLimiter(
         throw dependencyUnavailable('mongodb', err);
       }
       for (const [k, v] of Object.entries(headers(options.points, res))) ctx.set(k, v);
+    },
+    async used(key) {
+      try {
+        const res = await (await get()).get(key);
+        return { count: res?.consumedPoints ?? 0, resetAt: new Date(Date.now() + (res?.msBeforeNext ?? options.durationSec * 1000)) };
+      } catch (err) {
+        throw dependencyUnavailable('mongodb', err);
+      }
     },
   };
 }

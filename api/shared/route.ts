@@ -119,7 +119,7 @@ function parseOrThrow(schema: z.ZodType | undefined, value: unknown, where: 'bod
 /** The Koa middleware that runs one route: auth, validation, handler, envelope. */
 export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServices) {
   return async (ctx: Context): Promise<void> => {
-    const principal = await route.auth.authenticate(ctx, auth);
+    const principal = await route.auth.authenticate(ctx, auth, deps);
     ctx.state.principal = principal;
     if (route.rateLimit) await route.rateLimit({ ctx, auth: principal, deps });
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');

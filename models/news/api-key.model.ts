@@ -1,12 +1,16 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import { KEY_MODES, KEY_SCOPES, type KeyMode, type KeyScope } from './api-key.rules';
 
+/**
+ * An API key as stored. The `_id` is the SHA-256 of the key (the key itself is never stored):
+ * every request finds its key by `_id`, the one lookup FerretDB v1 answers from an index
+ * (docs/decisions.md). `keyId` is the key's public id (lists, revocation).
+ */
 export interface ApiKeyDoc {
   _id: string;
+  keyId: string;
   userId: string;
   name: string;
-  /** SHA-256 of the key; the key itself is never stored. */
-  keyHash: string;
   displayPrefix: string;
   mode: KeyMode;
   scopes: KeyScope[];
@@ -19,9 +23,9 @@ export interface ApiKeyDoc {
 const ApiKeySchema = new Schema<ApiKeyDoc>(
   {
     _id: { type: String, required: true },
+    keyId: { type: String, required: true },
     userId: { type: String, required: true },
     name: { type: String, required: true, trim: true },
-    keyHash: { type: String, required: true },
     displayPrefix: { type: String, required: true },
     mode: { type: String, enum: KEY_MODES, required: true },
     scopes: { type: [String], enum: KEY_SCOPES, required: true },
@@ -32,7 +36,7 @@ const ApiKeySchema = new Schema<ApiKeyDoc>(
   },
   { collection: 'api_keys', versionKey: false },
 );
-ApiKeySchema.index({ keyHash: 1 }, { unique: true });
+ApiKeySchema.index({ keyId: 1 }, { unique: true });
 ApiKeySchema.index({ userId: 1, createdAt: -1 });
 
 export function apiKeyModel(conn: Connection): Model<ApiKeyDoc> {

@@ -18,10 +18,10 @@ export function createApiKeyRepo(conn: Connection) {
     async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyDoc }> {
       const generated = generateApiKey(input.mode);
       const record = await Keys.create({
-        _id: randomUUID(),
+        _id: generated.hash,
+        keyId: randomUUID(),
         userId: input.userId,
         name: input.name,
-        keyHash: generated.hash,
         displayPrefix: generated.displayPrefix,
         mode: input.mode,
         scopes: input.scopes,
@@ -30,7 +30,21 @@ export function createApiKeyRepo(conn: Connection) {
       return { key: generated.key, record: record.toObject() };
     },
 
-    findByHash: (keyHash: string) => Keys.findOne({ keyHash }).lean<ApiKeyDoc>().exec(),
+    findByHash: (keyHash: string) => Keys.findById(keyHash).lean<ApiKeyDoc>().exec(),
+
+    /** The user's key with this public id, or null. */
+    findForUser: (userId: string, keyId: string) => Keys.findOne({ keyId, userId }).lean<ApiKeyDoc>().exec(),
+
+    /** Revokes a key (idempotent). */
+    async revoke(keyHash: string): Promise<void> {
+      const current = await Keys.findById(keyHash, { revokedAt: 1 }).lean<Pick<ApiKeyDoc, 'revokedAt'>>();
+      if (current && !current.revokedAt) await Keys.updateOne({ _id: keyHash }, { $set: { revokedAt: new Date() } });
+    },
+
+    /** Records use; callers throttle it (one write per key per minute is plenty). */
+    async touch(keyHash: string, at: Date): Promise<void> {
+      await Keys.updateOne({ _id: keyHash }, { $set: { lastUsedAt: at } });
+    },
 
     /** Revokes the user's active keys with this name (seed rotation); returns how many. */
     async revokeByName(userId: string, name: string): Promise<number> {

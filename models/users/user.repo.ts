@@ -7,12 +7,24 @@ export function createUserRepo(conn: Connection) {
   return {
     findById: (id: string) => Users.findById(id).lean<UserDoc>().exec(),
 
+    /** The user, created on the Starter plan when missing (the plan is billing's to change). */
+    async ensure(id: string, email?: string): Promise<UserDoc> {
+      const existing = await Users.findById(id).lean<UserDoc>();
+      if (existing) return existing;
+      try {
+        return (await Users.create({ _id: id, plan: 'starter', ...(email ? { email } : {}) })).toObject();
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+        return (await Users.findById(id).lean<UserDoc>())!; // created meanwhile by another request
+      }
+    },
+
     /** Creates the user when missing and sets the plan (and email when given). */
     async setPlan(id: string, plan: Plan, email?: string): Promise<UserDoc> {
       const doc = await Users.findOneAndUpdate(
         { _id: id },
         { $set: { plan, ...(email ? { email } : {}) } },
-        { upsert: true, new: true, setDefaultsOnInsert: true },
+        { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true },
       ).lean<UserDoc>();
       return doc!;
     },

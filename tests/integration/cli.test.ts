@@ -39,7 +39,7 @@ describe('cli apikey create', () => {
     expect(r.code).toBe(0);
     expect(r.lastLine).toMatch(/^nws_live_[A-Za-z0-9_-]{32}$/);
     const stored = await apiKeyModel(conn).findOne({ userId: user }).lean();
-    expect(stored).toMatchObject({ keyHash: hashApiKey(r.lastLine), mode: 'live', scopes: ['read:articles', 'read:entities'] });
+    expect(stored).toMatchObject({ _id: hashApiKey(r.lastLine), mode: 'live', scopes: ['read:articles', 'read:entities'] });
     expect(JSON.stringify(stored)).not.toContain(r.lastLine);
     const days = (stored!.expiresAt!.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -78,8 +78,8 @@ describe('cli seed', () => {
     expect(second.code).toBe(0);
     expect(await userModel(conn).countDocuments({ _id: /^demo-/ })).toBe(4);
     // Keys are rotated: the first run's key is revoked, the second's active.
-    const old = await apiKeyModel(conn).findOne({ keyHash: hashApiKey(summary.apiKeys.pro) }).lean();
-    const fresh = await apiKeyModel(conn).findOne({ keyHash: hashApiKey(JSON.parse(second.lastLine).apiKeys.pro) }).lean();
+    const old = await apiKeyModel(conn).findById(hashApiKey(summary.apiKeys.pro)).lean();
+    const fresh = await apiKeyModel(conn).findById(hashApiKey(JSON.parse(second.lastLine).apiKeys.pro)).lean();
     expect(old?.revokedAt).toBeInstanceOf(Date);
     expect(fresh?.revokedAt).toBeNull();
   });

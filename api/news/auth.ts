@@ -1,0 +1,83 @@
+/**
+ * X-API-Key authentication of the News API (spec §3.1, §5, §8): the key is found by its hash, must
+ * be active and hold the route's scope; then the per-key minute limit of the account's plan and,
+ * for live keys, the account's monthly quota are counted. Every answer carries X-RateLimit-*;
+ * live keys of a limited plan also get X-Quota-Limit, X-Quota-Remaining and X-Quota-Reset.
+ */
+import type { Context } from 'koa';
+import { hashApiKey, keyStatus, looksLikeApiKey, type KeyMode, type KeyScope } from '../../models/news/api-key.rules';
+import { PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { nextMonthStart } from '../../models/news/usage.repo';
+import { AppError } from '../../models/errors';
+import type { AuthPolicy } from '../shared/auth';
+import type { NewsDeps } from './deps';
+
+export interface KeyPrincipal {
+  /** The account (user) the key belongs to; `sub` for the access log. */
+  sub: string;
+  keyId: string;
+  keyHash: string;
+  mode: KeyMode;
+  scopes: KeyScope[];
+  plan: Plan;
+}
+
+/** Where keys come from, in every 401 (spec §7: the message points to where a key is obtained). */
+export const KEYS_HINT = 'Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.';
+
+const PLAN_NAMES: Record<Plan, string> = { starter: 'Starter', pro: 'Pro', business: 'Business' };
+export const planName = (p: Plan) => PLAN_NAMES[p];
+
+// lastUsedAt is written at most once a minute per key and process.
+const TOUCH_EVERY_MS = 60_000;
+const touched = new Map<string, number>();
+
+async function countMonth(ctx: Context, deps: NewsDeps, p: KeyPrincipal): Promise<void> {
+  const quota = PLAN_LIMITS[p.plan].perMonth;
+  if (p.mode !== 'live' || quota === null) return;
+  const now = new Date();
+  const count = await deps.usage.increment(p.sub, now);
+  const reset = nextMonthStart(now);
+  ctx.set('X-Quota-Limit', String(quota));
+  ctx.set('X-Quota-Remaining', String(Math.max(0, quota - count)));
+  ctx.set('X-Quota-Reset', String(Math.floor(reset.getTime() / 1000)));
+  if (count > quota) {
+    throw new AppError('RATE_LIMITED', `Monthly quota of ${quota.toLocaleString('en')} requests of the ${planName(p.plan)} plan is used up; it resets on ${reset.toISOString().slice(0, 10)}`, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000))) },
+    });
+  }
+}
+
+/** A valid, active API key holding `scope` (`*` holds every scope), within its plan's limits. */
+export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrincipal> {
+  return {
+    scheme: 'apiKeyAuth',
+    describe: scope ? `API key with scope ${scope}` : 'API key',
+    async authenticate(ctx, _services, rawDeps) {
+      const deps = rawDeps as NewsDeps;
+      const key = ctx.get('x-api-key').trim();
+      if (!key) throw new AppError('UNAUTHENTICATED', `Missing API key. ${KEYS_HINT}`);
+      if (!looksLikeApiKey(key)) throw new AppError('UNAUTHENTICATED', `Invalid API key. ${KEYS_HINT}`);
+      const hash = hashApiKey(key);
+      const record = await deps.apiKeys.findByHash(hash);
+      if (!record) throw new AppError('UNAUTHENTICATED', `Invalid API key. ${KEYS_HINT}`);
+      const status = keyStatus(record);
+      if (status !== 'active') throw new AppError('UNAUTHENTICATED', `This API key has ${status === 'expired' ? 'expired' : 'been revoked'}. ${KEYS_HINT}`);
+      const user = await deps.users.findById(record.userId);
+      const principal: KeyPrincipal = { sub: record.userId, keyId: record.keyId, keyHash: hash, mode: record.mode, scopes: record.scopes, plan: user?.plan ?? 'starter' };
+      // Counted before the scope check: a key hammering a route it may not use is still limited.
+      await deps.keyLimiters[principal.plan].consume(ctx, `key:${record.keyId}`);
+      if (scope && !record.scopes.includes('*') && !record.scopes.includes(scope)) {
+        throw new AppError('FORBIDDEN', `This API key lacks the scope ${scope} (it has ${record.scopes.join(', ')})`);
+      }
+      await countMonth(ctx, deps, principal);
+      const now = Date.now();
+      if (now - (touched.get(hash) ?? 0) > TOUCH_EVERY_MS) {
+        if (touched.size > 10_000) touched.clear();
+        touched.set(hash, now);
+        deps.apiKeys.touch(hash, new Date(now)).catch(() => touched.delete(hash));
+      }
+      return principal;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** What the news service's routes use, built once per process. */
+import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
+import { PLANS, PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
+import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
+import type { Infra } from '../shared/infra';
+import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
+
+export interface NewsDeps extends Infra {
+  apiKeys: ApiKeyRepo;
+  users: UserRepo;
+  usage: UsageRepo;
+  /** Requests per minute per key, by the plan of the key's account. */
+  keyLimiters: Record<Plan, Limiter>;
+}
+
+export function makeNewsDeps(infra: Infra): NewsDeps {
+  const { conn, ready } = infra.mongo;
+  const keyLimiters = Object.fromEntries(
+    PLANS.map((plan) => [
+      plan,
+      createMongoLimiter(ready, infra.config.mongo.db, {
+        name: `news-key-${plan}`,
+        points: PLAN_LIMITS[plan].perMinute,
+        durationSec: 60,
+        message: `Rate limit exceeded: ${PLAN_LIMITS[plan].perMinute} requests per minute per key on this plan`,
+      }),
+    ]),
+  ) as Record<Plan, Limiter>;
+  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), keyLimiters };
+}

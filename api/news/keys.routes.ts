@@ -1,0 +1,105 @@
+/**
+ * The dashboard's API-key endpoints (spec §3.1, §5): authenticated by the account's bearer JWT,
+ * never by an API key. A new key is returned once; only its hash is stored.
+ */
+import { z } from 'zod';
+import { AppError, notFound } from '../../models/errors';
+import { KEY_MODES, KEY_SCOPES, keyStatus, normaliseScopes, resolveExpiry, type KeyScope } from '../../models/news/api-key.rules';
+import type { ApiKeyDoc } from '../../models/news/api-key.model';
+import { bearer } from '../shared/auth';
+import { reply, routeFactory } from '../shared/route';
+import type { NewsDeps } from './deps';
+
+const route = routeFactory<NewsDeps>();
+const account = bearer();
+const tags = ['api keys'];
+
+const KeyView = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('the first characters of the key, enough to recognise it, never to use it'),
+  mode: z.enum(KEY_MODES),
+  scopes: z.array(z.enum(KEY_SCOPES)),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  status: z.enum(['active', 'expired', 'revoked']),
+  createdAt: z.string(),
+});
+
+const present = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
+  id: k.keyId,
+  name: k.name,
+  prefix: k.displayPrefix,
+  mode: k.mode,
+  scopes: k.scopes,
+  expiresAt: k.expiresAt?.toISOString() ?? null,
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  status: keyStatus(k),
+  createdAt: k.createdAt.toISOString(),
+});
+
+const CreateKey = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  expiry: z
+    .string()
+    .default('none')
+    .describe('none, 30d, 90d, 1y, or a date YYYY-MM-DD (the key expires at the end of that day, UTC)'),
+  scopes: z.array(z.enum(KEY_SCOPES)).optional().describe('read:articles, read:entities, read:breaking or *; none given means *'),
+  mode: z.enum(KEY_MODES).default('live').describe('live keys count against the monthly quota; test keys do not'),
+});
+
+export const keyRoutes = [
+  route({
+    method: 'post',
+    path: '/api/keys',
+    summary: 'Create an API key (shown once)',
+    description: 'The response holds the key itself; it is never shown again (only its hash is stored). Prefixes: nws_live_ and nws_test_.',
+    tags,
+    auth: account,
+    body: CreateKey,
+    response: KeyView.extend({ key: z.string() }),
+    status: 201,
+    handler: async ({ body, auth, deps }) => {
+      let expiresAt: Date | null;
+      let scopes: KeyScope[];
+      try {
+        expiresAt = resolveExpiry(body.expiry);
+        scopes = normaliseScopes(body.scopes);
+      } catch (err) {
+        throw new AppError('VALIDATION_FAILED', (err as Error).message, { details: [{ path: /scope/.test((err as Error).message) ? 'body.scopes' : 'body.expiry', message: (err as Error).message }] });
+      }
+      await deps.users.ensure(auth.sub, auth.email);
+      const { key, record } = await deps.apiKeys.create({ userId: auth.sub, name: body.name, mode: body.mode, scopes, expiresAt });
+      return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...present(record), key } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/keys',
+    summary: "The account's API keys",
+    description: 'Newest first, revoked and expired ones included (with their status). Never the keys themselves.',
+    tags,
+    auth: account,
+    response: z.array(KeyView),
+    handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(present),
+  }),
+
+  route({
+    method: 'delete',
+    path: '/api/keys/:id',
+    summary: 'Revoke an API key',
+    description: 'Requests with a revoked key get 401 at once. Revoking twice is harmless.',
+    tags,
+    auth: account,
+    params: z.object({ id: z.uuid() }),
+    response: KeyView,
+    errors: [404],
+    handler: async ({ params, auth, deps }) => {
+      const key = await deps.apiKeys.findForUser(auth.sub, params.id);
+      if (!key) throw notFound('API key');
+      await deps.apiKeys.revoke(key._id);
+      return present({ ...key, revokedAt: key.revokedAt ?? new Date() });
+    },
+  }),
+];

@@ -1,0 +1,148 @@
+/**
+ * Articles and entities of the News Intelligence API (spec §2): codes, the field set of every
+ * include module, and how a stored article is shown for a set of modules. Pure data and functions.
+ */
+import { z } from 'zod';
+import { INCLUDE_MODULES, PLAN_LIMITS, minimumPlanFor, type IncludeModule, type Plan } from './plan.rules';
+
+export const SECTORS = ['FIN', 'TEC', 'SAU', 'ENE', 'MAT', 'IND', 'CON', 'IMO', 'AGR', 'TRA', 'COM', 'SER', 'GOV', 'ESP', 'CRY', 'FIP', 'CIE', 'DEF', 'CUL', 'EDU', 'AMB', 'SOC', 'TUR'] as const;
+export type Sector = (typeof SECTORS)[number];
+
+/** The spec shows M&A, IPO, REG and DIV; the rest are what a business desk files news under. */
+export const TOPICS = ['M&A', 'IPO', 'REG', 'DIV', 'EARN', 'MACRO', 'RATES', 'DEBT', 'BUYBACK', 'GUIDANCE', 'LEGAL', 'ESG', 'LABOR', 'CONTRACT', 'PRODUCT', 'MGMT'] as const;
+export type Topic = (typeof TOPICS)[number];
+
+export const ENTITY_TYPES = ['COMPANY', 'PERSON', 'INSTITUTION', 'TICKER', 'LOCATION', 'EVENT', 'PRODUCT', 'LAW', 'MONETARY', 'METRIC'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+/** Most urgent first; the rank is what sorting uses (CRITICAL > HIGH > MEDIUM > LOW). */
+export const URGENCY_LEVELS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+export type UrgencyLevel = (typeof URGENCY_LEVELS)[number];
+export const urgencyRank = (u: UrgencyLevel): number => URGENCY_LEVELS.length - URGENCY_LEVELS.indexOf(u);
+
+export const CONTENT_TYPES = ['BREAKING', 'NEWS', 'ANALYSIS', 'OPINION', 'INTERVIEW', 'REPORT', 'PRESS_RELEASE'] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+export const LANGUAGES = ['pt', 'en', 'es'] as const;
+
+export const SENTIMENT_LABELS = ['MUITO_NEGATIVO', 'NEGATIVO', 'NEUTRO', 'POSITIVO', 'MUITO_POSITIVO'] as const;
+export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
+
+/** The label of a sentiment score in [-1, 1]: fifths of the range, NEUTRO around zero. */
+export function sentimentLabel(score: number): SentimentLabel {
+  if (score <= -0.6) return 'MUITO_NEGATIVO';
+  if (score <= -0.2) return 'NEGATIVO';
+  if (score < 0.2) return 'NEUTRO';
+  if (score < 0.6) return 'POSITIVO';
+  return 'MUITO_POSITIVO';
+}
+
+const unit = z.number().min(0).max(1);
+const score100 = z.number().min(0).max(100);
+const localized = z.object({ title: z.string(), subtitle: z.string().nullable(), summary: z.string().nullable() });
+
+/** The field set of every include module (spec §2.6), as stored and as returned. */
+export const MODULE_SCHEMAS = {
+  sentiment: z.object({ score: z.number().min(-1).max(1), label: z.enum(SENTIMENT_LABELS), confidence: unit }),
+  market_impact: z.object({
+    level: z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH']),
+    horizon: z.enum(['INTRADAY', 'SHORT_TERM', 'MEDIUM_TERM', 'LONG_TERM']),
+    scope: z.enum(['COMPANY', 'SECTOR', 'MARKET', 'ECONOMY']),
+    confidence: unit,
+    affectedTickers: z.array(z.string()),
+  }),
+  entities: z.array(
+    z.object({
+      entityId: z.string(),
+      entityType: z.enum(ENTITY_TYPES),
+      canonicalName: z.string(),
+      ticker: z.string().optional(),
+      mentionCount: z.number().int().min(1),
+      prominenceScore: unit,
+      isInTitle: z.boolean(),
+      sentiment: z.number().min(-1).max(1),
+    }),
+  ),
+  translations: z.object({ pt: localized, en: localized }),
+  scoring: z.object({ relevance: score100, credibility: score100, depth: score100, timeliness: score100, originality: score100, overall: score100 }),
+  classification: z.object({ secondarySectors: z.array(z.enum(SECTORS)), secondaryTopics: z.array(z.enum(TOPICS)), keywords: z.array(z.string()) }),
+  meta: z.object({ sourceTier: z.number().int().min(1).max(3), paywall: z.boolean(), wordCount: z.number().int().min(0), readingTimeMinutes: z.number().int().min(0) }),
+} satisfies Record<IncludeModule, z.ZodType>;
+
+export type ModuleData = { [M in IncludeModule]: z.infer<(typeof MODULE_SCHEMAS)[M]> };
+
+/** An article as stored: base fields, the stored modules, and the keys lists are sorted by. */
+export interface ArticleDoc {
+  _id: string;
+  sourceName: string;
+  sourceUrl: string;
+  title: string;
+  subtitle: string | null;
+  summary: string | null;
+  publishedAt: Date;
+  primarySector: Sector;
+  primaryTopic: Topic;
+  contentType: ContentType;
+  urgencyLevel: UrgencyLevel;
+  isBreaking: boolean;
+  isExclusive: boolean;
+  language: string;
+  /** scoring.overall, copied so lists can sort by it. */
+  baseScore: number;
+  modules: ModuleData;
+  /** Ids of the entities mentioned (for the entity filter and /entities/{id}/articles). */
+  entityIds: string[];
+  tickers: string[];
+  createdAt: Date;
+}
+
+/** Reasons an include list is refused: unknown names (400) or a module above the plan (403). */
+export type IncludeProblem = { kind: 'unknown'; modules: string[] } | { kind: 'plan'; module: IncludeModule; plan: Plan; requiredPlan: Plan };
+
+/** Parses `include=a,b` for a plan: the modules, or what is wrong with them. */
+export function parseInclude(raw: string | undefined, plan: Plan): { modules: IncludeModule[] } | { problem: IncludeProblem } {
+  const names = [...new Set((raw ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+  const unknown = names.filter((n) => !(INCLUDE_MODULES as readonly string[]).includes(n));
+  if (unknown.length) return { problem: { kind: 'unknown', modules: unknown } };
+  const modules = names as IncludeModule[];
+  const above = modules.find((m) => !PLAN_LIMITS[plan].modules.includes(m));
+  if (above) return { problem: { kind: 'plan', module: above, plan, requiredPlan: minimumPlanFor(above) } };
+  return { modules };
+}
+
+/** The article of spec §2.1: base fields always, each requested module's fields only when asked. */
+export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: a._id,
+    sourceName: a.sourceName,
+    title: a.title,
+    subtitle: a.subtitle,
+    summary: a.summary,
+    publishedAt: a.publishedAt.toISOString(),
+    primarySector: a.primarySector,
+    primaryTopic: a.primaryTopic,
+    contentType: a.contentType,
+    urgencyLevel: a.urgencyLevel,
+    isBreaking: a.isBreaking,
+    language: a.language,
+  };
+  for (const m of modules) {
+    const data = a.modules[m];
+    switch (m) {
+      case 'sentiment': {
+        const s = data as ModuleData['sentiment'];
+        Object.assign(out, { sentimentScore: s.score, sentimentLabel: s.label, sentimentConfidence: s.confidence });
+        break;
+      }
+      case 'entities':
+        out.entities = data; // spec §2.2 plus entityId (for /api/entities/{id}) and sentiment
+        break;
+      case 'market_impact':
+        out.marketImpact = data;
+        break;
+      default:
+        out[m] = data;
+    }
+  }
+  return out;
+}

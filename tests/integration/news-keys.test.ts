@@ -1,0 +1,154 @@
+/** API keys of the News API: the dashboard endpoints, key states, per-key limits and quotas. */
+import request from 'supertest';
+import { apiKeyModel } from '../../models/news/api-key.model';
+import { hashApiKey } from '../../models/news/api-key.rules';
+import { monthOf } from '../../models/news/usage.repo';
+import { accountWithKey, startNewsService, withKey, type NewsService } from '../helpers/news';
+import { tokenFor } from '../helpers/service';
+
+let svc: NewsService;
+beforeAll(async () => {
+  svc = await startNewsService();
+});
+afterAll(() => svc?.close());
+
+const dashboard = (jwt: string) => ({
+  post: (body: object) => request(svc.callback).post('/api/keys').set('Authorization', `Bearer ${jwt}`).send(body),
+  list: () => request(svc.callback).get('/api/keys').set('Authorization', `Bearer ${jwt}`),
+  revoke: (id: string) => request(svc.callback).delete(`/api/keys/${id}`).set('Authorization', `Bearer ${jwt}`),
+});
+
+describe('dashboard key endpoints', () => {
+  it('creates a key shown once, lists it without the key, stores only its hash', async () => {
+    const jwt = await tokenFor(`dash-${Date.now()}`, [], 'dash@example.com');
+    const created = await dashboard(jwt).post({ name: 'Produção', expiry: '90d', scopes: ['read:articles'] }).expect(201);
+    const key = created.body.data.key as string;
+    expect(key).toMatch(/^nws_live_[A-Za-z0-9_-]{32}$/);
+    expect(created.body).toMatchObject({ success: true, data: { name: 'Produção', mode: 'live', scopes: ['read:articles'], status: 'active', lastUsedAt: null } });
+    const days = (Date.parse(created.body.data.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThan(90.1);
+
+    const listed = await dashboard(jwt).list().expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: created.body.data.id, prefix: key.slice(0, 15), status: 'active' })]);
+    expect(JSON.stringify(listed.body)).not.toContain(key);
+    const stored = await apiKeyModel(svc.deps.mongo.conn).findOne({ keyId: created.body.data.id }).lean();
+    expect(stored?._id).toBe(hashApiKey(key));
+    expect(JSON.stringify(stored)).not.toContain(key);
+
+    // The new account is on Starter until billing says otherwise.
+    const usage = await withKey(svc, key, '/api/usage').expect(200);
+    expect(usage.body.data.plan).toBe('Starter');
+  });
+
+  it('creates test keys, and keys with all scopes when none are given', async () => {
+    const jwt = await tokenFor(`dash-test-${Date.now()}`);
+    const res = await dashboard(jwt).post({ name: 'sandbox', mode: 'test' }).expect(201);
+    expect(res.body.data).toMatchObject({ mode: 'test', scopes: ['*'], expiresAt: null });
+    expect(res.body.data.key).toMatch(/^nws_test_/);
+  });
+
+  it.each([
+    ['an unknown expiry', { name: 'x', expiry: '2w' }, 'body.expiry'],
+    ['a past date', { name: 'x', expiry: '2020-01-01' }, 'body.expiry'],
+    ['an impossible date', { name: 'x', expiry: '2027-02-30' }, 'body.expiry'],
+    ['an unknown scope', { name: 'x', scopes: ['write:articles'] }, 'body.scopes.0'],
+    ['no name', { expiry: 'none' }, 'body.name'],
+    ['an unknown field', { name: 'x', plan: 'business' }, ''],
+  ])('rejects %s with 400 and creates nothing', async (_label, body, path) => {
+    const jwt = await tokenFor(`dash-bad-${Date.now()}-${Math.random()}`);
+    const res = await dashboard(jwt).post(body).expect(400);
+    expect(res.body).toMatchObject({ success: false, statusCode: 400, code: 'VALIDATION_FAILED' });
+    if (path) expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    expect((await dashboard(jwt).list().expect(200)).body.data).toEqual([]);
+  });
+
+  it('needs the account token, not an API key', async () => {
+    const { key } = await accountWithKey(svc, 'pro');
+    const res = await request(svc.callback).get('/api/keys').set('X-API-Key', key).expect(401);
+    expect(res.body).toMatchObject({ success: false, statusCode: 401 });
+  });
+
+  it('revokes a key: 401 from then on; another account cannot revoke it', async () => {
+    const owner = await accountWithKey(svc, 'pro');
+    const other = await accountWithKey(svc, 'pro');
+    await withKey(svc, owner.key, '/api/usage').expect(200);
+    await dashboard(other.jwt).revoke(owner.keyId).expect(404);
+    await withKey(svc, owner.key, '/api/usage').expect(200);
+    const res = await dashboard(owner.jwt).revoke(owner.keyId).expect(200);
+    expect(res.body.data).toMatchObject({ id: owner.keyId, status: 'revoked' });
+    const denied = await withKey(svc, owner.key, '/api/usage').expect(401);
+    expect(denied.body.error).toMatch(/revoked.*POST \/api\/keys/);
+    await dashboard(owner.jwt).revoke(owner.keyId).expect(200);
+    await dashboard(owner.jwt).revoke('9b2f3c1e-0000-4000-8000-000000000000').expect(404);
+  });
+});
+
+describe('X-API-Key', () => {
+  it.each([
+    ['missing', undefined, /^Missing API key.*POST \/api\/keys/],
+    ['malformed', 'not-a-key', /^Invalid API key.*POST \/api\/keys/],
+    ['unknown', 'nws_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', /^Invalid API key/],
+  ])('answers 401 for a %s key, saying where keys come from', async (_label, key, message) => {
+    const req = request(svc.callback).get('/api/usage');
+    const res = await (key ? req.set('X-API-Key', key) : req).expect(401);
+    expect(res.body).toMatchObject({ success: false, statusCode: 401, error: expect.stringMatching(message) });
+  });
+
+  it('answers 401 for an expired key', async () => {
+    const { key } = await accountWithKey(svc, 'business', { expiresAt: new Date(Date.now() - 1000) });
+    const res = await withKey(svc, key, '/api/usage').expect(401);
+    expect(res.body.error).toMatch(/^This API key has expired/);
+  });
+
+  it('counts down the per-key minute limit of the plan to 429 with Retry-After', async () => {
+    const { key } = await accountWithKey(svc, 'starter', { mode: 'test' });
+    let last = await withKey(svc, key, '/api/usage').expect(200);
+    expect(last.headers['x-ratelimit-limit']).toBe('100');
+    expect(last.headers['x-ratelimit-remaining']).toBe('99');
+    const reset = Number(last.headers['x-ratelimit-reset']);
+    expect(reset * 1000).toBeGreaterThan(Date.now());
+    expect(reset * 1000).toBeLessThanOrEqual(Date.now() + 61_000);
+    for (let i = 2; i <= 100; i += 1) last = await withKey(svc, key, '/api/usage').expect(200);
+    expect(last.headers['x-ratelimit-remaining']).toBe('0');
+    const limited = await withKey(svc, key, '/api/usage').expect(429);
+    expect(limited.body).toMatchObject({ success: false, statusCode: 429 });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('gives each plan its own minute limit', async () => {
+    for (const [plan, limit] of [['pro', '500'], ['business', '2000']] as const) {
+      const { key } = await accountWithKey(svc, plan);
+      expect((await withKey(svc, key, '/api/usage').expect(200)).headers['x-ratelimit-limit']).toBe(limit);
+    }
+  });
+
+  it('counts live keys against the monthly quota and test keys not at all', async () => {
+    const live = await accountWithKey(svc, 'starter');
+    const first = await withKey(svc, live.key, '/api/usage').expect(200);
+    expect(first.headers['x-quota-limit']).toBe('500000');
+    expect(first.body.data.month).toMatchObject({ limit: 500_000, used: 1, remaining: 499_999 });
+    const second = await withKey(svc, live.key, '/api/usage').expect(200);
+    expect(second.body.data.month.used).toBe(2);
+    expect(second.body.data.minute).toMatchObject({ limit: 100, used: 2, remaining: 98 });
+
+    const sandbox = await accountWithKey(svc, 'starter', { mode: 'test' });
+    const t = await withKey(svc, sandbox.key, '/api/usage').expect(200);
+    expect(t.headers['x-quota-limit']).toBeUndefined();
+    expect(t.body.data).toMatchObject({ key: { mode: 'test', countedMonthly: false }, month: { used: 0 } });
+
+    const unlimited = await accountWithKey(svc, 'business');
+    const b = await withKey(svc, unlimited.key, '/api/usage').expect(200);
+    expect(b.headers['x-quota-limit']).toBeUndefined();
+    expect(b.body.data.month).toMatchObject({ limit: null, remaining: null });
+  });
+
+  it('answers 429 once the monthly quota is used up, until the month ends', async () => {
+    const { key, userId } = await accountWithKey(svc, 'pro');
+    await svc.deps.mongo.conn.db!.collection('news_usage').insertOne({ _id: `${userId}:${monthOf(new Date())}` as never, userId, month: monthOf(new Date()), count: 3_000_000 });
+    const res = await withKey(svc, key, '/api/usage').expect(429);
+    expect(res.body.error).toMatch(/^Monthly quota of 3,000,000 requests of the Pro plan is used up; it resets on \d{4}-\d{2}-01$/);
+    expect(res.headers['x-quota-remaining']).toBe('0');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
