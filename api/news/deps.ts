@@ -1,6 +1,7 @@
 /** What the news service's routes use, built once per process. */
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { PLANS, PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
 import type { Infra } from '../shared/infra';
@@ -10,6 +11,7 @@ export interface NewsDeps extends Infra {
   apiKeys: ApiKeyRepo;
   users: UserRepo;
   usage: UsageRepo;
+  preferences: PreferencesRepo;
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
 }
@@ -27,5 +29,5 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
       }),
     ]),
   ) as Record<Plan, Limiter>;
-  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), keyLimiters };
+  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), keyLimiters };
 }

@@ -4,6 +4,7 @@ import { newsEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { NewsDeps } from './deps';
 import { keyRoutes } from './keys.routes';
+import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
 
 export { makeNewsDeps, type NewsDeps } from './deps';
@@ -14,6 +15,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };

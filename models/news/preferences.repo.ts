@@ -1,0 +1,45 @@
+/**
+ * Preferences, one document per user (`_id` = user id: a primary-key read on FerretDB too). Edits
+ * are single atomic update operators on MongoDB ($addToSet, $pull, $set of one path); the document
+ * is created with the defaults first, so every edit is an update by `_id`.
+ */
+import type { Connection } from 'mongoose';
+import { defaultPreferences, type Preferences } from './preferences.rules';
+
+type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
+
+export function createPreferencesRepo(conn: Connection) {
+  const prefs = () => conn.db!.collection<PreferencesDoc>('user_preferences');
+
+  async function ensure(userId: string): Promise<void> {
+    if (await prefs().findOne({ _id: userId }, { projection: { _id: 1 } })) return;
+    await prefs()
+      .insertOne({ _id: userId, ...defaultPreferences(), updatedAt: new Date() })
+      .catch((err: { code?: number }) => {
+        if (err.code !== 11000) throw err; // created meanwhile
+      });
+  }
+
+  async function get(userId: string): Promise<Preferences> {
+    const doc = await prefs().findOne({ _id: userId });
+    if (!doc) return defaultPreferences();
+    const { _id: _userId, updatedAt: _updatedAt, ...rest } = doc;
+    return { ...defaultPreferences(), ...rest };
+  }
+
+  return {
+    get,
+    async replace(userId: string, p: Preferences): Promise<Preferences> {
+      await prefs().replaceOne({ _id: userId }, { ...p, updatedAt: new Date() }, { upsert: true });
+      return await get(userId);
+    },
+    /** Applies one update (operators on paths of the document) and returns the result. */
+    async update(userId: string, update: Record<string, Record<string, unknown>>): Promise<Preferences> {
+      await ensure(userId);
+      await prefs().updateOne({ _id: userId }, { ...update, $set: { ...(update.$set ?? {}), updatedAt: new Date() } });
+      return await get(userId);
+    },
+  };
+}
+
+export type PreferencesRepo = ReturnType<typeof createPreferencesRepo>;

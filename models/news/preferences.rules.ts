@@ -1,0 +1,98 @@
+/**
+ * A user's News API preferences (spec §2.7): what they follow and how the feed weighs it. Pure
+ * data: the schema that validates every edit, the defaults, and the limits.
+ */
+import { z } from 'zod';
+import { SECTORS, TOPICS } from './article.rules';
+import { fold } from './text.rules';
+
+export const PREFERENCE_LIMITS = { watchlist: 100, keywords: 50, keywordLength: 50 } as const;
+
+/** B3 tickers: four letters and a class number (PETR4, VALE3, SANB11). */
+export const TICKER = z
+  .string()
+  .trim()
+  .transform((s) => s.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z]{4}\d{1,2}$/, 'a B3 ticker such as PETR4 or SANB11'));
+
+export const WEIGHT = z.number().min(0).max(5);
+export const SECTOR = z.enum(SECTORS);
+export const TOPIC = z.enum(TOPICS);
+/** Letters, digits, spaces, &, ' and - (keywords are keys of keywordWeights: no dots or $). */
+export const KEYWORD = z
+  .string()
+  .trim()
+  .min(2)
+  .max(PREFERENCE_LIMITS.keywordLength)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} &'-]*$/u, "letters, digits, spaces, &, ' and - only");
+
+export const NotificationSettings = z.strictObject({
+  email: z.boolean(),
+  push: z.boolean(),
+  whatsapp: z.boolean(),
+  breakingOnly: z.boolean(),
+  minScore: z.number().min(0).max(100),
+});
+
+const MULTIPLIER = z.number().min(0).max(10);
+export const RelevanceSettings = z.strictObject({
+  sectorMultiplier: MULTIPLIER,
+  topicMultiplier: MULTIPLIER,
+  keywordMultiplier: MULTIPLIER,
+  watchlistMultiplier: MULTIPLIER,
+  breakingNewsMultiplier: MULTIPLIER,
+  exclusiveMultiplier: MULTIPLIER,
+  recencyDecayEnabled: z.boolean(),
+  recencyDecayHours: z.number().min(1).max(720),
+});
+
+export type NotificationSettings = z.infer<typeof NotificationSettings>;
+export type RelevanceSettings = z.infer<typeof RelevanceSettings>;
+
+/** Messaging notifications are off until the user turns them on (spec §2.7). */
+export const DEFAULT_NOTIFICATIONS: NotificationSettings = { email: true, push: false, whatsapp: false, breakingOnly: false, minScore: 0 };
+export const DEFAULT_RELEVANCE: RelevanceSettings = {
+  sectorMultiplier: 1,
+  topicMultiplier: 1,
+  keywordMultiplier: 1,
+  watchlistMultiplier: 1.5,
+  breakingNewsMultiplier: 1.5,
+  exclusiveMultiplier: 1.2,
+  recencyDecayEnabled: true,
+  recencyDecayHours: 24,
+};
+
+const unique = <T>(xs: T[]) => [...new Set(xs)];
+const weightsOf = <K extends string>(key: z.ZodEnum<Record<K, K>>) => z.partialRecord(key, WEIGHT);
+
+/** The whole document, as PUT replaces it (absent fields take their defaults). */
+export const Preferences = z
+  .strictObject({
+    sectors: z.array(SECTOR).default([]).transform(unique),
+    sectorWeights: weightsOf(SECTOR).default({}),
+    topics: z.array(TOPIC).default([]).transform(unique),
+    topicWeights: weightsOf(TOPIC).default({}),
+    watchlistCompanies: z.array(z.uuid()).max(PREFERENCE_LIMITS.watchlist).default([]).transform(unique),
+    watchlistTickers: z.array(TICKER).max(PREFERENCE_LIMITS.watchlist).default([]).transform(unique),
+    keywords: z.array(KEYWORD).max(PREFERENCE_LIMITS.keywords).default([]),
+    keywordWeights: z.record(KEYWORD, WEIGHT).default({}),
+    notificationSettings: NotificationSettings.partial().default({}).transform((n) => ({ ...DEFAULT_NOTIFICATIONS, ...n })),
+    relevanceSettings: RelevanceSettings.partial().default({}).transform((r) => ({ ...DEFAULT_RELEVANCE, ...r })),
+  })
+  .transform((p) => {
+    // Keywords are one per folded form ("Ações" and "acoes" are the same keyword).
+    const seen = new Set<string>();
+    const keywords = p.keywords.filter((k) => !seen.has(fold(k)) && seen.add(fold(k)));
+    return {
+      ...p,
+      keywords,
+      // Weights only for what is followed; followed items without a weight weigh 1.
+      sectorWeights: Object.fromEntries(p.sectors.map((s) => [s, p.sectorWeights[s] ?? 1])),
+      topicWeights: Object.fromEntries(p.topics.map((t) => [t, p.topicWeights[t] ?? 1])),
+      keywordWeights: Object.fromEntries(keywords.map((k) => [k, p.keywordWeights[k] ?? 1])),
+    };
+  });
+
+export type Preferences = z.output<typeof Preferences>;
+
+export const defaultPreferences = (): Preferences => Preferences.parse({});
