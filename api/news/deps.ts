@@ -1,6 +1,7 @@
 /** What the news service's routes use, built once per process. */
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { PLANS, PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
@@ -12,6 +13,7 @@ export interface NewsDeps extends Infra {
   users: UserRepo;
   usage: UsageRepo;
   preferences: PreferencesRepo;
+  entities: EntityRepo;
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
 }
@@ -29,5 +31,5 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
       }),
     ]),
   ) as Record<Plan, Limiter>;
-  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), keyLimiters };
+  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn), keyLimiters };
 }

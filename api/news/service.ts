@@ -3,6 +3,7 @@ import type { ServiceDefinition } from '../shared/app';
 import { newsEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { NewsDeps } from './deps';
+import { entityRoutes } from './entities.routes';
 import { keyRoutes } from './keys.routes';
 import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
@@ -15,6 +16,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...entityRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };
