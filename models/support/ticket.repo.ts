@@ -255,10 +255,24 @@ export function createTicketRepo(conn: Connection) {
       await Tickets.updateMany({ tags: tagId }, { $pull: { tags: tagId } });
     },
 
-    /** Inserts many tickets at once (seeding, benchmarks). */
-    async insertMany(rows: Omit<TicketDoc, '_id'>[]): Promise<number[]> {
+    /**
+     * Inserts many tickets at once (seeding, benchmarks, tests), in the given status (default
+     * open) and creation time (default now); every other field takes its default. No history.
+     */
+    async insertMany(rows: (NewTicket & { status?: TicketStatus; createdAt?: Date })[]): Promise<number[]> {
       const first = await reserveIds(conn, 'tickets', rows.length);
-      const docs = rows.map((r, i) => ({ ...r, _id: ticketKey(first + i), number: first + i }));
+      const now = new Date();
+      const docs = rows.map((r, i) => ({
+        ...r,
+        newsletter: r.newsletter ?? null,
+        wantReply: r.wantReply ?? true,
+        status: r.status ?? 'open',
+        statusVersion: 1,
+        createdAt: r.createdAt ?? now,
+        updatedAt: r.createdAt ?? now,
+        _id: ticketKey(first + i),
+        number: first + i,
+      }));
       await Tickets.insertMany(docs, { ordered: false });
       return docs.map((d) => d.number);
     },

@@ -2,7 +2,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { makeSupportDeps, supportService, type SupportDeps } from '../../api/support/service';
-import type { TicketDoc } from '../../models/support/support.model';
 import { TICKET_ISSUES } from '../../models/support/ticket.rules';
 import { startTestService, testConfig, tokenFor, type TestService } from './service';
 
@@ -45,25 +44,7 @@ export function buildTicket(overrides: Record<string, unknown> = {}) {
 
 /** Inserts `n` open tickets directly (bulk tests need many). */
 export async function insertTickets(svc: SupportService, n: number): Promise<number[]> {
-  const now = new Date();
-  const rows: Omit<TicketDoc, '_id'>[] = Array.from({ length: n }, (_, i) => ({
-    ...buildTicket({ email: `bulk-${randomUUID().slice(0, 8)}-${i}@example.com` }),
-    newsletter: 'The News',
-    wantReply: true,
-    status: 'open',
-    statusVersion: 1,
-    replied: null,
-    tags: [],
-    statusBeforeDelete: null,
-    deletedAt: null,
-    firstAdminReplyAt: null,
-    resolvedAt: null,
-    reopenCount: 0,
-    lastMessageAt: null,
-    createdAt: now,
-    updatedAt: now,
-  }));
-  return await svc.deps.tickets.insertMany(rows);
+  return await svc.deps.tickets.insertMany(Array.from({ length: n }, (_, i) => buildTicket({ email: `bulk-${randomUUID().slice(0, 8)}-${i}@example.com` })));
 }
 
 /** Polls a bulk operation (as ever-new client IPs, never meeting the per-IP limit) until it ends. */
