@@ -45,6 +45,45 @@ function full(what: string, limit: number): never {
   throw new AppError('VALIDATION_FAILED', `At most ${limit} ${what}`, { details: [{ path: 'body', message: `at most ${limit} ${what}` }] });
 }
 
+/**
+ * Follow (or re-weigh) and unfollow routes of a weighted list of codes: sectors and topics. Each
+ * answers with the list and its weights (spec §4.7's shape for sectors).
+ */
+function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'>(list: L, field: F, code: z.ZodEnum, noun: string, removeNote: string) {
+  const weights = `${field}Weights` as const;
+  const View = z.object({ [list]: z.array(z.string()), [weights]: z.record(z.string(), z.number()) });
+  const answer = (p: Preferences) => ({ [list]: p[list], [weights]: p[weights] });
+  return [
+    route({
+      method: 'post',
+      path: `${base}/${list}`,
+      summary: `Follow a ${noun} (or change its weight)`,
+      tags,
+      auth: owner,
+      body: z.strictObject({ [field]: code, weight: WEIGHT.default(1) }),
+      response: View,
+      handler: async ({ body, auth, deps }) => {
+        const value = (body as Record<F, string>)[field];
+        return answer(await deps.preferences.update(auth.sub, { $addToSet: { [list]: value }, $set: { [`${weights}.${value}`]: body.weight } }));
+      },
+    }),
+    route({
+      method: 'delete',
+      path: `${base}/${list}/:${field}`,
+      summary: `Stop following a ${noun}`,
+      ...(removeNote ? { description: removeNote } : {}),
+      tags,
+      auth: owner,
+      params: z.object({ [field]: code }),
+      response: View,
+      handler: async ({ params, auth, deps }) => {
+        const value = (params as Record<F, string>)[field];
+        return answer(await deps.preferences.update(auth.sub, { $pull: { [list]: value }, $unset: { [`${weights}.${value}`]: '' } }));
+      },
+    }),
+  ];
+}
+
 export const preferenceRoutes = [
   route({
     method: 'get',
@@ -69,54 +108,8 @@ export const preferenceRoutes = [
     handler: async ({ body, auth, deps }) => await deps.preferences.replace(auth.sub, body),
   }),
 
-  route({
-    method: 'post',
-    path: `${base}/sectors`,
-    summary: 'Follow a sector (or change its weight)',
-    tags,
-    auth: owner,
-    body: z.strictObject({ sector: SECTOR, weight: WEIGHT.default(1) }),
-    response: z.object({ sectors: z.array(z.string()), sectorWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ body, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $addToSet: { sectors: body.sector }, $set: { [`sectorWeights.${body.sector}`]: body.weight } }), 'sectors', 'sectorWeights'),
-  }),
-
-  route({
-    method: 'delete',
-    path: `${base}/sectors/:sector`,
-    summary: 'Stop following a sector',
-    tags,
-    auth: owner,
-    params: z.object({ sector: SECTOR }),
-    response: z.object({ sectors: z.array(z.string()), sectorWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ params, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $pull: { sectors: params.sector }, $unset: { [`sectorWeights.${params.sector}`]: '' } }), 'sectors', 'sectorWeights'),
-  }),
-
-  route({
-    method: 'post',
-    path: `${base}/topics`,
-    summary: 'Follow a topic (or change its weight)',
-    tags,
-    auth: owner,
-    body: z.strictObject({ topic: TOPIC, weight: WEIGHT.default(1) }),
-    response: z.object({ topics: z.array(z.string()), topicWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ body, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $addToSet: { topics: body.topic }, $set: { [`topicWeights.${body.topic}`]: body.weight } }), 'topics', 'topicWeights'),
-  }),
-
-  route({
-    method: 'delete',
-    path: `${base}/topics/:topic`,
-    summary: 'Stop following a topic',
-    description: 'Topic codes with & are sent encoded (M%26A).',
-    tags,
-    auth: owner,
-    params: z.object({ topic: TOPIC }),
-    response: z.object({ topics: z.array(z.string()), topicWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ params, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $pull: { topics: params.topic }, $unset: { [`topicWeights.${params.topic}`]: '' } }), 'topics', 'topicWeights'),
-  }),
+  ...followList('sectors', 'sector', SECTOR, 'sector', ''),
+  ...followList('topics', 'topic', TOPIC, 'topic', 'Topic codes with & are sent encoded (M%26A).'),
 
   route({
     method: 'post',
