@@ -4,24 +4,30 @@
  *
  *   token --sub ID [--email E] [--perm p1,p2] [--expires 12h]
  *   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
- *   seed
+ *   seed [--articles N] [--entities M]
+ *   import --file articles.jsonl
  */
+import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
 import { connectMongo } from '../models/infra/mongo';
+import { createStorage, ensureBucket } from '../models/infra/storage';
+import { createTemporalClient } from '../models/infra/temporal';
+import { queueImport, waitForImport, type QueueDeps } from '../models/news/import.queue';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { isPlan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
-import { seedAll } from './seed';
+import { seedAll, seedNewsCorpus } from './seed';
 
 class UsageError extends Error {}
 
 const USAGE = `usage: npm run cli -- <command>
   token --sub ID [--email E] [--perm p1,p2] [--expires 12h]
   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
-  seed`;
+  seed [--articles N] [--entities M]   (articles need the worker: npm start)
+  import --file articles.jsonl         (JSON lines; waits until the import has ended)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -99,8 +105,49 @@ async function apikey(config: Config, args: string[]): Promise<string> {
   });
 }
 
-async function seed(config: Config): Promise<string> {
-  return await withDb(config, async (conn) => JSON.stringify(await seedAll({ conn, log: info })));
+/** MongoDB plus MinIO and Temporal (imports are staged in MinIO and applied by the worker). */
+async function withPlatform<T>(config: Config, fn: (deps: QueueDeps) => Promise<T>): Promise<T> {
+  return await withDb(config, async (conn) => {
+    const storage = createStorage(config);
+    await ensureBucket(storage, config.minio.region);
+    const temporal = createTemporalClient(config);
+    try {
+      return await fn({ conn, storage, temporal, config });
+    } finally {
+      await temporal.close();
+    }
+  });
+}
+
+const count = (name: string, v: string | undefined, fallback: number): number => {
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number`);
+  return Number(v);
+};
+
+async function seed(config: Config, args: string[]): Promise<string> {
+  const { values } = parseArgs({ args, options: { articles: { type: 'string' }, entities: { type: 'string' } } });
+  const articles = count('articles', values.articles, 0);
+  const entities = count('entities', values.entities, Math.min(5_000, Math.max(300, Math.round(articles / 20))));
+  if (articles === 0 && values.entities === undefined) return await withDb(config, async (conn) => JSON.stringify(await seedAll({ conn, log: info })));
+  return await withPlatform(config, async (deps) => {
+    const summary = await seedAll({ conn: deps.conn, log: info });
+    info(`seeding the news corpus (${articles} articles, ${entities} entities)…`);
+    return JSON.stringify({ ...summary, news: await seedNewsCorpus({ ...deps, log: info }, { articles, entities }) });
+  });
+}
+
+async function importArticles(config: Config, args: string[]): Promise<string> {
+  const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
+  if (!values.file) throw new UsageError('import needs --file articles.jsonl');
+  const file = values.file;
+  return await withPlatform(config, async (deps) => {
+    const doc = await queueImport(deps, createReadStream(file), { source: 'cli', requestedBy: 'cli', maxBytes: Number.MAX_SAFE_INTEGER });
+    info(`import ${doc._id} queued (${doc.bytes} bytes)`);
+    const done = await waitForImport(deps.conn, doc._id, 6 * 3_600_000, (d) => info(`  ${d.linesDone} lines read, ${d.inserted} inserted`));
+    const { _id: id, state, linesDone, inserted, duplicates, invalid, unlinkedMentions, errors, error } = done;
+    return JSON.stringify({ id, state, linesDone, inserted, duplicates, invalid, unlinkedMentions, errors: errors.slice(0, 10), error });
+  });
 }
 
 async function main(): Promise<number> {
@@ -110,7 +157,8 @@ async function main(): Promise<number> {
     let result: string;
     if (command === 'token') result = await token(config, args);
     else if (command === 'apikey') result = await apikey(config, args);
-    else if (command === 'seed') result = await seed(config);
+    else if (command === 'seed') result = await seed(config, args);
+    else if (command === 'import') result = await importArticles(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);
     return 0;

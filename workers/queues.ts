@@ -5,6 +5,7 @@
 import type { Connection } from 'mongoose';
 import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
+import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
@@ -54,6 +55,13 @@ export const QUEUES: QueueDefinition[] = [
     // Bulk chunks are database-bound: a few at a time keep FerretDB/MongoDB responsive for the APIs.
     maxConcurrentActivities: 4,
     maxConcurrentWorkflowTasks: 10,
+  },
+  {
+    queue: TASK_QUEUES.news,
+    activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage }),
+    // One import at a time: the workflow is the index's only writer anyway.
+    maxConcurrentActivities: 2,
+    maxConcurrentWorkflowTasks: 5,
   },
 ];
 

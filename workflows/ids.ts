@@ -11,6 +11,8 @@ export const TASK_QUEUES = {
   ai: 'ai-chat',
   /** Support work: bulk ticket operations, AI fast responses. */
   support: 'support-ops',
+  /** News: the article index's single writer (imports and the seed corpus). */
+  news: 'news-ingest',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -28,4 +30,6 @@ export const workflowIds = {
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
   /** One AI fast response for a ticket. */
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
+  /** The one article index writer of a deployment (its task queue prefix names the deployment). */
+  newsIngest: (taskQueuePrefix: string) => `${taskQueuePrefix}news-ingest`,
 };

@@ -1,7 +1,11 @@
 /** What the news service's routes use, built once per process. */
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { PLANS, PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { createArticleIndex } from '../../models/news/article-index.repo';
+import { createArticleQueries, type ArticleQueries } from '../../models/news/article-query';
+import { createArticleRepo, type ArticleRepo } from '../../models/news/article.repo';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
+import { createImportRepo, type ImportRepo } from '../../models/news/import.repo';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
@@ -14,6 +18,10 @@ export interface NewsDeps extends Infra {
   usage: UsageRepo;
   preferences: PreferencesRepo;
   entities: EntityRepo;
+  articles: ArticleRepo;
+  /** Lists, search and the feed, from the article index. */
+  queries: ArticleQueries;
+  imports: ImportRepo;
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
 }
@@ -31,5 +39,12 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
       }),
     ]),
   ) as Record<Plan, Limiter>;
-  return { ...infra, apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn), keyLimiters };
+  return {
+    ...infra,
+    apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
+    articles: createArticleRepo(conn),
+    queries: createArticleQueries(createArticleIndex(conn)),
+    imports: createImportRepo(conn),
+    keyLimiters,
+  };
 }

@@ -3,7 +3,9 @@ import type { ServiceDefinition } from '../shared/app';
 import { newsEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { NewsDeps } from './deps';
+import { articleRoutes } from './articles.routes';
 import { entityRoutes } from './entities.routes';
+import { importRoutes } from './imports.routes';
 import { keyRoutes } from './keys.routes';
 import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
@@ -16,6 +18,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...entityRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };

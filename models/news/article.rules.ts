@@ -89,7 +89,8 @@ export interface ArticleDoc {
   language: string;
   /** scoring.overall, copied so lists can sort by it. */
   baseScore: number;
-  modules: ModuleData;
+  /** Module data as imported or enriched; a module an article has no data for is shown as null. */
+  modules: Partial<ModuleData>;
   /** Ids of the entities mentioned (for the entity filter and /entities/{id}/articles). */
   entityIds: string[];
   tickers: string[];
@@ -110,9 +111,26 @@ export function parseInclude(raw: string | undefined, plan: Plan): { modules: In
   return { modules };
 }
 
+/** An article as returned: the base fields of spec §2.1 and the fields of the requested modules. */
+export interface PresentedArticle {
+  id: string;
+  sourceName: string;
+  title: string;
+  subtitle: string | null;
+  summary: string | null;
+  publishedAt: string;
+  primarySector: Sector;
+  primaryTopic: Topic;
+  contentType: ContentType;
+  urgencyLevel: UrgencyLevel;
+  isBreaking: boolean;
+  language: string;
+  [moduleField: string]: unknown;
+}
+
 /** The article of spec §2.1: base fields always, each requested module's fields only when asked. */
-export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[]): PresentedArticle {
+  const out: PresentedArticle = {
     id: a._id,
     sourceName: a.sourceName,
     title: a.title,
@@ -130,18 +148,18 @@ export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[])
     const data = a.modules[m];
     switch (m) {
       case 'sentiment': {
-        const s = data as ModuleData['sentiment'];
-        Object.assign(out, { sentimentScore: s.score, sentimentLabel: s.label, sentimentConfidence: s.confidence });
+        const s = data as ModuleData['sentiment'] | undefined;
+        Object.assign(out, { sentimentScore: s?.score ?? null, sentimentLabel: s?.label ?? null, sentimentConfidence: s?.confidence ?? null });
         break;
       }
       case 'entities':
-        out.entities = data; // spec §2.2 plus entityId (for /api/entities/{id}) and sentiment
+        out.entities = data ?? []; // spec §2.2 plus entityId (for /api/entities/{id}) and sentiment
         break;
       case 'market_impact':
-        out.marketImpact = data;
+        out.marketImpact = data ?? null;
         break;
       default:
-        out[m] = data;
+        out[m] = data ?? null;
     }
   }
   return out;

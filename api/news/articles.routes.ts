@@ -1,0 +1,218 @@
+/**
+ * Articles (spec §4.1–4.3, §4.5 and the endpoints it names without showing: one article, breaking
+ * news, the feed). Every list is answered from the article index (models/news/article-query.ts);
+ * only the page's articles are read from the collection, by `_id`.
+ */
+import { z } from 'zod';
+import { AppError, notFound } from '../../models/errors';
+import { ORDERINGS, type Entry } from '../../models/news/article-index.rules';
+import type { ArticleFilters } from '../../models/news/article-query.rules';
+import { CONTENT_TYPES, LANGUAGES, parseInclude, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { PageQuery, paginate } from '../../models/news/pagination.rules';
+import type { IncludeModule, Plan } from '../../models/news/plan.rules';
+import { TICKER } from '../../models/news/preferences.rules';
+import { reply, routeFactory } from '../shared/route';
+import { apiKey, planName, type KeyPrincipal } from './auth';
+import type { NewsDeps } from './deps';
+
+const route = routeFactory<NewsDeps>();
+const reader = apiKey('read:articles');
+const tags = ['articles'];
+
+const isoDate = (name: string) =>
+  z.iso
+    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time such as 2026-11-21T09:00:00Z` })
+    .transform((s) => new Date(s))
+    .optional();
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const Include = z.object({ include: z.string().max(200).optional() });
+/** Filters every list takes (spec §4.1, named as users expect: issue 5). */
+const Filters = z.object({
+  sector: z.enum(SECTORS).optional(),
+  topic: z.enum(TOPICS).optional(),
+  from: isoDate('from'),
+  to: isoDate('to'),
+  language: z.enum(LANGUAGES).optional(),
+  urgencyLevel: z.enum(URGENCY_LEVELS).optional(),
+  contentType: z.enum(CONTENT_TYPES).optional(),
+  isBreaking: bool.optional(),
+  entity: z.uuid().optional(),
+  ticker: TICKER.optional(),
+});
+const Sort = z.object({ sort: z.enum(ORDERINGS).default('publishedAt') });
+
+const ArticleView = z
+  .object({
+    id: z.string(),
+    sourceName: z.string(),
+    title: z.string(),
+    subtitle: z.string().nullable(),
+    summary: z.string().nullable(),
+    publishedAt: z.string(),
+    primarySector: z.enum(SECTORS),
+    primaryTopic: z.enum(TOPICS),
+    contentType: z.enum(CONTENT_TYPES),
+    urgencyLevel: z.enum(URGENCY_LEVELS),
+    isBreaking: z.boolean(),
+    language: z.string(),
+  })
+  .catchall(z.unknown())
+  .describe('Base fields always; each requested include module adds its fields (docs/api/news.md)');
+
+/** The include modules of a request, or 400 (unknown) / 403 (above the key's plan). */
+export function includeFor(raw: string | undefined, plan: Plan): IncludeModule[] {
+  const parsed = parseInclude(raw, plan);
+  if ('modules' in parsed) return parsed.modules;
+  const p = parsed.problem;
+  if (p.kind === 'unknown') {
+    throw new AppError('VALIDATION_FAILED', `Unknown include module${p.modules.length > 1 ? 's' : ''}: ${p.modules.join(', ')}`, { details: [{ path: 'include', message: `unknown: ${p.modules.join(', ')}` }] });
+  }
+  throw new AppError('FORBIDDEN', `The include module ${p.module} is not part of the ${planName(p.plan)} plan; it comes with the ${planName(p.requiredPlan)} plan`);
+}
+
+/** The page's articles, in the index's order, shown for the requested modules. */
+async function present(deps: NewsDeps, entries: readonly Entry[], modules: IncludeModule[]) {
+  const docs = await deps.articles.findByIds(entries.map((e) => e.id));
+  return docs.map((d) => presentArticle(d, modules));
+}
+
+async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
+  const modules = includeFor(q.include, auth.plan);
+  const { entries, total } = await deps.queries.list(q, q.sort, q);
+  return reply({ data: await present(deps, entries, modules), pagination: paginate(q, total) });
+}
+
+const listDescription =
+  'Sort: publishedAt (default, newest first), baseScore (highest first), urgencyLevel (CRITICAL > HIGH > MEDIUM > LOW, then newest), relevance (score and recency: a recent high-score article beats a higher-score old one). ' +
+  'Filters: sector, topic, from, to (ISO 8601), language, urgencyLevel, contentType, isBreaking, entity (id), ticker. include: comma-separated modules of the plan.';
+
+export const articleRoutes = [
+  route({
+    method: 'get',
+    path: '/api/articles',
+    summary: 'List articles',
+    description: listDescription,
+    tags,
+    auth: reader,
+    query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.shape),
+    response: z.array(ArticleView),
+    errors: [403],
+    handler: ({ query, auth, deps }) => listReply(deps, auth, query),
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/articles/by-sector/:sector',
+    summary: 'Articles of one sector',
+    description: `The list of GET /api/articles confined to a sector. ${listDescription}`,
+    tags,
+    auth: reader,
+    params: z.object({ sector: z.enum(SECTORS) }),
+    query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.omit({ sector: true }).shape),
+    response: z.array(ArticleView),
+    errors: [403],
+    handler: ({ params, query, auth, deps }) => listReply(deps, auth, { ...query, sector: params.sector }),
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/articles/search',
+    summary: 'Search articles',
+    description:
+      'Portuguese full text over title, subtitle and summary, accent- and case-insensitive, singular and plural alike; every word of q must match (common words are ignored). ' +
+      'Ranked by match quality (title > subtitle > summary) and then recency. Filters as on the list.',
+    tags,
+    auth: reader,
+    query: PageQuery.extend(Include.shape)
+      .extend(Filters.shape)
+      .extend({ q: z.string().trim().min(2, 'q must have at least 2 characters').max(200) }),
+    response: z.array(ArticleView),
+    errors: [403],
+    handler: async ({ query, auth, deps }) => {
+      const modules = includeFor(query.include, auth.plan);
+      const { entries, total } = await deps.queries.search(query.q, query, query);
+      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/articles/breaking',
+    summary: 'Breaking news',
+    description: 'Breaking articles, newest first; since (ISO 8601) keeps those published after it. Needs the read:breaking scope.',
+    tags,
+    auth: apiKey('read:breaking'),
+    query: PageQuery.extend(Include.shape).extend({ since: isoDate('since') }),
+    response: z.array(ArticleView),
+    errors: [403],
+    handler: async ({ query, auth, deps }) => {
+      const modules = includeFor(query.include, auth.plan);
+      const { entries, total } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
+      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/articles/:id',
+    summary: 'One article',
+    tags,
+    auth: reader,
+    params: z.object({ id: z.uuid() }),
+    query: Include,
+    response: ArticleView,
+    errors: [403, 404],
+    handler: async ({ params, query, auth, deps }) => {
+      const modules = includeFor(query.include, auth.plan);
+      const doc = await deps.articles.findById(params.id);
+      if (!doc) notFound('Article');
+      return presentArticle(doc, modules);
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/entities/:id/articles',
+    summary: 'Articles mentioning an entity',
+    description: 'Newest first. Needs read:articles (the entity itself needs read:entities).',
+    tags: ['entities'],
+    auth: reader,
+    params: z.object({ id: z.uuid() }),
+    query: PageQuery.extend(Include.shape),
+    response: z.array(ArticleView),
+    errors: [403, 404],
+    handler: async ({ params, query, auth, deps }) => {
+      const modules = includeFor(query.include, auth.plan);
+      if (!(await deps.entities.findById(params.id))) notFound('Entity');
+      const { entries, total } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
+      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/feed',
+    summary: 'Your personalised feed',
+    description:
+      "Articles from what the key's account follows (sectors, topics, watchlist companies and tickers, keywords: the newest 200 of each), scored by the preferences: " +
+      'weight × multiplier per match (a watchlist item counts 2), plus baseScore/100; times the breaking and exclusive multipliers; halved every recencyDecayHours when recency decay is on. ' +
+      'Each item carries feedScore and feedReasons. With nothing followed, the newest articles by quality and recency.',
+    tags,
+    auth: reader,
+    query: PageQuery.extend(Include.shape),
+    response: z.array(ArticleView),
+    errors: [403],
+    handler: async ({ query, auth, deps }) => {
+      const modules = includeFor(query.include, auth.plan);
+      const prefs = await deps.preferences.get(auth.sub);
+      const { items, total } = await deps.queries.feed(prefs, query, new Date());
+      const shown = new Map((await deps.articles.findByIds(items.map((i) => i.entry.id))).map((d) => [d._id, d]));
+      const data = items.flatMap((i) => {
+        const doc = shown.get(i.entry.id);
+        return doc ? [{ ...presentArticle(doc, modules), feedScore: i.score, feedReasons: i.reasons }] : [];
+      });
+      return reply({ data, pagination: paginate(query, total) });
+    },
+  }),
+];

@@ -1,0 +1,96 @@
+/**
+ * Importing real articles (issue 5): JSON lines posted by an administrator (JWT permission
+ * news.admin), streamed to MinIO and applied by the news ingest workflow, which deduplicates by
+ * source URL and links entities by name, alias and ticker. 202 with where to follow the import.
+ */
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { AppError, notFound } from '../../models/errors';
+import { IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
+import { queueImport } from '../../models/news/import.queue';
+import { bearer } from '../shared/auth';
+import { reply, routeFactory } from '../shared/route';
+import type { NewsDeps } from './deps';
+
+const route = routeFactory<NewsDeps>();
+const admin = bearer('news.admin');
+const tags = ['admin'];
+
+/** Largest import accepted in one request. */
+export const IMPORT_MAX_BYTES = 200 * 1024 * 1024;
+const NDJSON = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines', 'application/json-seq'];
+
+const ImportView = z.object({
+  id: z.string(),
+  state: z.enum(IMPORT_STATES),
+  source: z.string(),
+  bytes: z.number(),
+  linesDone: z.number(),
+  inserted: z.number(),
+  duplicates: z.number(),
+  invalid: z.number(),
+  unlinkedMentions: z.number(),
+  errors: z.array(z.object({ line: z.number(), error: z.string() })).describe(`The first ${INVALID_KEPT} invalid lines`),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  statusUrl: z.string(),
+});
+
+const statusUrl = (id: string) => `/api/admin/imports/${id}`;
+const present = (d: ImportDoc): z.input<typeof ImportView> => ({
+  id: d._id,
+  state: d.state,
+  source: d.source,
+  bytes: d.bytes,
+  linesDone: d.linesDone,
+  inserted: d.inserted,
+  duplicates: d.duplicates,
+  invalid: d.invalid,
+  unlinkedMentions: d.unlinkedMentions,
+  errors: d.errors,
+  error: d.error,
+  createdAt: d.createdAt.toISOString(),
+  startedAt: d.startedAt?.toISOString() ?? null,
+  finishedAt: d.finishedAt?.toISOString() ?? null,
+  statusUrl: statusUrl(d._id),
+});
+
+export const importRoutes = [
+  route({
+    method: 'post',
+    path: '/api/admin/articles/import',
+    summary: 'Import articles (JSON lines)',
+    description:
+      `Body: one article per line (Content-Type application/x-ndjson), at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. Fields: title, subtitle, summary, sourceName, sourceUrl, publishedAt, primarySector, primaryTopic, ` +
+      'contentType, urgencyLevel, isBreaking, isExclusive, language, baseScore, modules (sentiment, market_impact, translations, scoring, classification, meta) and entities ([{name | ticker, mentionCount}]). ' +
+      'Lines whose sourceUrl was imported before are counted as duplicates; invalid lines are counted and listed with their error. Needs the news.admin permission.',
+    tags,
+    auth: admin,
+    status: 202,
+    response: ImportView,
+    errors: [413, 415, 503],
+    handler: async ({ ctx, auth, deps }) => {
+      if (!ctx.is(NDJSON)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the articles as JSON lines with Content-Type ${NDJSON[0]}`);
+      const doc = await queueImport({ ...deps, conn: deps.mongo.conn }, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES });
+      return reply({ status: 202, data: present(doc), headers: { Location: statusUrl(doc._id) } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/admin/imports/:id',
+    summary: 'One import: state and counts',
+    tags,
+    auth: admin,
+    params: z.object({ id: z.uuid() }),
+    response: ImportView,
+    errors: [404],
+    handler: async ({ params, deps }) => {
+      const doc = await deps.imports.get(params.id);
+      if (!doc) notFound('Import');
+      return present(doc);
+    },
+  }),
+];

@@ -1,0 +1,97 @@
+/**
+ * Queues an import: the JSON lines are streamed to MinIO (never held whole), a record is written,
+ * and the news ingest workflow is signalled (started if idle). Used by the admin endpoint, the
+ * CLI `import` and `seed --articles`.
+ */
+import { randomUUID } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import type { Connection } from 'mongoose';
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import { storageCall, type Storage } from '../infra/storage';
+import type { TemporalHandle } from '../infra/temporal';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
+import { enqueueImportSignal, type newsIngestWorkflow } from '../../workflows/news/ingest.workflow';
+import { createImportRepo, ZERO_COUNTS, type ImportDoc } from './import.repo';
+
+export interface QueueDeps {
+  conn: Connection;
+  storage: Storage;
+  temporal: TemporalHandle;
+  config: Config;
+}
+
+/** Counts bytes and fails the stream past the limit. */
+function capped(maxBytes: number): Transform & { bytes: number } {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      t.bytes += chunk.length;
+      if (t.bytes > maxBytes) done(new AppError('PAYLOAD_TOO_LARGE', `An import may hold at most ${maxBytes} bytes`));
+      else done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  t.bytes = 0;
+  return t;
+}
+
+export async function queueImport(deps: QueueDeps, body: Readable, meta: { source: ImportDoc['source']; requestedBy: string; maxBytes: number }): Promise<ImportDoc> {
+  const id = randomUUID();
+  const objectKey = `news-imports/${id}.jsonl`;
+  const counter = capped(meta.maxBytes);
+  const failed = new Promise<never>((_, reject) => {
+    counter.on('error', reject);
+    body.on('error', reject);
+  });
+  await Promise.race([storageCall(() => deps.storage.client.putObject(deps.storage.bucket, objectKey, body.pipe(counter), undefined, { 'Content-Type': 'application/x-ndjson' })), failed]);
+  if (counter.bytes === 0) {
+    await deps.storage.client.removeObject(deps.storage.bucket, objectKey).catch(() => undefined);
+    throw new AppError('VALIDATION_FAILED', 'The import is empty: send one article per line (JSON lines)');
+  }
+  const doc: ImportDoc = {
+    _id: id,
+    state: 'queued',
+    source: meta.source,
+    requestedBy: meta.requestedBy,
+    objectKey,
+    bytes: counter.bytes,
+    ...ZERO_COUNTS,
+    errors: [],
+    error: null,
+    createdAt: new Date(),
+    startedAt: null,
+    finishedAt: null,
+  };
+  const imports = createImportRepo(deps.conn);
+  await imports.create(doc);
+  const prefix = deps.config.temporal.taskQueuePrefix;
+  try {
+    await deps.temporal.client.workflow.signalWithStart<typeof newsIngestWorkflow, [string]>('newsIngestWorkflow', {
+      workflowId: workflowIds.newsIngest(prefix),
+      taskQueue: taskQueueName(prefix, TASK_QUEUES.news),
+      args: [{ pending: [] }],
+      signal: enqueueImportSignal,
+      signalArgs: [id],
+    });
+  } catch (err) {
+    await imports.finish(id, 'failed', new Date(), 'could not be queued: Temporal was unavailable').catch(() => undefined);
+    throw err;
+  }
+  return doc;
+}
+
+/** Waits until an import has ended (CLI and seed); returns the final record. */
+export async function waitForImport(conn: Connection, id: string, timeoutMs: number, onProgress?: (d: ImportDoc) => void): Promise<ImportDoc> {
+  const imports = createImportRepo(conn);
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  for (;;) {
+    const doc = await imports.get(id);
+    if (doc && (doc.state === 'completed' || doc.state === 'failed')) return doc;
+    if (doc && doc.linesDone !== last) {
+      last = doc.linesDone;
+      onProgress?.(doc);
+    }
+    if (Date.now() > deadline) throw new Error(`import ${id} did not finish within ${Math.round(timeoutMs / 1000)} s (state ${doc?.state ?? 'unknown'})`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

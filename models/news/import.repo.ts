@@ -1,0 +1,59 @@
+/**
+ * Article imports (JSON lines staged in MinIO): their state and counts, so clients and operators
+ * can follow one (GET /api/admin/imports/{id}) and a retried run resumes where it stopped.
+ */
+import type { Connection } from 'mongoose';
+
+export const IMPORT_STATES = ['queued', 'running', 'completed', 'failed'] as const;
+export type ImportState = (typeof IMPORT_STATES)[number];
+
+/** At most this many invalid lines are kept with their error (all are counted). */
+export const INVALID_KEPT = 100;
+
+export interface ImportCounts {
+  /** Lines read so far (a retried run starts after them). */
+  linesDone: number;
+  inserted: number;
+  duplicates: number;
+  invalid: number;
+  /** Explicit entity mentions that named no known entity. */
+  unlinkedMentions: number;
+}
+
+export interface ImportDoc extends ImportCounts {
+  _id: string;
+  state: ImportState;
+  source: 'api' | 'cli' | 'seed';
+  requestedBy: string;
+  objectKey: string;
+  bytes: number;
+  errors: { line: number; error: string }[];
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export const ZERO_COUNTS: ImportCounts = { linesDone: 0, inserted: 0, duplicates: 0, invalid: 0, unlinkedMentions: 0 };
+
+export function createImportRepo(conn: Connection) {
+  const imports = () => conn.db!.collection<ImportDoc>('news_imports');
+  return {
+    create: async (doc: ImportDoc) => {
+      await imports().insertOne(doc);
+    },
+    get: (id: string) => imports().findOne({ _id: id }),
+    start: async (id: string, at: Date) => {
+      await imports().updateOne({ _id: id }, { $set: { state: 'running', startedAt: at } });
+    },
+    /** Saves counts after a batch (absolute values, so a repeated batch saves the same numbers). */
+    progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors']) => {
+      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT) } });
+    },
+    finish: async (id: string, state: 'completed' | 'failed', at: Date, error: string | null = null) => {
+      await imports().updateOne({ _id: id }, { $set: { state, finishedAt: at, error } });
+    },
+  };
+}
+
+export type ImportRepo = ReturnType<typeof createImportRepo>;
