@@ -19,9 +19,8 @@ export function normaliseUrl(raw: string): string {
   u.hash = '';
   for (const key of [...u.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) u.searchParams.delete(key);
   u.searchParams.sort();
-  let s = u.toString();
-  if (u.pathname.length > 1 && s.endsWith('/')) s = s.slice(0, -1);
-  return s;
+  if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.slice(0, -1);
+  return u.toString();
 }
 
 export const urlKey = (url: string) => createHash('sha256').update(normaliseUrl(url)).digest('hex');

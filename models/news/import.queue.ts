@@ -42,10 +42,16 @@ export async function queueImport(deps: QueueDeps, body: Readable, meta: { sourc
     counter.on('error', reject);
     body.on('error', reject);
   });
-  await Promise.race([storageCall(() => deps.storage.client.putObject(deps.storage.bucket, objectKey, body.pipe(counter), undefined, { 'Content-Type': 'application/x-ndjson' })), failed]);
+  const empty = () => new AppError('VALIDATION_FAILED', 'The import is empty: send one article per line (JSON lines)');
+  try {
+    await Promise.race([storageCall(() => deps.storage.client.putObject(deps.storage.bucket, objectKey, body.pipe(counter), undefined, { 'Content-Type': 'application/x-ndjson' })), failed]);
+  } catch (err) {
+    if (counter.bytes === 0 && !(err instanceof AppError)) throw empty(); // the client refuses empty streams
+    throw err;
+  }
   if (counter.bytes === 0) {
     await deps.storage.client.removeObject(deps.storage.bucket, objectKey).catch(() => undefined);
-    throw new AppError('VALIDATION_FAILED', 'The import is empty: send one article per line (JSON lines)');
+    throw empty();
   }
   const doc: ImportDoc = {
     _id: id,

@@ -84,7 +84,7 @@ export function buildDictionary(entities: readonly KnownEntity[]): EntityDiction
 }
 
 const nameKey = (name: string) => fold(name).split(/[^a-z0-9]+/).filter(Boolean).join(' ');
-const TICKER_TOKEN = /^[A-Z]{4}\d{1,2}$/;
+const TICKER_TOKEN = /^[A-Z][A-Z0-9]{3}\d{1,2}$/;
 
 /**
  * Entities named in a text: capitalised word sequences matching a name or alias (longest first,

@@ -8,12 +8,12 @@ import { fold } from './text.rules';
 
 export const PREFERENCE_LIMITS = { watchlist: 100, keywords: 50, keywordLength: 50 } as const;
 
-/** B3 tickers: four letters and a class number (PETR4, VALE3, SANB11). */
+/** B3 tickers: four characters (a letter first) and a class number (PETR4, VALE3, SANB11, B3SA3). */
 export const TICKER = z
   .string()
   .trim()
   .transform((s) => s.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{4}\d{1,2}$/, 'a B3 ticker such as PETR4 or SANB11'));
+  .pipe(z.string().regex(/^[A-Z][A-Z0-9]{3}\d{1,2}$/, 'a B3 ticker such as PETR4 or SANB11'));
 
 export const WEIGHT = z.number().min(0).max(5);
 export const SECTOR = z.enum(SECTORS);
