@@ -1,0 +1,157 @@
+/**
+ * Benchmark: the News API at scale (issue 5). Against the stack `npm test` provisions (or the one
+ * the environment names, e.g. DATA_DIR of a running `npm start`):
+ *  1. makes sure BENCH_ARTICLES articles (default 100,000) and BENCH_ENTITIES entities (default
+ *     5,000) are there, seeding the corpus through the import path if not (needs the worker);
+ *  2. serves the news API in this process and, for each endpoint, sends BENCH_REQUESTS requests
+ *     (default 500) from BENCH_CONNECTIONS keep-alive connections (default 50), after 20 warm-up
+ *     requests: p50, p99 and requests per second, with the real auth, limits and quota path (a
+ *     Business test key per endpoint, so the 2,000/min limit is not reached);
+ *  3. in the same run, a bare Koa endpoint returning a fixed 20-article page: the ceiling of
+ *     Node + Koa + JSON on this machine.
+ *
+ * Run with `npm run bench:news`. Prints Markdown to stdout, progress to stderr.
+ */
+import http from 'node:http';
+import os from 'node:os';
+import Koa from 'koa';
+import { createApp } from '../../api/shared/app';
+import { closeInfra, createInfra } from '../../api/shared/infra';
+import { definitionFor } from '../../api/shared/server';
+import { makeNewsDeps, newsService } from '../../api/news/service';
+import { parseConfig } from '../../models/config';
+import { createLogger } from '../../models/infra/logger';
+import { corpusEntities } from '../news-corpus';
+import { seedNewsCorpus } from '../seed';
+
+const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 100_000);
+const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
+const WARMUP = 20;
+
+const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const infra = createInfra(config, 'news', createLogger({ name: 'bench', level: 'silent' }));
+  const conn = await infra.mongo.ready;
+  const deps = makeNewsDeps(infra);
+
+  const present = await deps.articles.count();
+  if (present < ARTICLES) {
+    say(`${present} articles present; seeding the corpus to ${ARTICLES} (this takes a while)…`);
+    await seedNewsCorpus({ conn, storage: infra.storage, temporal: infra.temporal, config, log: say }, { articles: ARTICLES, entities: ENTITIES });
+  }
+  const articleCount = await deps.articles.count();
+  const entityCount = await conn.db!.collection('entities').estimatedDocumentCount();
+
+  const app = createApp(definitionFor(newsService, config), deps);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+  const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdbVersion?: string };
+  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} (SQLite)` : `MongoDB ${serverInfo.version}`;
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const row = (cells: string[]) => process.stdout.write(`| ${cells.join(' | ')} |\n`);
+  process.stdout.write(
+    `**${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${cpu}, ${database}, Node ${process.version}; ${articleCount.toLocaleString('en')} articles, ${entityCount.toLocaleString('en')} entities; ${CONNECTIONS} connections, ${REQUESTS} requests per endpoint:**\n\n`,
+  );
+  row(['endpoint', 'p50', 'p99', 'requests/s', 'answers']);
+  row(['---', '---:', '---:', '---:', '---']);
+
+  // A fixed 20-article page, as the list answers it, for the bare Koa ceiling.
+  const userId = `bench-${Date.now()}`;
+  await deps.users.setPlan(userId, 'business');
+  const newKey = async () => (await deps.apiKeys.create({ userId, name: 'bench', mode: 'test', scopes: ['*'], expiresAt: null })).key;
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const get = (url: string, key: string | null, statuses: Map<number, number>) =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      http
+        .get(url, { agent, headers: key ? { 'X-API-Key': key } : {} }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            if (status !== 200 && !statuses.has(status)) say(`  ${url} answered ${status}: ${body.slice(0, 300)}`);
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+            resolve(performance.now() - started);
+          });
+        })
+        .on('error', reject);
+    });
+
+  async function measure(name: string, origin: string, paths: string[], key: string | null): Promise<void> {
+    say(`${name}…`);
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < WARMUP; i++) await get(`${origin}${paths[i % paths.length]}`, key, new Map());
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < REQUESTS) {
+          const i = next++;
+          latencies.push(await get(`${origin}${paths[i % paths.length]}`, key, statuses));
+        }
+      }),
+    );
+    const ms = performance.now() - started;
+    const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
+    row([name, `${percentile(latencies, 50).toFixed(1)} ms`, `**${percentile(latencies, 99).toFixed(1)} ms**`, ((REQUESTS * 1000) / ms).toFixed(0), answers]);
+  }
+
+  const pages = (path: string) => [0, 20, 100, 400, 1000].map((offset) => `${path}${path.includes('?') ? '&' : '?'}limit=20&offset=${offset}`);
+  const fixedPage = await (await fetch(`${base}/api/articles?limit=20`, { headers: { 'X-API-Key': await newKey() } })).text();
+  const bare = new Koa();
+  bare.use((ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = fixedPage;
+  });
+  const bareServer = http.createServer(bare.callback());
+  await new Promise<void>((r) => bareServer.listen(0, '127.0.0.1', () => r()));
+  const bareBase = `http://127.0.0.1:${(bareServer.address() as { port: number }).port}`;
+
+  await measure('bare Koa, fixed 20-article page (ceiling)', bareBase, ['/'], null);
+  for (const sort of ['publishedAt', 'baseScore', 'urgencyLevel', 'relevance']) {
+    await measure(`GET /api/articles?sort=${sort}`, base, pages(`/api/articles?sort=${sort}`), await newKey());
+  }
+  await measure('GET /api/articles/by-sector/{sector}', base, ['FIN', 'ENE', 'TEC', 'AGR', 'SAU', 'IMO', 'CRY'].flatMap((s) => pages(`/api/articles/by-sector/${s}`)), await newKey());
+  const queries = ['petrobras', 'dividendos', 'lucro trimestre', 'copom selic', 'banco central', 'vale mineração', 'ações sobem', 'debêntures', 'recompra de ações', 'itaú unibanco'];
+  await measure('GET /api/articles/search', base, queries.flatMap((q) => [0, 20].map((o) => `/api/articles/search?q=${encodeURIComponent(q)}&limit=20&offset=${o}`)), await newKey());
+  const ids = corpusEntities(Math.min(ENTITIES, 200)).filter((e) => e.entityType === 'COMPANY').map((e) => e._id);
+  await measure('GET /api/entities/{id}/articles', base, ids.flatMap((id) => [0, 20].map((o) => `/api/entities/${id}/articles?limit=20&offset=${o}`)), await newKey());
+  const reader = await newKey();
+  await deps.preferences.replace(userId, {
+    ...(await deps.preferences.get(userId)),
+    sectors: ['FIN', 'ENE', 'TEC'],
+    sectorWeights: { FIN: 3, ENE: 2, TEC: 1 },
+    topics: ['DIV', 'M&A'],
+    topicWeights: { DIV: 2, 'M&A': 1 },
+    watchlistCompanies: ids.slice(0, 2),
+    watchlistTickers: ['PETR4', 'VALE3', 'ITUB4'],
+    keywords: ['dividendos', 'lucro'],
+    keywordWeights: { dividendos: 2, lucro: 1 },
+  });
+  await measure('GET /api/feed (3 sectors, 2 topics, 2 companies, 3 tickers, 2 keywords)', base, [0, 20, 40].map((o) => `/api/feed?limit=20&offset=${o}`), reader);
+
+  agent.destroy();
+  bareServer.close();
+  server.close();
+  await closeInfra(infra);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    say(`failed: ${err.stack ?? err.message}`);
+    process.exit(1);
+  },
+);
