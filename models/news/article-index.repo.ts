@@ -118,9 +118,12 @@ export function createArticleIndex(conn: Connection, options: { cacheEntries?: n
      * Adds postings (list name → entries) in every ordering each list is kept in. Only one writer
      * may run at a time; repeating a call with the same postings changes nothing.
      */
-    async apply(postings: ReadonlyMap<string, Entry[]>, width = 8): Promise<void> {
+    async apply(postings: ReadonlyMap<string, Entry[]>, options: { width?: number; onProgress?: () => void } = {}): Promise<void> {
       const work = [...postings].flatMap(([list, entries]) => orderingsOf(list).map((ordering) => ({ list, ordering, entries })));
-      await inBatches(work, width, (w) => applyList(w.list, w.ordering, w.entries));
+      await inBatches(work, options.width ?? 8, async (w) => {
+        await applyList(w.list, w.ordering, w.entries);
+        options.onProgress?.();
+      });
     },
   };
 }

@@ -4,6 +4,10 @@
  * inside the news ingest workflow's activity (the index's single writer). A run repeated from
  * the last saved batch writes the same articles under the same ids and adds nothing twice.
  */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
@@ -23,7 +27,7 @@ export interface IngestDeps {
   conn: Connection;
   storage: Storage;
   index?: ArticleIndex;
-  /** Called after every batch (the activity heartbeats with it). */
+  /** Called after every batch, and while a batch is indexed (the activity heartbeats with it). */
   onBatch?: (counts: ImportCounts) => void;
 }
 
@@ -58,16 +62,31 @@ async function* batches(stream: Readable, skip: number, size: number): AsyncGene
 /** Runs (or resumes) one import to the end; returns its final counts. */
 export async function runImport(deps: IngestDeps, importId: string): Promise<ImportCounts> {
   const imports = createImportRepo(deps.conn);
-  const articles = createArticleRepo(deps.conn);
-  const index = deps.index ?? createArticleIndex(deps.conn, { cacheEntries: 0 });
   const record = await imports.get(importId);
   if (!record) throw new Error(`import ${importId} does not exist`);
   if (record.state === 'completed' || record.state === 'failed') return pick(record);
   await imports.start(importId, record.startedAt ?? new Date());
-  const dict = await loadDictionary(deps.conn);
   const counts: ImportCounts = pick(record);
+  // A local copy: a MinIO stream left waiting while a long batch is indexed gets cut ("aborted").
+  const dir = await mkdtemp(path.join(tmpdir(), 'news-import-'));
+  const file = path.join(dir, 'lines.jsonl');
+  try {
+    await deps.storage.client.fGetObject(deps.storage.bucket, record.objectKey, file);
+    await applyLines(deps, record, createReadStream(file), counts);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await imports.finish(importId, 'completed', new Date());
+  return counts;
+}
+
+/** Applies the lines after `counts.linesDone`, batch by batch, saving counts after each. */
+async function applyLines(deps: IngestDeps, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
+  const imports = createImportRepo(deps.conn);
+  const articles = createArticleRepo(deps.conn);
+  const index = deps.index ?? createArticleIndex(deps.conn, { cacheEntries: 0 });
+  const dict = await loadDictionary(deps.conn);
   const errors = [...record.errors];
-  const stream = await deps.storage.client.getObject(deps.storage.bucket, record.objectKey);
   for await (const batch of batches(stream, counts.linesDone, IMPORT_BATCH_LINES)) {
     const now = new Date();
     const candidates: { line: number; parsed: ImportLine; key: string }[] = [];
@@ -85,7 +104,7 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
     const docs: ArticleDoc[] = [];
     const seen = new Set<string>();
     for (const c of candidates) {
-      const id = articleIdFor(importId, c.line);
+      const id = articleIdFor(record._id, c.line);
       const owner = registered.get(c.key);
       // Already imported (by another import or an earlier line) → duplicate; registered to this
       // very line → an earlier attempt of this batch, written again.
@@ -101,14 +120,12 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
     await articles.save(docs);
     const postings = new Map<string, Entry[]>();
     for (const d of docs) addPostings(postings, d);
-    await index.apply(postings);
+    await index.apply(postings, { onProgress: () => deps.onBatch?.({ ...counts }) });
     counts.inserted += docs.length;
     counts.linesDone = batch[batch.length - 1]!.line;
-    await imports.progress(importId, counts, errors);
+    await imports.progress(record._id, counts, errors);
     deps.onBatch?.({ ...counts });
   }
-  await imports.finish(importId, 'completed', new Date());
-  return counts;
 }
 
 const pick = (r: ImportDoc): ImportCounts => ({
