@@ -68,6 +68,11 @@ export const EnvSchema = z.object({
   JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
+  /** News API: articles kept per process (they never change once imported); 0 turns it off. */
+  NEWS_ARTICLE_CACHE: z.coerce.number().int().min(0).default(50_000),
+  /** News API: how long a process reuses an index head (lists may lag an import by this); 0 reads it every time. */
+  NEWS_INDEX_HEAD_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
@@ -132,6 +137,7 @@ export interface Config {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number };
+  news: { articleCache: number; indexHeadTtlMs: number };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -255,6 +261,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       audience: e.JWT_AUDIENCE,
     },
     support: { rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE, createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE },
+    news: { articleCache: e.NEWS_ARTICLE_CACHE, indexHeadTtlMs: e.NEWS_INDEX_HEAD_TTL_MS },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,
       apiKey: e.OPENAI_API_KEY,

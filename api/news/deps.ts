@@ -42,8 +42,8 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
   return {
     ...infra,
     apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
-    articles: createArticleRepo(conn),
-    queries: createArticleQueries(createArticleIndex(conn)),
+    articles: createArticleRepo(conn, { cacheSize: infra.config.news.articleCache }),
+    queries: createArticleQueries(createArticleIndex(conn, { headTtlMs: infra.config.news.indexHeadTtlMs })),
     imports: createImportRepo(conn),
     keyLimiters,
   };

@@ -59,10 +59,26 @@ async function inBatches<T>(items: readonly T[], width: number, fn: (item: T) =>
   for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
 }
 
-export function createArticleIndex(conn: Connection, options: { cacheEntries?: number } = {}) {
+export function createArticleIndex(conn: Connection, options: { cacheEntries?: number; headTtlMs?: number } = {}) {
   const heads = () => conn.db!.collection<Head>('article_index');
   const chunks = () => conn.db!.collection<ChunkDoc>('article_index_chunks');
   const cache = new ChunkCache(options.cacheEntries ?? 400_000);
+  const headTtl = options.headTtlMs ?? 0;
+  const recentHeads = new Map<string, { head: Promise<Head | null>; at: number }>();
+
+  /** A head, reused for headTtl ms (readers only; the writer reads with headTtl 0). */
+  function readHead(list: string, ordering: Ordering): Promise<Head | null> {
+    const id = headId(list, ordering);
+    if (headTtl === 0) return heads().findOne({ _id: id }) as Promise<Head | null>;
+    const now = Date.now();
+    const hit = recentHeads.get(id);
+    if (hit && now - hit.at < headTtl) return hit.head;
+    if (recentHeads.size > 50_000) recentHeads.clear();
+    const head = heads().findOne({ _id: id }) as Promise<Head | null>;
+    recentHeads.set(id, { head, at: now });
+    head.catch(() => recentHeads.delete(id));
+    return head;
+  }
 
   async function loadChunk(ref: ChunkRef): Promise<Entry[]> {
     const hit = cache.get(ref.id);
@@ -75,7 +91,7 @@ export function createArticleIndex(conn: Connection, options: { cacheEntries?: n
   }
 
   const reader = {
-    readHead: (list: string, ordering: Ordering) => heads().findOne({ _id: headId(list, ordering) }) as Promise<Head | null>,
+    readHead,
     loadChunk,
     /** Runs a read, again with fresh heads if a writer replaced a chunk under it. */
     async consistent<T>(read: () => Promise<T>): Promise<T> {
@@ -84,6 +100,7 @@ export function createArticleIndex(conn: Connection, options: { cacheEntries?: n
           return await read();
         } catch (err) {
           if (!(err instanceof StaleHead) || attempt >= 5) throw err;
+          recentHeads.clear(); // a reused head named a replaced chunk
         }
       }
     },
@@ -91,7 +108,7 @@ export function createArticleIndex(conn: Connection, options: { cacheEntries?: n
 
   /** Adds one list's new entries in one ordering: touched chunks replaced, then the head. */
   async function applyList(list: string, ordering: Ordering, entries: Entry[]): Promise<void> {
-    const head = (await reader.readHead(list, ordering)) ?? emptyHead(list, ordering);
+    const head = ((await heads().findOne({ _id: headId(list, ordering) })) as Head | null) ?? emptyHead(list, ordering);
     const loaded = new Map<number, Entry[]>();
     await Promise.all(
       [...touchedChunks(head, entries)].map(async (i) => {

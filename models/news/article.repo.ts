@@ -25,16 +25,36 @@ export function normaliseUrl(raw: string): string {
 
 export const urlKey = (url: string) => createHash('sha256').update(normaliseUrl(url)).digest('hex');
 
-export function createArticleRepo(conn: Connection) {
+/**
+ * `cacheSize` articles are kept per process (least recently used out): an imported article never
+ * changes (a second import of its URL is a duplicate), so a cached copy is never stale.
+ */
+export function createArticleRepo(conn: Connection, options: { cacheSize?: number } = {}) {
   articleModel(conn); // declares the collection's indexes
   const articles = () => conn.db!.collection<ArticleDoc>('articles');
   const urls = () => conn.db!.collection<UrlDoc>('article_urls');
+  const cacheSize = options.cacheSize ?? 0;
+  const cache = new Map<string, ArticleDoc>();
+  async function findById(id: string): Promise<ArticleDoc | null> {
+    const hit = cache.get(id);
+    if (hit) {
+      cache.delete(id);
+      cache.set(id, hit);
+      return hit;
+    }
+    const doc = (await articles().findOne({ _id: id })) as ArticleDoc | null;
+    if (doc && cacheSize > 0) {
+      cache.set(id, doc);
+      if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
+    }
+    return doc;
+  }
   return {
-    findById: (id: string) => articles().findOne({ _id: id }),
+    findById,
     /** In the order asked, missing ones left out (one `_id` lookup each: FerretDB scans for $in). */
     async findByIds(ids: readonly string[]): Promise<ArticleDoc[]> {
-      const docs = await Promise.all(ids.map((id) => articles().findOne({ _id: id })));
-      return docs.filter((d): d is NonNullable<typeof d> => d !== null) as ArticleDoc[];
+      const docs = await Promise.all(ids.map(findById));
+      return docs.filter((d): d is ArticleDoc => d !== null);
     },
     /** The article ids already registered for these URL keys. */
     async registeredUrls(keys: readonly string[]): Promise<Map<string, string>> {

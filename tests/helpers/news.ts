@@ -4,11 +4,12 @@ import request from 'supertest';
 import { makeNewsDeps, newsService, type NewsDeps } from '../../api/news/service';
 import type { KeyMode, KeyScope } from '../../models/news/api-key.rules';
 import type { Plan } from '../../models/news/plan.rules';
-import { startTestService, tokenFor, type TestService } from './service';
+import { startTestService, testConfig, tokenFor, type TestService } from './service';
 
 export type NewsService = TestService<NewsDeps>;
 
-export const startNewsService = () => startTestService(newsService, makeNewsDeps);
+/** Index heads are read every time unless asked: tests list right after imports. */
+export const startNewsService = (env: Record<string, string> = { NEWS_INDEX_HEAD_TTL_MS: '0' }) => startTestService(newsService, makeNewsDeps, { config: testConfig(env) });
 
 /** A new account on `plan` with one key (live, all scopes unless said). */
 export async function accountWithKey(

@@ -334,16 +334,28 @@ describe('CLI import and seed (same path: MinIO → ingest workflow → index)',
     expect(r.code).toBe(0);
     expect(JSON.parse(r.lastLine)).toMatchObject({ state: 'completed', inserted: 3, duplicates: 1, invalid: 0 });
     expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 3);
+    // A process reusing heads (NEWS_INDEX_HEAD_TTL_MS) answers from the head it read until it expires.
+    const reusing = await startNewsService({ NEWS_INDEX_HEAD_TTL_MS: '60000' });
+    try {
+      expect((await withKey(reusing, pro, '/api/articles?limit=1').expect(200)).body.pagination.total).toBe(N + 3);
+      const one = path.join(dir, 'one.jsonl');
+      writeFileSync(one, JSON.stringify({ ...fixture(103), i: undefined, sourceUrl: 'https://fixture.example/cli/103', title: 'Nota da CLI 103' }));
+      expect((await runTs('ops/cli.ts', ['import', '--file', one], process.env, 120_000)).code).toBe(0);
+      expect((await withKey(reusing, pro, '/api/articles?limit=1').expect(200)).body.pagination.total).toBe(N + 3);
+      expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4);
+    } finally {
+      await reusing.close();
+    }
     const found = (await list('/api/articles/search?q=nota%20cli')).data.map((a: { title: string }) => a.title);
-    expect(found).toEqual(['Nota da CLI 100', 'Nota da CLI 101', 'Nota da CLI 102']); // newest first
-  });
+    expect(found).toEqual(['Nota da CLI 100', 'Nota da CLI 101', 'Nota da CLI 102', 'Nota da CLI 103']); // newest first
+  }, 180_000);
 
   it('seeds a corpus of the asked size across the sectors, linked to companies with tickers; a second run adds nothing', async () => {
     const r = await runTs('ops/cli.ts', ['seed', '--articles', '46', '--entities', '300'], process.env, 180_000);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.lastLine);
     expect(summary.news).toMatchObject({ entities: 300, articles: { state: 'completed', inserted: 46, duplicates: 0, invalid: 0 } });
-    expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 3 + 46);
+    expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4 + 46);
     let sectorsWithNews = 0;
     for (const s of ['FIN', 'TEC', 'SAU', 'ENE', 'MAT', 'IND', 'CON', 'IMO', 'AGR', 'TRA', 'COM', 'SER', 'GOV', 'ESP', 'CRY', 'FIP', 'CIE', 'DEF', 'CUL', 'EDU', 'AMB', 'SOC', 'TUR']) {
       if ((await list(`/api/articles/by-sector/${s}?limit=1`)).pagination.total > 0) sectorsWithNews++;
