@@ -10,7 +10,8 @@ import path from 'node:path';
 import request from 'supertest';
 import type { EntityDoc } from '../../models/news/entity.model';
 import { runTs } from '../helpers/processes';
-import { tokenFor } from '../helpers/service';
+import { makeNewsDeps, newsService } from '../../api/news/service';
+import { CLOSED_PORT, startTestService, testConfig, tokenFor } from '../helpers/service';
 import { accountWithKey, startNewsService, withKey, type NewsService } from '../helpers/news';
 
 let svc: NewsService;
@@ -203,6 +204,26 @@ describe('GET /api/articles', () => {
     }
     const anon = await request(svc.callback).get('/api/articles').expect(401);
     expect(anon.body.error).toContain('POST /api/keys');
+  });
+
+  it('answers 500 without internals for a damaged index, and 503 when the database is down', async () => {
+    // A head naming a chunk that does not exist (topic MGMT: no fixture article has it).
+    const heads = svc.deps.mongo.conn.db!.collection<{ _id: string }>('article_index');
+    await heads.insertOne({ _id: 'h|topic:MGMT|publishedAt', list: 'topic:MGMT', ordering: 'publishedAt', count: 1, version: 1, chunks: [{ id: 'c|gone', n: 1, first: 'a', last: 'b', minPub: 0, maxPub: 0 }] } as never);
+    try {
+      const res = await withKey(svc, pro, '/api/articles?topic=MGMT').expect(500);
+      expect(res.body).toMatchObject({ success: false, statusCode: 500 });
+      expect(res.body.error).not.toMatch(/chunk|c\|gone|StaleHead/);
+    } finally {
+      await heads.deleteOne({ _id: 'h|topic:MGMT|publishedAt' });
+    }
+    const down = await startTestService(newsService, makeNewsDeps, { config: testConfig({ MONGODB_URI: `mongodb://127.0.0.1:${CLOSED_PORT}/` }), waitForMongo: false });
+    try {
+      const res = await withKey(down, pro, '/api/articles').expect(503);
+      expect(res.body).toMatchObject({ success: false, statusCode: 503 });
+    } finally {
+      await down.close();
+    }
   });
 
   it('gates include modules by plan: 403 names the module and the plan that has it; unknown ones are 400', async () => {
