@@ -23,6 +23,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { corpusEntities } from '../news-corpus';
 import { seedNewsCorpus } from '../seed';
+import { percentile, say, timedGet } from './load';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 100_000);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
@@ -30,11 +31,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
 const WARMUP = 20;
 
-const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
@@ -71,22 +67,7 @@ async function main(): Promise<void> {
   const newKey = async () => (await deps.apiKeys.create({ userId, name: 'bench', mode: 'test', scopes: ['*'], expiresAt: null })).key;
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const get = (url: string, key: string | null, statuses: Map<number, number>) =>
-    new Promise<number>((resolve, reject) => {
-      const started = performance.now();
-      http
-        .get(url, { agent, headers: key ? { 'X-API-Key': key } : {} }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            if (status !== 200 && !statuses.has(status)) say(`  ${url} answered ${status}: ${body.slice(0, 300)}`);
-            statuses.set(status, (statuses.get(status) ?? 0) + 1);
-            resolve(performance.now() - started);
-          });
-        })
-        .on('error', reject);
-    });
+  const get = (url: string, key: string | null, statuses: Map<number, number>) => timedGet(agent, url, key ? { 'X-API-Key': key } : {}, statuses);
 
   async function measure(name: string, origin: string, paths: string[], key: string | null): Promise<void> {
     say(`${name}…`);

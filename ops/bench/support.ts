@@ -25,6 +25,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { statusEventModel, ticketKey, ticketModel } from '../../models/support/support.model';
 import { TICKET_ISSUES, type TicketStatus } from '../../models/support/ticket.rules';
+import { percentile, say, timedGet } from './load';
 
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
 const BULK = Number(process.env.BENCH_BULK ?? 10_000);
@@ -32,11 +33,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 500);
 const SEED_BATCH = 2_000;
 
-const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function main(): Promise<void> {
@@ -130,25 +126,8 @@ async function main(): Promise<void> {
   // 4. The list under concurrent load.
   say(`GET /support: ${LIST_REQUESTS} requests over ${CONNECTIONS} connections…`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  // Answers other than 200 are counted (and the first of each status shown), not fatal: under this
-  // load a dependency timing out is answered 503, which is part of the result.
   const statuses = new Map<number, number>();
-  const get = (path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const started = performance.now();
-      http
-        .get(`${base}${path}`, { agent, headers: { Authorization: auth } }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            if (status !== 200 && !statuses.has(status)) say(`  GET ${path} answered ${status}: ${body.slice(0, 300)}`);
-            statuses.set(status, (statuses.get(status) ?? 0) + 1);
-            resolve(performance.now() - started);
-          });
-        })
-        .on('error', reject);
-    });
+  const get = (path: string) => timedGet(agent, `${base}${path}`, { Authorization: auth }, statuses);
   const pages = ['/support?page=1&limit=10', '/support?page=2&limit=10', '/support?page=5&limit=10', '/support?status=open&page=1&limit=10'];
   // Alone first (one request at a time): what one request costs without queueing.
   const alone: number[] = [];
