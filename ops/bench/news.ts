@@ -4,8 +4,8 @@
  *  1. makes sure BENCH_ARTICLES articles (default 100,000) and BENCH_ENTITIES entities (default
  *     5,000) are there, seeding the corpus through the import path if not (needs the worker);
  *  2. serves the news API in this process and, for each endpoint, sends BENCH_REQUESTS requests
- *     (default 500) from BENCH_CONNECTIONS keep-alive connections (default 50), after 20 warm-up
- *     requests: p50, p99 and requests per second, with the real auth, limits and quota path (a
+ *     (default 500) from BENCH_CONNECTIONS keep-alive connections (default 50), after 2 warm-up
+ *     requests per connection: p50, p99 and requests per second, with the real auth, limits and quota path (a
  *     Business test key per endpoint, so the 2,000/min limit is not reached);
  *  3. in the same run, a bare Koa endpoint returning a fixed 20-article page: the ceiling of
  *     Node + Koa + JSON on this machine.
@@ -29,7 +29,8 @@ const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 100_000);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
-const WARMUP = 20;
+/** Warm-up requests, sent over all the connections (so the measured part opens none). */
+const WARMUP = 2 * CONNECTIONS;
 
 
 async function main(): Promise<void> {
@@ -72,18 +73,22 @@ async function main(): Promise<void> {
   async function measure(name: string, origin: string, paths: string[], key: string | null): Promise<void> {
     say(`${name}…`);
     const statuses = new Map<number, number>();
-    for (let i = 0; i < WARMUP; i++) await get(`${origin}${paths[i % paths.length]}`, key, new Map());
     const latencies: number[] = [];
-    let next = 0;
+    const run = async (count: number, record: boolean) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (next < count) {
+            const i = next++;
+            const ms = await get(`${origin}${paths[i % paths.length]}`, key, record ? statuses : new Map());
+            if (record) latencies.push(ms);
+          }
+        }),
+      );
+    };
+    await run(WARMUP, false);
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < REQUESTS) {
-          const i = next++;
-          latencies.push(await get(`${origin}${paths[i % paths.length]}`, key, statuses));
-        }
-      }),
-    );
+    await run(REQUESTS, true);
     const ms = performance.now() - started;
     const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
     row([name, `${percentile(latencies, 50).toFixed(1)} ms`, `**${percentile(latencies, 99).toFixed(1)} ms**`, ((REQUESTS * 1000) / ms).toFixed(0), answers]);
