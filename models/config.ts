@@ -69,7 +69,7 @@ export const EnvSchema = z.object({
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   /** News API: articles kept per process (they never change once imported); 0 turns it off. */
-  NEWS_ARTICLE_CACHE: z.coerce.number().int().min(0).default(50_000),
+  NEWS_ARTICLE_CACHE: z.coerce.number().int().min(0).default(20_000),
   /** News API: how long a process reuses an index head (lists may lag an import by this); 0 reads it every time. */
   NEWS_INDEX_HEAD_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 
