@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
 import { IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
 import { queueImport } from '../../models/news/import.queue';
+import { ImportLine } from '../../models/news/ingest.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { NewsDeps } from './deps';
@@ -68,6 +69,8 @@ export const importRoutes = [
       'Lines whose sourceUrl was imported before are counted as duplicates; invalid lines are counted and listed with their error. Needs the news.admin permission.',
     tags,
     auth: admin,
+    body: ImportLine.describe('One article per line (JSON lines)'),
+    bodyType: 'application/x-ndjson',
     status: 202,
     response: ImportView,
     errors: [413, 415, 503],

@@ -52,7 +52,7 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   query?: Q;
   body?: B;
   /** Media type of the request body (multipart routes parse their own body). */
-  bodyType?: 'application/json' | 'multipart/form-data';
+  bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
   /** Schema of `data` in the success envelope (documentation). */
   response?: R;
   /** Success status (200 unless said). */
@@ -75,7 +75,7 @@ export interface AnyRoute<D = unknown> {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
-  bodyType?: 'application/json' | 'multipart/form-data';
+  bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
   response?: z.ZodType;
   status?: number;
   errors?: number[];
@@ -125,8 +125,8 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');
     const query = parseOrThrow(route.query, ctx.query, 'query');
     const rawBody = (ctx.request as { body?: unknown }).body;
-    // Multipart routes read their own streamed body; their schema only documents the form.
-    const body = route.body && route.bodyType !== 'multipart/form-data' ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
+    // Multipart and JSON-lines routes read their own streamed body; their schema only documents it.
+    const body = route.body && (route.bodyType ?? 'application/json') === 'application/json' ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
     const result = await route.handler({ params, query, body, auth: principal, ctx, deps });
     if (result === RAW) return;
     const init: ReplyInit<unknown> = result instanceof Reply ? result.init : { data: result };
