@@ -19,7 +19,7 @@ const tags = ['admin'];
 
 /** Largest import accepted in one request. */
 export const IMPORT_MAX_BYTES = 200 * 1024 * 1024;
-const NDJSON = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines', 'application/json-seq'];
+const NDJSON = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines'];
 
 const ImportView = z.object({
   id: z.string(),

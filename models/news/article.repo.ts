@@ -66,7 +66,11 @@ export function createArticleRepo(conn: Connection, options: { cacheSize?: numbe
       if (docs.length === 0) return;
       await articles().bulkWrite(docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })), { ordered: false });
       await urls().bulkWrite(
-        docs.map((d) => ({ replaceOne: { filter: { _id: urlKey(d.sourceUrl) }, replacement: { _id: urlKey(d.sourceUrl), url: normaliseUrl(d.sourceUrl), articleId: d._id }, upsert: true } })),
+        docs.map((d) => {
+          const url = normaliseUrl(d.sourceUrl);
+          const _id = createHash('sha256').update(url).digest('hex'); // urlKey, normalised once
+          return { replaceOne: { filter: { _id }, replacement: { _id, url, articleId: d._id }, upsert: true } };
+        }),
         { ordered: false },
       );
     },

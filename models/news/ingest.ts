@@ -17,7 +17,7 @@ import { createArticleIndex, type ArticleIndex } from './article-index.repo';
 import { createArticleRepo, urlKey } from './article.repo';
 import type { ArticleDoc } from './article.rules';
 import { entityModel } from './entity.model';
-import { createImportRepo, ZERO_COUNTS, type ImportCounts, type ImportDoc } from './import.repo';
+import { createImportRepo, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
 import { addPostings, articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
 
 /** Lines per batch: larger batches rewrite each index chunk fewer times (the score orderings touch most chunks per batch). */
@@ -72,7 +72,7 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
   const file = path.join(dir, 'lines.jsonl');
   try {
     await deps.storage.client.fGetObject(deps.storage.bucket, record.objectKey, file);
-    await applyLines(deps, record, createReadStream(file), counts);
+    await applyLines(deps, imports, record, createReadStream(file), counts);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -81,8 +81,7 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
 }
 
 /** Applies the lines after `counts.linesDone`, batch by batch, saving counts after each. */
-async function applyLines(deps: IngestDeps, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
-  const imports = createImportRepo(deps.conn);
+async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
   const articles = createArticleRepo(deps.conn);
   const index = deps.index ?? createArticleIndex(deps.conn, { cacheEntries: 0 });
   const dict = await loadDictionary(deps.conn);
