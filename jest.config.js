@@ -16,6 +16,9 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 60_000,
-  // Integration suites share one set of dev services; two workers keep a 2-core machine responsive.
-  maxWorkers: 2,
+  // Integration suites share one set of dev services. One worker: two suites that each start a
+  // whole `npm start` stack (stack, start-signals) in parallel pick ports in two processes that
+  // cannot see each other's choices, and a collision kept one stack from coming up (seen once in
+  // four CI runs).
+  maxWorkers: 1,
 };

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { PLAN_LIMITS, type Plan } from './news/plan.rules';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -72,6 +73,10 @@ export const EnvSchema = z.object({
   NEWS_ARTICLE_CACHE: z.coerce.number().int().min(0).default(20_000),
   /** News API: how long a process reuses an index head (lists may lag an import by this); 0 reads it every time. */
   NEWS_INDEX_HEAD_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /** News API requests per minute per key, by plan (spec §2.6: 100, 500, 2,000). */
+  NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.starter.perMinute),
+  NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.pro.perMinute),
+  NEWS_BUSINESS_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.business.perMinute),
 
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
@@ -137,7 +142,7 @@ export interface Config {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number };
-  news: { articleCache: number; indexHeadTtlMs: number };
+  news: { articleCache: number; indexHeadTtlMs: number; perMinute: Record<Plan, number> };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -261,7 +266,11 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       audience: e.JWT_AUDIENCE,
     },
     support: { rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE, createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE },
-    news: { articleCache: e.NEWS_ARTICLE_CACHE, indexHeadTtlMs: e.NEWS_INDEX_HEAD_TTL_MS },
+    news: {
+      articleCache: e.NEWS_ARTICLE_CACHE,
+      indexHeadTtlMs: e.NEWS_INDEX_HEAD_TTL_MS,
+      perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
+    },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,
       apiKey: e.OPENAI_API_KEY,

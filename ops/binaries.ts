@@ -204,7 +204,7 @@ async function build(spec: BinarySpec, target: string, options: ResolveOptions):
 }
 
 /** A cross-process lock (mkdir is atomic); a lock left by a dead process is taken over. */
-async function withLock<T>(lockDir: string, log: (l: string) => void, fn: () => Promise<T>): Promise<T> {
+export async function withLock<T>(lockDir: string, log: (l: string) => void, fn: () => Promise<T>): Promise<T> {
   mkdirSync(path.dirname(lockDir), { recursive: true });
   let announced = false;
   for (;;) {

@@ -37,16 +37,28 @@ export interface DevServicesOptions {
   log: (line: string) => void;
 }
 
+/** Ports this process has handed out: the kernel may offer a just-closed port again. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port free on 127.0.0.1 now, never one this process handed out before (two services of
+ * one stack given the same port would fail to start, over and over: seen with MinIO's console).
+ */
 export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const addr = srv.address();
+        srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /** Fails early, with a clear message, when another program holds a port we need. */

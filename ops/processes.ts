@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../models/config';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import type { ProcessSpec, Supervisor } from './supervisor';
+import { type ProcessSpec, type Supervisor, tolerateClosedOutput } from './supervisor';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -72,11 +72,23 @@ export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['out
   ];
 }
 
-/** SIGINT/SIGTERM stop everything; a second signal while stopping kills at once. */
+/**
+ * A signal that arrives this soon after the first is the same Ctrl-C: the terminal sends SIGINT to
+ * the whole foreground group (npm and us), and npm forwards its copy to us again.
+ */
+const SAME_KEYPRESS_MS = 1_000;
+
+/**
+ * SIGINT/SIGTERM/SIGHUP stop everything gracefully; a second signal given a moment later (after
+ * SAME_KEYPRESS_MS) kills at once. Our own output may vanish meanwhile (a pipe reader killed by the
+ * same Ctrl-C): that never interrupts the stop.
+ */
 export function stopOnSignals(supervisor: Supervisor, say: (l: string) => void): void {
-  let stopping = false;
+  tolerateClosedOutput();
+  let firstAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (firstAt !== undefined) {
+      if (Date.now() - firstAt < SAME_KEYPRESS_MS) return;
       say(`${signal} again: killing everything now`);
       for (const pid of supervisor.pids()) {
         try {
@@ -87,8 +99,8 @@ export function stopOnSignals(supervisor: Supervisor, say: (l: string) => void):
       }
       process.exit(130);
     }
-    stopping = true;
-    say(`${signal}: stopping every process…`);
+    firstAt = Date.now();
+    say(`${signal}: stopping every process gracefully (press Ctrl-C again to force)…`);
     supervisor.stop().then(
       () => {
         say('all processes stopped');
@@ -107,6 +119,6 @@ export function stopOnSignals(supervisor: Supervisor, say: (l: string) => void):
   // re-parented: stop everything rather than leave orphans behind.
   const parent = process.ppid;
   setInterval(() => {
-    if (process.ppid !== parent && !stopping) onSignal('SIGHUP');
+    if (process.ppid !== parent && firstAt === undefined) onSignal('SIGHUP');
   }, 500).unref();
 }

@@ -2,6 +2,7 @@
  * `npm start`: provisions and supervises everything a developer needs, then the three APIs and the
  * worker. Ctrl-C (SIGINT) or SIGTERM stops every process it started.
  */
+import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
 import { assertPortFree, freePort, startDevServices, type DevServicePorts } from './dev-services';
@@ -16,7 +17,14 @@ function portOf(address: string): number {
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+  // What happens to the stack also goes to a file: the terminal (or the pipe reader) may be gone.
+  mkdirSync(path.join(config.dataDir, 'logs'), { recursive: true });
+  const logFile = path.join(config.dataDir, 'logs', 'start.log');
+  const say = (line: string) => {
+    const text = `[start] ${line}\n`;
+    if (process.stdout.writable) process.stdout.write(text);
+    appendFileSync(logFile, `${new Date().toISOString()} ${text}`);
+  };
   const supervisor = new Supervisor((e) => {
     if (e.type === 'started') say(`${e.name} started (pid ${e.pid})`);
     if (e.type === 'exited') say(`${e.name} exited (${e.signal ?? `code ${e.code}`})`);

@@ -2,8 +2,14 @@
  * A small process supervisor for development and tests: starts processes in order, waits until
  * each is ready, restarts one that crashes (with backoff), and on stop terminates every process
  * group it started, escalating to SIGKILL, so nothing is left behind.
+ *
+ * Nothing it starts outlives it, whatever happens to it: on Linux each child is started through
+ * util-linux's `setpriv --pdeathsig SIGTERM`, so the kernel sends the child SIGTERM (a graceful
+ * stop) the moment the supervisor dies, even by SIGKILL. Children never write to the terminal
+ * themselves: their output is relayed, so a pipe reader that died first (`npm start | tee log`
+ * after Ctrl-C) cannot break them.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 
@@ -13,7 +19,7 @@ export interface ProcessSpec {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Where stdout/stderr go: a log file, or 'inherit' to pass them through to the terminal. */
+  /** Where stdout/stderr go: a log file, or 'inherit' to relay them to ours (the terminal). */
   output: { file: string } | 'inherit';
   /** Resolves true once the process serves requests. Polled after every (re)start. */
   ready?: () => Promise<boolean>;
@@ -68,15 +74,19 @@ export class Supervisor {
       m.log = createWriteStream(spec.output.file, { flags: 'a' });
     }
     // detached: each process leads its own group, so a stop reaches the children it spawns too.
-    const child = spawn(spec.command, spec.args, {
+    const [command, args] = withParentDeathSignal(spec.command, spec.args);
+    const child = spawn(command, args, {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
       detached: true,
-      stdio: ['ignore', spec.output === 'inherit' ? 'inherit' : 'pipe', spec.output === 'inherit' ? 'inherit' : 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (m.log) {
       child.stdout?.pipe(m.log, { end: false });
       child.stderr?.pipe(m.log, { end: false });
+    } else {
+      child.stdout?.on('data', (chunk: Buffer) => relay(process.stdout, chunk));
+      child.stderr?.on('data', (chunk: Buffer) => relay(process.stderr, chunk));
     }
     m.child = child;
     m.startedAt = Date.now();
@@ -152,6 +162,33 @@ export class Supervisor {
     if (child?.pid) signalGroup(child.pid, 'SIGKILL');
     m.log?.end();
   }
+}
+
+/**
+ * Writes a child's output to ours unless ours is gone. Always consumes the child's pipe: a child
+ * whose pipe filled up would block on its next log line.
+ */
+function relay(to: NodeJS.WriteStream, chunk: Buffer): void {
+  if (to.writable && !to.destroyed) to.write(chunk);
+}
+
+/**
+ * Our stdout and stderr stop throwing once their reader is gone (EPIPE when `| tee` or
+ * `| pino-pretty` died of the same Ctrl-C): output is dropped and the stop goes on.
+ */
+export function tolerateClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
+let setprivPath: string | null | undefined;
+
+/** `setpriv --pdeathsig SIGTERM -- cmd args` where util-linux's setpriv exists (Linux); else as is. */
+function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
+  if (setprivPath === undefined) {
+    const found = process.platform === 'linux' ? spawnSync('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'true'], { stdio: 'ignore' }) : undefined;
+    setprivPath = found?.status === 0 ? 'setpriv' : null;
+  }
+  return setprivPath ? [setprivPath, ['--pdeathsig', 'SIGTERM', '--', command, ...args]] : [command, args];
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

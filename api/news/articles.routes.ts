@@ -126,7 +126,7 @@ export const articleRoutes = [
     auth: reader,
     query: PageQuery.extend(Include.shape)
       .extend(Filters.shape)
-      .extend({ q: z.string().trim().min(2, 'q must have at least 2 characters').max(200) }),
+      .extend({ q: z.string().max(200).trim().min(2, 'q must have at least 2 characters') }),
     response: z.array(ArticleView),
     errors: [403],
     handler: async ({ query, auth, deps }) => {

@@ -53,6 +53,7 @@ export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrin
   return {
     scheme: 'apiKeyAuth',
     describe: scope ? `API key with scope ${scope}` : 'API key',
+    rateLimited: true,
     async authenticate(ctx, _services, rawDeps) {
       const deps = rawDeps as NewsDeps;
       const key = ctx.get('x-api-key').trim();

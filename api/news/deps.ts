@@ -1,6 +1,6 @@
 /** What the news service's routes use, built once per process. */
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
-import { PLANS, PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { PLANS, type Plan } from '../../models/news/plan.rules';
 import { createArticleIndex } from '../../models/news/article-index.repo';
 import { createArticleQueries, type ArticleQueries } from '../../models/news/article-query';
 import { createArticleRepo, type ArticleRepo } from '../../models/news/article.repo';
@@ -33,9 +33,9 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
       plan,
       createMongoLimiter(ready, infra.config.mongo.db, {
         name: `news-key-${plan}`,
-        points: PLAN_LIMITS[plan].perMinute,
+        points: infra.config.news.perMinute[plan],
         durationSec: 60,
-        message: `Rate limit exceeded: ${PLAN_LIMITS[plan].perMinute} requests per minute per key on this plan`,
+        message: `Rate limit exceeded: ${infra.config.news.perMinute[plan]} requests per minute per key on this plan`,
       }),
     ]),
   ) as Record<Plan, Limiter>;

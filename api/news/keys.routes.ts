@@ -39,7 +39,7 @@ const present = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
 });
 
 const CreateKey = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().max(100).trim().min(1),
   expiry: z
     .string()
     .default('none')

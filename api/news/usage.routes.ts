@@ -26,12 +26,13 @@ export const usageRoutes = [
     }),
     handler: async ({ auth, deps }) => {
       const limits = PLAN_LIMITS[auth.plan];
+      const perMinute = deps.config.news.perMinute[auth.plan];
       const now = new Date();
       const [minute, month] = await Promise.all([deps.keyLimiters[auth.plan].used(`key:${auth.keyId}`), deps.usage.count(auth.sub, now)]);
       return {
         plan: planName(auth.plan),
         key: { id: auth.keyId, mode: auth.mode, countedMonthly: auth.mode === 'live' },
-        minute: { limit: limits.perMinute, used: minute.count, remaining: Math.max(0, limits.perMinute - minute.count), resetsAt: minute.resetAt.toISOString() },
+        minute: { limit: perMinute, used: minute.count, remaining: Math.max(0, perMinute - minute.count), resetsAt: minute.resetAt.toISOString() },
         month: {
           limit: limits.perMonth,
           used: month,

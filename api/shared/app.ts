@@ -29,6 +29,8 @@ export interface ServiceDefinition<D> {
   /** Extra middleware run before routing (rate limiting…), in order. */
   middleware?: ((deps: D) => Koa.Middleware)[];
   extraSecuritySchemes?: Record<string, Record<string, unknown>>;
+  /** A middleware limits every route (documented as 429 on each). */
+  everyRouteRateLimited?: boolean;
 }
 
 export interface AppOptions {
@@ -118,8 +120,12 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
       formLimit: limit,
       textLimit: limit,
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      // Parser errors with a 4xx (malformed JSON 400, too large 413, unknown encoding 415) keep it;
+      // anything else from reading a body (a zlib error from broken gzip…) is the client's too: 400.
       onError: (err: Error) => {
-        throw err;
+        const status = (err as { status?: unknown }).status;
+        if (typeof status === 'number' && status >= 400 && status < 500) throw err;
+        throw new AppError('VALIDATION_FAILED', 'The request body could not be read: it is malformed or its Content-Encoding is wrong');
       },
     }),
   );
@@ -134,6 +140,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
     description: service.description,
     routes: service.routes,
     envelopeFor,
+    everyRouteRateLimited: service.everyRouteRateLimited ?? false,
     ...(service.extraSecuritySchemes ? { extraSecuritySchemes: service.extraSecuritySchemes } : {}),
   });
   const documentJson = JSON.stringify(document);

@@ -11,6 +11,8 @@ export interface AuthPolicy<P = unknown> {
   scheme: 'bearerAuth' | 'apiKeyAuth' | undefined;
   /** Human-readable requirement for the docs ("permission support.agent"). */
   describe: string;
+  /** Authentication also counts a rate limit (429 is documented on the route). */
+  rateLimited?: boolean;
   /** `deps` are the service's dependencies (API keys live in the news service's database). */
   authenticate(ctx: Context, services: AuthServices, deps: unknown): Promise<P>;
 }

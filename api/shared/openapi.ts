@@ -59,6 +59,32 @@ export interface OpenApiOptions<D> {
   routes: AnyRoute<D>[];
   envelopeFor: (path: string) => Envelope;
   extraSecuritySchemes?: Record<string, JsonSchema>;
+  /** A service-wide limit (support's per-IP limit) answers 429 on every route. */
+  everyRouteRateLimited?: boolean;
+}
+
+/** `get` + `/support/bulk/:operationId` → `getSupportBulkOperationId`. */
+function operationIdFor(method: string, koaPath: string): string {
+  const oaPath = koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return `${method}${oaPath.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
+}
+
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Every error status a route can answer, derived from what it declares, so the document cannot
+ * forget one: 400 (validation, malformed body), 500 and 503 (a dependency down) everywhere; 401/403
+ * with authentication; 404 with path parameters; 413/415 where a body is read (the body parser
+ * reads one on every POST, PUT, PATCH and DELETE); 429 under a rate limit; the route's own extras
+ * (409…).
+ */
+function documentedErrors<D>(route: AnyRoute<D>, everyRouteRateLimited: boolean): Set<number> {
+  const statuses = new Set([400, 500, 503, ...(route.errors ?? [])]);
+  if (route.auth.scheme) [401, 403].forEach((s) => statuses.add(s));
+  if (route.auth.rateLimited || route.rateLimit || everyRouteRateLimited) statuses.add(429);
+  if (route.path.includes(':')) statuses.add(404);
+  if (BODY_METHODS.has(route.method)) [413, 415].forEach((s) => statuses.add(s));
+  return statuses;
 }
 
 export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
@@ -74,7 +100,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     ];
     const successStatus = String(route.status ?? 200);
     const successContent = route.produces
-      ? { [route.produces]: { schema: { type: 'string', format: 'binary' } } }
+      ? Object.fromEntries([route.produces].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
       : {
           'application/json': {
             schema: {
@@ -88,18 +114,27 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
             },
           },
         };
-    const errorStatuses = new Set([400, 500, ...(route.auth.scheme ? [401, 403] : []), ...(route.errors ?? [])]);
+    if (route.alsoProduces) {
+      const { mediaType, description, schema } = route.alsoProduces;
+      (successContent as Record<string, unknown>)[mediaType] = { schema: { ...(schema ?? { type: 'string' }), description } };
+    }
+    const errorStatuses = documentedErrors(route, o.everyRouteRateLimited ?? false);
     const responses: Record<string, unknown> = {
       [successStatus]: { description: STATUS_TEXT[Number(successStatus)] ?? 'Success', content: successContent },
     };
-    for (const status of [...errorStatuses].sort()) {
+    for (const status of [...errorStatuses].sort((a, b) => a - b)) {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? 'Error',
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${envelope.name}` } } },
       };
     }
+    if (route.links?.length) {
+      (responses[successStatus] as Record<string, unknown>).links = Object.fromEntries(
+        route.links.map((l) => [l.name, { operationId: operationIdFor(l.method, l.path), parameters: l.parameters }]),
+      );
+    }
     const operation: Record<string, unknown> = {
-      operationId: `${route.method}${oaPath.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: operationIdFor(route.method, route.path),
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags ?? [],
@@ -110,7 +145,10 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     };
     if (route.body) {
       const mediaType = route.bodyType ?? 'application/json';
-      operation.requestBody = { required: !isOptional(route.body), content: { [mediaType]: { schema: toSchema(route.body) } } };
+      // A JSON body that may be left out: absent is read as {} (route.ts), so a schema that takes {}
+      // makes the body optional.
+      const optional = isOptional(route.body) || (mediaType === 'application/json' && route.body.safeParse({}).success);
+      operation.requestBody = { required: !optional, content: { [mediaType]: { schema: toSchema(route.body) } } };
     }
     (paths[oaPath] ??= {})[route.method] = operation;
   }

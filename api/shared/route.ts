@@ -9,6 +9,14 @@ import type { AuthPolicy, AuthServices } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** `{name, method, path}` of the target route; parameters are runtime expressions (`$response.body#/data/id`). */
+export interface RouteLink {
+  name: string;
+  method: HttpMethod;
+  path: string;
+  parameters: Record<string, string>;
+}
+
 export interface ReplyInit<T> {
   data?: T;
   message?: string;
@@ -59,8 +67,12 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   status?: number;
   /** Statuses (besides 400/401/403/500) worth listing in the docs for this route. */
   errors?: number[];
-  /** Non-JSON success responses (downloads, event streams): media type for the docs. */
-  produces?: string;
+  /** Non-JSON success responses (downloads, event streams): the media type(s) for the docs. */
+  produces?: string | readonly string[];
+  /** A second success media type the route may answer with instead of JSON (a stream on request). */
+  alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };
+  /** OpenAPI links from the success response to the routes that use what it returns. */
+  links?: RouteLink[];
   handler: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>, A, D>) => Awaitable<z.input<R> | Reply<z.input<R>> | typeof RAW>;
 }
 
@@ -79,7 +91,9 @@ export interface AnyRoute<D = unknown> {
   response?: z.ZodType;
   status?: number;
   errors?: number[];
-  produces?: string;
+  produces?: string | readonly string[];
+  alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };
+  links?: RouteLink[];
   handler: (input: RouteInput<unknown, unknown, unknown, unknown, D>) => Awaitable<unknown>;
 }
 

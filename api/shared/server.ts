@@ -72,6 +72,17 @@ export function runServiceMain<D extends Infra>(
       };
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
+      // Last resort. Request errors are answered by the app's error middleware; an exception that
+      // escapes it (an event emitter without an error listener, a callback that throws) leaves the
+      // process in a state nobody can vouch for. Node's advice is to exit, so: log it, stop taking
+      // connections, let in-flight requests finish (grace period), exit 1; the supervisor (npm
+      // start, compose's restart policy) starts a fresh process.
+      const onFatal = (kind: string) => (err: unknown) => {
+        running.infra.logger.fatal({ err }, `${kind}: finishing in-flight requests, then exiting to be restarted`);
+        running.stop().finally(() => process.exit(1));
+      };
+      process.on('uncaughtException', onFatal('uncaught exception'));
+      process.on('unhandledRejection', onFatal('unhandled rejection'));
     },
     (err: Error) => {
       process.stderr.write(`${definition.name} service failed to start: ${err.message}\n`);

@@ -24,7 +24,7 @@ export const fastResponseRoutes = [
     tags: ['fast response'],
     auth: bearer(SUPPORT_AGENT),
     params: TicketIdParams,
-    body: z.object({ send: z.boolean().default(false) }),
+    body: z.strictObject({ send: z.boolean().default(false) }),
     response: z.object({ replied: z.string(), sent: z.boolean(), messageId: z.number().nullable(), workflowId: z.string() }),
     errors: [404, 409, 503],
     handler: async ({ params, body, auth, deps }) => {

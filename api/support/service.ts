@@ -27,5 +27,6 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
   envelope: supportEnvelope,
   middleware: [perIpLimit],
+  everyRouteRateLimited: true,
   routes: [...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

@@ -16,10 +16,10 @@ const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** One line of an import. Enrichment modules are optional; `entities` names mentions to link. */
 export const ImportLine = z.strictObject({
-  title: z.string().trim().min(1).max(500),
-  subtitle: z.string().trim().max(1_000).nullish(),
-  summary: z.string().trim().max(5_000).nullish(),
-  sourceName: z.string().trim().min(1).max(200),
+  title: z.string().max(500).trim().min(1),
+  subtitle: z.string().max(1_000).trim().nullish(),
+  summary: z.string().max(5_000).trim().nullish(),
+  sourceName: z.string().max(200).trim().min(1),
   sourceUrl: httpUrl,
   publishedAt: z.iso.datetime({ offset: true }),
   primarySector: z.enum(SECTORS),

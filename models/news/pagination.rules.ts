@@ -1,9 +1,10 @@
 /** Offset pagination of the News API (spec §2.8, §8): limit 1–100 (default 20), offset ≥ 0. */
 import { z } from 'zod';
+import { wholeNumber } from '../params.rules';
 
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(20),
-  offset: z.coerce.number().int().min(0, 'offset must be 0 or more').default(0),
+  limit: wholeNumber((n) => n.min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100')).default(20),
+  offset: wholeNumber((n) => n.min(0, 'offset must be 0 or more')).default(0),
 });
 export type PageQuery = z.output<typeof PageQuery>;
 

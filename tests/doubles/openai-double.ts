@@ -5,7 +5,8 @@
  *
  * Scripts are kept per `user` (the platform sends the calling user's id as `user`), so test files
  * running in parallel never consume each other's steps. Without a script the double answers
- * "echo: <last user message>". `npm test` runs one as a process (openai-double.main.ts); tests
+ * "echo: <last user message>" (or, when a JSON response format is asked for, JSON in that format,
+ * with OpenAI's 400 for a strict schema outside what structured outputs support). `npm test` runs one as a process (openai-double.main.ts); tests
  * drive it through its control API, `/__control/*`, with the client at the end of this file.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -29,6 +30,98 @@ interface ChatBody {
   user?: string;
   tools?: unknown[];
   stream_options?: { include_usage?: boolean };
+  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema?: unknown; strict?: boolean | null } };
+}
+
+type Schema = Record<string, unknown>;
+const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keywords OpenAI's structured outputs accept in a strict schema. */
+const STRICT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description', 'title', '$defs', 'definitions', '$ref']);
+
+/**
+ * What OpenAI answers 400 for in a strict schema (structured outputs): the root is an object;
+ * every object lists all its properties as required and sets additionalProperties: false; only the
+ * supported keywords appear. Undefined when the schema is acceptable.
+ */
+function strictSchemaProblem(schema: unknown, at = '(root)'): string | undefined {
+  if (!isSchema(schema)) return `${at}: a schema must be an object`;
+  if (at === '(root)' && schema.type !== 'object') return `schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'`;
+  const unsupported = Object.keys(schema).find((k) => !STRICT_KEYWORDS.has(k));
+  if (unsupported) return `${at}: '${unsupported}' is not permitted`;
+  if (schema.type === 'object') {
+    const props = isSchema(schema.properties) ? schema.properties : {};
+    if (schema.additionalProperties !== false) return `${at}: 'additionalProperties' is required to be supplied and to be false`;
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const missing = Object.keys(props).find((k) => !required.includes(k));
+    if (missing) return `${at}: 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'`;
+    for (const [k, v] of Object.entries(props)) {
+      const problem = strictSchemaProblem(v, `${at}.${k}`);
+      if (problem) return problem;
+    }
+  }
+  if (schema.items !== undefined) return strictSchemaProblem(schema.items, `${at}.items`);
+  if (Array.isArray(schema.anyOf)) for (const [i, v] of schema.anyOf.entries()) {
+    const problem = strictSchemaProblem(v, `${at}.anyOf[${i}]`);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The simplest value a schema admits (what a model held to the schema would write). */
+function instanceOf(schema: unknown, depth = 0): unknown {
+  if (!isSchema(schema) || depth > 10) return {};
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  for (const k of ['anyOf', 'oneOf'] as const) {
+    const options = schema[k];
+    if (Array.isArray(options) && options.length) return instanceOf(options[0], depth + 1);
+  }
+  if (Array.isArray(schema.allOf)) return instanceOf(Object.assign({}, ...schema.allOf.filter(isSchema), { allOf: undefined }), depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  const num = (k: string) => (typeof schema[k] === 'number' ? (schema[k] as number) : undefined);
+  switch (type) {
+    case 'string': {
+      if (schema.format === 'date-time') return new Date().toISOString();
+      if (schema.format === 'date') return new Date().toISOString().slice(0, 10);
+      if (schema.format === 'email') return 'leitor@example.com';
+      if (schema.format === 'uri') return 'https://example.com/';
+      return 'a'.repeat(num('minLength') ?? 0);
+    }
+    case 'integer':
+    case 'number': {
+      const low = num('minimum') ?? (num('exclusiveMinimum') !== undefined ? Math.floor(num('exclusiveMinimum')!) + 1 : undefined);
+      const high = num('maximum') ?? (num('exclusiveMaximum') !== undefined ? Math.ceil(num('exclusiveMaximum')!) - 1 : undefined);
+      return low ?? (high !== undefined ? Math.min(0, high) : 0);
+    }
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return Array.from({ length: num('minItems') ?? 0 }, () => instanceOf(schema.items, depth + 1));
+    default: {
+      const props = isSchema(schema.properties) ? schema.properties : {};
+      const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+      return Object.fromEntries(required.map((k) => [k, instanceOf(props[k], depth + 1)]));
+    }
+  }
+}
+
+/**
+ * The unscripted answer, in the format asked for: text echoes the prompt; json_object is a JSON
+ * object; json_schema is the simplest value of the schema, or OpenAI's 400 for a strict schema it
+ * does not support.
+ */
+function defaultReply(body: ChatBody): Step {
+  const format = body.response_format;
+  if (format?.type === 'json_object') return { kind: 'reply', content: JSON.stringify({ echo: lastUserMessage(body) }) };
+  if (format?.type === 'json_schema') {
+    const problem = format.json_schema.strict ? strictSchemaProblem(format.json_schema.schema) : undefined;
+    if (problem) return { kind: 'error', status: 400, message: `Invalid schema for response_format '${format.json_schema.name}': ${problem}` };
+    return { kind: 'reply', content: JSON.stringify(instanceOf(format.json_schema.schema)) };
+  }
+  return { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
 }
 
 export interface OpenAiDouble {
@@ -82,7 +175,7 @@ export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
       const user = body.user ?? '';
       requests.set(user, [...(requests.get(user) ?? []), body]);
       const queue = scripts.get(user) ?? [];
-      let step: Step = (queue[0]?.kind === 'tool_then_reply' ? queue[0] : queue.shift()) ?? { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
+      let step: Step = (queue[0]?.kind === 'tool_then_reply' ? queue[0] : queue.shift()) ?? defaultReply(body);
       if (step.kind === 'tool_then_reply') {
         const answered = body.messages.some((m) => m.role === 'tool');
         step = answered
@@ -94,7 +187,8 @@ export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
 
       if (step.kind === 'error') {
         const headers: Record<string, string> = step.retryAfter ? { 'Retry-After': step.retryAfter } : {};
-        return json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'scripted' } }, headers);
+        const type = step.status === 400 ? 'invalid_request_error' : 'scripted';
+        return json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type } }, headers);
       }
       const id = `chatcmpl-${++callSeq}`;
       const created = Math.floor(Date.now() / 1000);

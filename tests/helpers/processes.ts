@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../../models/config';
+import { freePort } from '../../ops/dev-services';
 import { workerPolling } from '../../ops/processes';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -69,4 +70,50 @@ export function killGroup(child: ChildProcess | undefined): void {
   } catch {
     // already gone
   }
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  base: string;
+  logs(): string;
+  /** The process's own view of itself: uptime from /health (200 or 503). */
+  uptimeSeconds(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * One service run from its real entry point (`api/<name>/server.ts`) on a free port, as the
+ * supervisor runs it; resolved once /health answers.
+ */
+export async function startServiceProcess(name: 'news' | 'support' | 'quiz', env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, `api/${name}/server.ts`)], {
+    cwd: ROOT,
+    env: { ...process.env, [`${name.toUpperCase()}_PORT`]: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  child.stdout?.on('data', (d: Buffer) => (logs += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  const health = async () => {
+    const res = await fetch(`${base}/health`);
+    return ((await res.json()) as { data: { uptimeSeconds: number } }).data.uptimeSeconds;
+  };
+  for (let i = 0; ; i += 1) {
+    if (await health().then(() => true, () => false)) break;
+    if (child.exitCode !== null || i > 600) throw new Error(`${name} service did not come up:\n${logs}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    base,
+    logs: () => logs,
+    uptimeSeconds: health,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -246,6 +246,12 @@ describe('usage and limits', () => {
     const theirs = await request(svc.callback).get('/ai/usage').set('Authorization', other.auth).expect(200);
     expect(theirs.body.data.totals.requests).toBe(0);
     await request(svc.callback).get('/ai/usage?from=2026-02-01&to=2026-01-01').set('Authorization', u.auth).expect(400);
+    // Days that do not exist are 400 naming the field (was a 500 "Invalid time value", found by fuzzing).
+    for (const bad of ['to=9055-79-01', 'from=2026-02-30', 'to=2025-02-29', 'from=']) {
+      const res = await request(svc.callback).get(`/ai/usage?${bad}`).set('Authorization', u.auth).expect(400);
+      expect(res.body).toMatchObject({ success: false, error: expect.stringContaining(`query.${bad.split('=')[0]}`) });
+    }
+    await request(svc.callback).get('/ai/usage?from=2024-02-29&to=2024-03-01').set('Authorization', u.auth).expect(200);
   });
 
   it('allows 100 requests per minute per user, with headers counting down, then 429', async () => {

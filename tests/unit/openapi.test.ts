@@ -35,7 +35,7 @@ describe('OpenAPI generation', () => {
     ]);
     expect(op.requestBody.content['application/json'].schema.properties.status.enum).toEqual(['open', 'closed']);
     expect(op.responses['200'].content['application/json'].schema.properties.data.properties.id.type).toBe('number');
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '500', '503']);
     expect(op.security).toEqual([{ bearerAuth: [] }]);
     expect(op['x-auth']).toBe('bearer token with permission support.agent');
   });
@@ -45,6 +45,50 @@ describe('OpenAPI generation', () => {
     expect(op.security).toEqual([]);
     expect(op.responses['201']).toBeDefined();
     expect(op.responses['401']).toBeUndefined();
+  });
+
+  it('derives every error status a route can answer from what it declares', () => {
+    const get = defineRoute({ method: 'get', path: '/things', summary: 'List', auth: publicRoute, handler: () => [] });
+    const limited = defineRoute({ method: 'delete', path: '/things/:id', summary: 'Delete', auth: bearer(), rateLimit: async () => undefined, errors: [409], handler: () => null });
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [get, limited], envelopeFor: () => supportEnvelope }) as any;
+    expect(Object.keys(d.paths['/things'].get.responses).sort()).toEqual(['200', '400', '500', '503']);
+    expect(Object.keys(d.paths['/things/{id}'].delete.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
+    const everyLimited = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [get], envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
+    expect(everyLimited.paths['/things'].get.responses['429']).toBeDefined();
+  });
+
+  it('makes a JSON body optional when the schema takes {}, and documents a second media type', () => {
+    const r = defineRoute({
+      method: 'post',
+      path: '/chat',
+      summary: 'Chat',
+      auth: publicRoute,
+      body: z.strictObject({ stream: z.boolean().default(false) }),
+      alsoProduces: { mediaType: 'text/event-stream', description: 'events' },
+      handler: () => null,
+    });
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [r, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
+    const op = d.paths['/chat'].post;
+    expect(op.requestBody.required).toBe(false);
+    expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(Object.keys(op.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(d.paths['/support/{id}'].patch.requestBody.required).toBe(false);
+  });
+
+  it('links a success response to the operations that use what it returns', () => {
+    const create = defineRoute({
+      method: 'post',
+      path: '/things',
+      summary: 'Create',
+      auth: publicRoute,
+      status: 201,
+      links: [{ name: 'read', method: 'get', path: '/things/:thingId', parameters: { thingId: '$response.body#/data/id' } }],
+      handler: () => null,
+    });
+    const read = defineRoute({ method: 'get', path: '/things/:thingId', summary: 'Read', auth: publicRoute, handler: () => null });
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [create, read], envelopeFor: () => supportEnvelope }) as any;
+    const link = d.paths['/things'].post.responses['201'].links.read;
+    expect(link).toEqual({ operationId: d.paths['/things/{thingId}'].get.operationId, parameters: { thingId: '$response.body#/data/id' } });
   });
 
   it('references the service\'s error envelope', () => {

@@ -36,6 +36,22 @@ export const aiRateLimit = async ({ ctx, auth, deps }: { ctx: Context; auth: Pri
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 
+/**
+ * A caller's schema, compiled for this request only: Ajv keeps every schema it compiles in its
+ * cache (keyed by the object), so a long-lived instance would grow with every request.
+ */
+function compileOnce(schema: Record<string, unknown>) {
+  try {
+    return ajv.compile(schema);
+  } finally {
+    try {
+      ajv.removeSchema(schema);
+    } catch {
+      // a schema with an unusable $id was never stored
+    }
+  }
+}
+
 /** The reply must satisfy the requested format; a provider that ignores it is treated as failing. */
 function checkFormat(content: string, format: ResponseFormat | undefined): void {
   if (!format || format.type === 'text') return;
@@ -46,7 +62,7 @@ function checkFormat(content: string, format: ResponseFormat | undefined): void 
     throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that is not valid JSON', { details: { dependency: 'ai-provider' } });
   }
   if (format.type === 'json_schema') {
-    const validate = ajv.compile(format.schema);
+    const validate = compileOnce(format.schema);
     if (!validate(parsed)) {
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that does not satisfy the response schema', {
         details: { dependency: 'ai-provider', issues: validate.errors?.map((e) => `${e.instancePath || '(root)'} ${e.message}`) },
@@ -58,7 +74,7 @@ function checkFormat(content: string, format: ResponseFormat | undefined): void 
 function validateSchemaOrThrow(format: ResponseFormat | undefined): void {
   if (format?.type !== 'json_schema') return;
   try {
-    ajv.compile(format.schema);
+    compileOnce(format.schema);
   } catch (err) {
     throw new AppError('VALIDATION_FAILED', `Invalid request: body.responseFormat.schema: ${(err as Error).message}`);
   }
@@ -143,6 +159,16 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       body: chatBody(limits),
       response: ChatResult,
+      alsoProduces: {
+        mediaType: 'text/event-stream',
+        description: 'With `stream: true`: `delta` events ({content}), then one `result` event (the JSON envelope) or an `error` event',
+        // One Server-Sent Event (its `event` name and its `data` line, JSON text).
+        schema: {
+          type: 'object',
+          required: ['event', 'data'],
+          properties: { event: { enum: ['delta', 'result', 'error'] }, data: { type: 'string', contentMediaType: 'application/json' } },
+        },
+      },
       errors: [429, 503],
       handler: async ({ body, auth, ctx, deps }) => {
         validateSchemaOrThrow(body.responseFormat);

@@ -12,14 +12,14 @@ export interface AiLimits {
   maxTokens: number;
 }
 
-const prompt = z.string().trim().min(1, 'prompt must not be empty').max(100_000).describe('The user message');
+const prompt = z.string().max(100_000).trim().min(1, 'prompt must not be empty').describe('The user message');
 const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
 
 export const ResponseFormatSchema = z
   .discriminatedUnion('type', [
-    z.object({ type: z.literal('text') }),
-    z.object({ type: z.literal('json_object') }),
-    z.object({
+    z.strictObject({ type: z.literal('text') }),
+    z.strictObject({ type: z.literal('json_object') }),
+    z.strictObject({
       type: z.literal('json_schema'),
       name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('response'),
       schema: z.record(z.string(), z.unknown()).describe('JSON Schema the reply must satisfy'),
@@ -38,7 +38,7 @@ export function modelSchema(limits: AiLimits) {
 }
 
 export function chatBody(limits: AiLimits) {
-  return z.object({
+  return z.strictObject({
     prompt,
     model: modelSchema(limits),
     temperature: temperature.optional(),
@@ -50,7 +50,7 @@ export function chatBody(limits: AiLimits) {
 }
 
 export function chatWithToolsBody(limits: AiLimits) {
-  return z.object({
+  return z.strictObject({
     prompt,
     tools: z
       .array(z.string().min(1))
@@ -64,7 +64,7 @@ export function chatWithToolsBody(limits: AiLimits) {
   });
 }
 
-export const AgentRunBody = z.object({ prompt });
+export const AgentRunBody = z.strictObject({ prompt });
 export const AgentNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid agent name') });
 export const ToolNameParams = z.object({ name: z.string().regex(TOOL_NAME, 'not a valid tool name') });
 export const ProviderNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid provider name') });
@@ -85,16 +85,17 @@ export const ChatResult = z.object({
   finishReason: z.string().describe('stop, length, tool_calls, content_filter, or max_tool_iterations when the tool limit ended the run'),
 });
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+// A calendar day that exists (z.iso.date checks months, days and leap years, not just the shape).
+const day = z.iso.date('expected a date YYYY-MM-DD that exists');
 export const UsageQuery = z
   .object({ from: day.optional(), to: day.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
 
 export function agentBody(limits: AiLimits) {
-  return z.object({
+  return z.strictObject({
     name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
     description: z.string().max(500).default(''),
-    systemPrompt: z.string().trim().min(1).max(20_000),
+    systemPrompt: z.string().max(20_000).trim().min(1),
     model: modelSchema(limits).default('mini'),
     temperature: temperature.default(0.7),
     tools: z.array(z.string()).max(20).default([]),
@@ -104,9 +105,9 @@ export function agentBody(limits: AiLimits) {
 
 export function agentPatch(limits: AiLimits) {
   return z
-    .object({
+    .strictObject({
       description: z.string().max(500).optional(),
-      systemPrompt: z.string().trim().min(1).max(20_000).optional(),
+      systemPrompt: z.string().max(20_000).trim().min(1).optional(),
       model: modelSchema(limits),
       temperature: temperature.optional(),
       tools: z.array(z.string()).max(20).optional(),
@@ -115,24 +116,24 @@ export function agentPatch(limits: AiLimits) {
     .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 }
 
-export const ToolBody = z.object({
+export const ToolBody = z.strictObject({
   name: z.string().regex(TOOL_NAME, 'name: lowercase letters, digits and _, 2 to 64 characters'),
-  description: z.string().trim().min(1).max(1_000),
+  description: z.string().max(1_000).trim().min(1),
   parameters: z.record(z.string(), z.unknown()).describe('JSON Schema of the arguments object'),
   endpoint: z.url().describe('https URL the platform POSTs the arguments to; its host must be allow-listed'),
   timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
 });
 
 export const ToolPatch = z
-  .object({
-    description: z.string().trim().min(1).max(1_000).optional(),
+  .strictObject({
+    description: z.string().max(1_000).trim().min(1).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     endpoint: z.url().optional(),
     timeoutMs: z.number().int().min(100).max(60_000).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 
-export const ProviderBody = z.object({
+export const ProviderBody = z.strictObject({
   name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
   description: z.string().max(500).default(''),
   transport: z.enum(['stdio', 'http']),
@@ -143,7 +144,7 @@ export const ProviderBody = z.object({
 });
 
 export const ProviderPatch = z
-  .object({
+  .strictObject({
     description: z.string().max(500).optional(),
     command: z.string().min(1).optional(),
     args: z.array(z.string()).max(50).optional(),

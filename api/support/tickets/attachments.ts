@@ -88,16 +88,20 @@ async function readHead(stream: Readable): Promise<{ head: Buffer; ended: boolea
       continue;
     }
     if (stream.readableEnded) return { head: Buffer.concat(chunks), ended: true };
+    if (stream.destroyed) return { head: Buffer.concat(chunks), ended: true };
     const ended = await new Promise<boolean>((resolve) => {
       const onReadable = () => done(false);
       const onEnd = () => done(true);
       const done = (v: boolean) => {
         stream.off('readable', onReadable);
         stream.off('end', onEnd);
+        stream.off('close', onEnd);
         resolve(v);
       };
       stream.once('readable', onReadable);
       stream.once('end', onEnd);
+      // A part cut short (malformed body) errors and closes without 'end'.
+      stream.once('close', onEnd);
     });
     if (ended && !stream.readableLength) return { head: Buffer.concat(chunks), ended: true };
   }
@@ -118,15 +122,25 @@ async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Prom
   let upload: Promise<Upload | undefined> = Promise.resolve(undefined);
 
   busboy.on('field', (name, value) => {
+    // One value per field: a repeated field (a list) is not a message id, and must not pick the last.
+    if (Object.hasOwn(fields, name)) failure ??= new AppError('VALIDATION_FAILED', `Invalid request: ${name} was sent more than once`);
     fields[name] = value;
   });
+  const malformed = () => new AppError('VALIDATION_FAILED', 'Malformed multipart body');
+  let fileStream: Readable | undefined;
   busboy.on('file', (name, stream, info) => {
+    fileStream = stream;
+    // A part cut short by a malformed body: the request fails with 400, never the process.
+    stream.on('error', () => {
+      failure ??= malformed();
+    });
     if (name !== 'arquivo' || failure) {
       stream.resume();
       return;
     }
     upload = (async () => {
       const { head } = await readHead(stream);
+      if (failure) return undefined;
       if (head.length === 0) {
         stream.resume();
         failure = new AppError('VALIDATION_FAILED', 'The file is empty');
@@ -151,6 +165,7 @@ async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Prom
         failure = new AppError('VALIDATION_FAILED', `The file is larger than ${MAX_ATTACHMENT_BYTES / (1024 * 1024)} MB`);
         body.destroy(failure);
       });
+      stream.once('error', () => body.destroy(failure));
       stream.pipe(body);
       const cleanUp = async () => {
         await client.removeIncompleteUpload(bucket, key).catch(() => undefined);
@@ -178,12 +193,29 @@ async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Prom
 
   const finished = new Promise<void>((resolve, reject) => {
     busboy.once('close', resolve);
-    busboy.once('error', () => reject(new AppError('VALIDATION_FAILED', 'Malformed multipart body')));
+    // `on`, not `once`: the parser may report more than one error for a body.
+    busboy.on('error', () => {
+      failure ??= malformed();
+      // The body ended inside a file: its stream would wait for the rest for ever.
+      if (fileStream && !fileStream.destroyed) fileStream.destroy(failure);
+      ctx.req.unpipe(busboy);
+      ctx.req.resume();
+      reject(failure);
+    });
   });
   ctx.req.pipe(busboy);
-  await finished;
+  await finished.catch(async (err: unknown) => {
+    // The file may have been stored before the parser gave up on the rest of the body.
+    const stored = await upload.catch(() => undefined);
+    if (stored) await client.removeObject(bucket, stored.key).catch(() => undefined);
+    throw err;
+  });
   const stored = await upload;
-  if (failure) throw failure;
+  if (failure) {
+    // A field that came after the file can still make the request invalid: nothing stays stored.
+    if (stored) await client.removeObject(bucket, stored.key).catch(() => undefined);
+    throw failure;
+  }
   if (!stored) throw new AppError('VALIDATION_FAILED', 'The file is missing: send it in the multipart field "arquivo"');
   return stored;
 }
@@ -222,10 +254,15 @@ export const attachmentRoutes = [
     auth: bearer(),
     params: TicketIdParams,
     bodyType: 'multipart/form-data',
-    body: z.object({ arquivo: z.string().describe('the file (binary)'), mensagemId: z.string().optional() }).optional(),
+    // Required: a request without the file is a 400. `mensagemId` is a message of this ticket.
+    body: z.object({ arquivo: z.string().meta({ format: 'binary' }).describe('the file (binary)'), mensagemId: z.string().optional() }),
     response: AttachmentSchema,
     status: 201,
-    errors: [404, 413, 415, 503],
+    links: [
+      { name: 'download', method: 'get', path: '/support/anexos/:attachmentId/download', parameters: { attachmentId: '$response.body#/data/id' } },
+      { name: 'delete', method: 'delete', path: '/support/anexos/:attachmentId', parameters: { attachmentId: '$response.body#/data/id' } },
+    ],
+    errors: [404, 409, 413, 415, 503],
     handler: async ({ params, auth, ctx, deps }) => {
       const ticket = await visibleTicket(deps, auth, params.id);
       assertNotDeleted(ticket, 'A deleted ticket takes no attachments');
@@ -279,7 +316,8 @@ export const attachmentRoutes = [
     tags: ['attachments'],
     auth: bearer(),
     params: AttachmentIdParams,
-    produces: 'application/octet-stream',
+    // Served with the type found from the file's content when it was stored.
+    produces: ALLOWED_TYPES,
     errors: [404, 503],
     handler: async ({ params, auth, ctx, deps }) => {
       const attachment = (await deps.attachments.findById(params.attachmentId)) ?? notFound('attachment');

@@ -95,6 +95,8 @@ export const ticketRoutes = [
     response: TicketSchema,
     status: 201,
     errors: [429],
+    // The rest of a ticket's routes are linked by schemathesis' inference from the `id` field.
+    links: [{ name: 'attach', method: 'post', path: '/support/:id/anexos', parameters: { id: '$response.body#/data/id' } }],
     handler: async ({ body, deps }) => {
       const ticket = await deps.tickets.create(body, body.email);
       return reply({ status: 201, message: 'Ticket criado', data: ticketView(ticket, new Map()) });

@@ -1,8 +1,9 @@
 /** Request and response schemas of the support service (support-ticket-api.md §2, §4). */
 import { z } from 'zod';
+import { emailAddress, wholeNumber } from '../../../models/params.rules';
 import { MESSAGE_ORIGINS, PATCHABLE_STATUSES, TICKET_ISSUES, TICKET_STATUSES } from '../../../models/support/ticket.rules';
 
-const id = z.coerce.number().int().positive();
+const id = wholeNumber((n) => n.positive());
 export const TicketIdParams = z.object({ id });
 export const TagParams = z.object({ id, tagId: id });
 export const TagIdParams = z.object({ tagId: id });
@@ -10,20 +11,20 @@ export const AttachmentIdParams = z.object({ attachmentId: id });
 export const QuickReplyIdParams = z.object({ replyId: id });
 export const UseQuickReplyParams = z.object({ id, replyId: id });
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => z.string().max(max).trim().min(1);
 export const IssueSchema = z.enum(TICKET_ISSUES, { message: `issue must be one of: ${TICKET_ISSUES.join(' | ')}` });
 
-export const CreateTicketBody = z.object({
+export const CreateTicketBody = z.strictObject({
   main: text(120).describe('Main category'),
   issue: IssueSchema,
   description: text(10_000),
-  email: z.email().max(254),
+  email: emailAddress,
   newsletter: text(120).optional(),
   wantReply: z.boolean().optional(),
 });
 
 export const UpdateTicketBody = z
-  .object({
+  .strictObject({
     status: z.enum(PATCHABLE_STATUSES).optional(),
     issue: IssueSchema.optional(),
     main: text(120).optional(),
@@ -41,13 +42,13 @@ export const ListTicketsQuery = z
     issue: IssueSchema.optional(),
     main: z.string().max(120).optional(),
     newsletter: z.string().max(120).optional(),
-    email: z.email().optional(),
+    email: emailAddress.optional(),
     tag: id.optional().describe('Tag id'),
     from: isoDate.optional().describe('Created at or after (ISO 8601 date or datetime)'),
     to: isoDate.optional().describe('Created at or before'),
-    q: z.string().trim().min(2).max(100).optional().describe('Text in the description (case-insensitive)'),
-    page: z.coerce.number().int().min(1).max(100_000).default(1),
-    limit: z.coerce.number().int().min(1).max(100).default(10),
+    q: z.string().max(100).trim().min(2).optional().describe('Text in the description (case-insensitive)'),
+    page: wholeNumber((n) => n.min(1).max(100_000)).default(1),
+    limit: wholeNumber((n) => n.min(1).max(100)).default(10),
   })
   .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
 
@@ -77,14 +78,14 @@ export const TicketSchema = z.object({
 });
 export const TicketDetailSchema = TicketSchema.extend({ anexos: z.array(AttachmentSummary), mensagens: z.array(MessageSchema) });
 
-export const AddMessageBody = z.object({ conteudo: text(20_000) });
-export const AssignTagBody = z.object({ tagId: id });
+export const AddMessageBody = z.strictObject({ conteudo: text(20_000) });
+export const AssignTagBody = z.strictObject({ tagId: id });
 const hex = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'color must be a hex colour like #1a2b3c');
-export const CreateTagBody = z.object({ name: text(50), color: hex });
+export const CreateTagBody = z.strictObject({ name: text(50), color: hex });
 export const UpdateTagBody = z
-  .object({ name: text(50).optional(), color: hex.optional() })
+  .strictObject({ name: text(50).optional(), color: hex.optional() })
   .refine((b) => b.name !== undefined || b.color !== undefined, 'at least one field is required');
-export const CreateQuickReplyBody = z.object({ title: text(120), content: text(20_000), category: text(60).optional() });
+export const CreateQuickReplyBody = z.strictObject({ title: text(120), content: text(20_000), category: text(60).optional() });
 export const UpdateQuickReplyBody = z
-  .object({ title: text(120).optional(), content: text(20_000).optional(), category: text(60).optional() })
+  .strictObject({ title: text(120).optional(), content: text(20_000).optional(), category: text(60).optional() })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required');

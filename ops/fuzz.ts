@@ -1,0 +1,256 @@
+/**
+ * `npm run fuzz`: property-based tests of the three services' OpenAPI documents with schemathesis,
+ * as an outside tester would run them, against the stack `npm test` provisions (this script runs
+ * under `ops/test.ts --run`, which gives it every address).
+ *
+ * It starts the three APIs itself (rate limits raised through configuration, so the fuzzer meets
+ * the code rather than a 429), signs a JWT holding every permission and creates a Business API key,
+ * installs schemathesis into a virtual environment in the platform cache (outside the repository,
+ * reused like the Go binaries), and runs the examples, coverage, fuzzing and stateful phases over
+ * each `/openapi.json` for a bounded time.
+ *
+ * It fails on: a server error (5xx), a response that does not match its documented schema, an
+ * undocumented status code or content type, input the document calls invalid being accepted (the
+ * checks are listed in ops/fuzz/schemathesis.toml), and any API process that exits during the run
+ * (a crash or a restart). One line per service and a closing `fuzz: N passed, N failed` line,
+ * where N counts operations (schemathesis' JUnit report) plus one "no crash" test per service.
+ *
+ *   npm run fuzz                        (FUZZ_SECONDS per service, default 90)
+ *   npm run fuzz -- --json out.json     (also writes {passed, failed, services} for CI)
+ *   npm run fuzz -- --service support   (one service)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import mongoose from 'mongoose';
+import { signToken } from '../models/auth/token.rules';
+import { loadConfig } from '../models/config';
+import { createApiKeyRepo } from '../models/news/api-key.repo';
+import { createUserRepo } from '../models/users/user.repo';
+import { defaultCacheDir, withLock } from './binaries';
+import { freePort } from './dev-services';
+import { appProcessSpecs } from './processes';
+import { Supervisor } from './supervisor';
+
+const ROOT = path.resolve(__dirname, '..');
+const SCHEMATHESIS_VERSION = '4.32.5';
+const SERVICES = ['news', 'support', 'quiz'] as const;
+type Service = (typeof SERVICES)[number];
+
+const say = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
+
+/**
+ * A Python 3 for schemathesis, avoiding CPython 3.11 before 3.11.8: there it fails with
+ * "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905, fixed in 3.11.8 and
+ * 3.12), which ends an operation's run as a tool error. Tries python3.13, python3.12, the versions
+ * pyenv holds (its shims answer only for the selected one), then python3.
+ */
+function findPython(): { command: string; version: string } {
+  const candidates = ['python3.13', 'python3.12'];
+  const pyenvRoot = spawnSync('pyenv', ['root'], { encoding: 'utf8' });
+  if (pyenvRoot.status === 0) {
+    const versions = path.join(pyenvRoot.stdout.trim(), 'versions');
+    const found = existsSync(versions) ? readdirSync(versions).filter((v) => /^3\.\d+\.\d+$/.test(v)) : [];
+    found.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+    candidates.push(...found.map((v) => path.join(versions, v, 'bin', 'python3')));
+  }
+  candidates.push('python3');
+  let fallback: { command: string; version: string } | undefined;
+  for (const command of candidates) {
+    const r = spawnSync(command, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2], sys.version_info >= (3, 11, 8))'], { encoding: 'utf8' });
+    if (r.status !== 0) continue;
+    const [version, fixed] = r.stdout.trim().split(' ');
+    if (fixed === 'True') return { command, version: version! };
+    fallback ??= { command, version: version! };
+  }
+  if (fallback) {
+    say(`warning: only Python ${fallback.version} (before 3.11.8) found; schemathesis may report tool errors (CPython gh-106905)`);
+    return fallback;
+  }
+  throw new Error('Python 3 is needed to install schemathesis (from PyPI): install python3 and run again');
+}
+
+/** schemathesis in a virtual environment of the cache, installed once per version. */
+async function schemathesis(cacheDir: string): Promise<string> {
+  const python = findPython();
+  const venv = path.join(cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}-py${python.version}`);
+  const st = path.join(venv, 'bin', 'st');
+  // Written last: a venv without it was interrupted while installing and is made again.
+  const complete = path.join(venv, '.complete');
+  if (existsSync(complete)) return st;
+  await withLock(path.join(cacheDir, 'locks', path.basename(venv)), say, async () => {
+    if (existsSync(complete)) return;
+    rmSync(venv, { recursive: true, force: true });
+    say(`installing schemathesis ${SCHEMATHESIS_VERSION} from PyPI into ${venv} (first time only)…`);
+    const run = (cmd: string, args: string[]) => {
+      const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+      if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
+    };
+    run(python.command, ['-m', 'venv', venv]);
+    run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]);
+    writeFileSync(complete, `${SCHEMATHESIS_VERSION}\n`);
+  });
+  return st;
+}
+
+interface ServiceResult {
+  service: Service;
+  operations: number;
+  failedOperations: number;
+  crashed: string[];
+  exitCode: number;
+  report: string;
+}
+
+/** Operation counts from schemathesis' JUnit report: one test case per operation. */
+export function junitCounts(xml: string): { tests: number; failed: number } {
+  let tests = 0;
+  let failed = 0;
+  for (const m of xml.matchAll(/<testsuite\b([^>]*)>/g)) {
+    const attr = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(m[1]!)?.[1] ?? 0);
+    tests += attr('tests');
+    failed += attr('failures') + attr('errors');
+  }
+  return { tests, failed };
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { json: { type: 'string' }, service: { type: 'string', multiple: true } },
+  });
+  const only = (values.service ?? []) as Service[];
+  for (const s of only) if (!SERVICES.includes(s)) throw new Error(`unknown service ${s} (news, support, quiz)`);
+  const services = only.length ? only : [...SERVICES];
+  const seconds = Number(process.env.FUZZ_SECONDS ?? 90);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`FUZZ_SECONDS must be a whole number of seconds (got ${process.env.FUZZ_SECONDS})`);
+  const config = loadConfig();
+  const cacheDir = defaultCacheDir(config.devServices.cacheDir);
+  const st = await schemathesis(cacheDir);
+  // Kept after the run (the test stack's data directory is not): logs, JUnit reports.
+  const outDir = path.join(ROOT, 'reports', 'fuzz');
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+
+  // The APIs, with limits high enough that the fuzzer is never throttled. Nothing else changes.
+  const ports: Record<Service, number> = { news: await freePort(), support: await freePort(), quiz: await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NEWS_PORT: String(ports.news),
+    SUPPORT_PORT: String(ports.support),
+    QUIZ_PORT: String(ports.quiz),
+    NEWS_STARTER_PER_MINUTE: '1000000',
+    NEWS_PRO_PER_MINUTE: '1000000',
+    NEWS_BUSINESS_PER_MINUTE: '1000000',
+    SUPPORT_RATE_LIMIT_PER_MINUTE: '1000000',
+    SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
+    AI_RATE_LIMIT_PER_MINUTE: '1000000',
+    // Registered MCP providers may not start processes during a fuzzing run.
+    AI_MCP_STDIO_COMMANDS: '',
+    LOG_LEVEL: 'warn',
+  };
+  const exits: Record<string, string[]> = {};
+  const supervisor = new Supervisor((e) => {
+    if (e.type === 'exited') (exits[e.name] ??= []).push(e.signal ?? `exit code ${e.code}`);
+  });
+  const stop = () => void supervisor.stop().then(() => process.exit(130));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  const results: ServiceResult[] = [];
+  try {
+    const apis = appProcessSpecs(env, (name) => ({ file: path.join(config.dataDir, 'logs', `fuzz-${name}.log`) })).filter((s) => s.name !== 'worker');
+    for (const spec of apis) await supervisor.start(spec);
+
+    // Credentials: a JWT with every permission and a Business key with every scope. The key
+    // belongs to another account than the token's, so the key routes the token may call (list,
+    // revoke) can never revoke the key the rest of the run depends on.
+    const token = await signToken(config.auth.jwtSecret!, { sub: 'fuzz-admin', email: 'fuzz@example.com', permissions: ['*'], expiresIn: '6h' });
+    const conn = await mongoose.createConnection(config.mongo.uri!, { dbName: config.mongo.db }).asPromise();
+    let apiKey: string;
+    try {
+      await createUserRepo(conn).setPlan('fuzz-key-owner', 'business', 'fuzz-key-owner@example.com');
+      ({ key: apiKey } = await createApiKeyRepo(conn).create({ userId: 'fuzz-key-owner', name: 'fuzz', mode: 'live', scopes: ['*'], expiresAt: null }));
+    } finally {
+      await conn.close();
+    }
+
+    for (const service of services) {
+      const report = path.join(outDir, `${service}.junit.xml`);
+      const log = path.join(outDir, `${service}.log`);
+      const args = [
+        '--config-file', path.join(__dirname, 'fuzz', 'schemathesis.toml'),
+        'run',
+        `http://127.0.0.1:${ports[service]}/openapi.json`,
+        '--phases', 'examples,coverage,fuzzing,stateful',
+        '--max-time', String(seconds),
+        '--workers', '2',
+        '--header', `Authorization: Bearer ${token}`,
+        '--header', `X-API-Key: ${apiKey}`,
+        '--request-timeout', '30',
+        '--suppress-health-check', 'all',
+        '--generation-database', 'none',
+        '--report', 'junit',
+        '--report-junit-path', report,
+        '--no-color',
+      ];
+      say(`${service}: fuzzing http://127.0.0.1:${ports[service]}/openapi.json for up to ${seconds}s (log: ${log})`);
+      const pidBefore = supervisor.pid(service);
+      const exitCode = await new Promise<number>((resolve) => {
+        const child = spawn(st, args, {
+          cwd: outDir,
+          env: { ...process.env, SCHEMATHESIS_HOOKS: path.join(__dirname, 'fuzz', 'hooks.py') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('exit', (code) => {
+          // The credentials never reach a log: schemathesis prints reproduction commands.
+          writeFileSync(log, out.split(token).join('<jwt>').split(apiKey).join('<api-key>'));
+          resolve(code ?? 1);
+        });
+      });
+      const counts = existsSync(report) ? junitCounts(readFileSync(report, 'utf8')) : { tests: 0, failed: 0 };
+      const crashed = [...(exits[service] ?? [])];
+      if (supervisor.pid(service) !== pidBefore && crashed.length === 0) crashed.push('restarted');
+      results.push({ service, operations: counts.tests, failedOperations: counts.failed, crashed, exitCode, report });
+      if (exitCode !== 0) {
+        // What failed, in this run's own output (CI keeps it; the log file stays on the machine).
+        const text = readFileSync(log, 'utf8');
+        const start = text.search(/=+ (FAILURES|ERRORS) =+/);
+        if (start >= 0) process.stdout.write(`${text.slice(start, start + 6_000).replace(/^/gm, `[fuzz:${service}] `)}\n`);
+      }
+      say(
+        `${service}: ${counts.tests} operations, ${counts.failed} failed; ` +
+          `${crashed.length ? `process exited (${crashed.join(', ')})` : 'process stayed up'}; schemathesis exit ${exitCode}` +
+          (exitCode !== 0 || counts.failed ? ` — see ${log}` : ''),
+      );
+    }
+  } finally {
+    await supervisor.stop();
+  }
+
+  let passed = 0;
+  let failed = 0;
+  for (const r of results) {
+    // A run that failed without reporting a failed operation (schema unreadable, tool error) counts as one.
+    const unexplained = r.exitCode !== 0 && r.failedOperations === 0 ? 1 : 0;
+    passed += r.operations - r.failedOperations + (r.crashed.length ? 0 : 1);
+    failed += r.failedOperations + unexplained + (r.crashed.length ? 1 : 0);
+  }
+  if (results.length < services.length) failed += services.length - results.length;
+  if (values.json) writeFileSync(values.json, JSON.stringify({ passed, failed, services: results }, null, 2));
+  process.stdout.write(`fuzz: ${passed} passed, ${failed} failed\n`);
+  return failed === 0 ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      process.stderr.write(`[fuzz] ${err.stack ?? err.message}\n`);
+      process.exit(1);
+    },
+  );
+}
