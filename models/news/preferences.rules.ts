@@ -18,13 +18,20 @@ export const TICKER = z
 export const WEIGHT = z.number().min(0).max(5);
 export const SECTOR = z.enum(SECTORS);
 export const TOPIC = z.enum(TOPICS);
+/**
+ * Latin-script letters (accented included: Latin-1 Supplement, Latin Extended-A and -B), written as
+ * code-point ranges rather than `\p{L}`: the pattern is published in the OpenAPI document, and
+ * validators outside JavaScript read `\p{L}` differently (or not at all). Keywords match Portuguese
+ * and English article text, where another script or a look-alike such as 𝑨 (U+1D468) never occurs.
+ */
+const LATIN_LETTER = 'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F';
 /** Letters, digits, spaces, &, ' and - (keywords are keys of keywordWeights: no dots or $). */
 export const KEYWORD = z
   .string()
   .trim()
   .min(2)
   .max(PREFERENCE_LIMITS.keywordLength)
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N} &'-]*$/u, "letters, digits, spaces, &, ' and - only");
+  .regex(new RegExp(`^[${LATIN_LETTER}0-9][${LATIN_LETTER}0-9 &'-]*$`), "Latin letters, digits, spaces, &, ' and - only");
 
 export const NotificationSettings = z.strictObject({
   email: z.boolean(),

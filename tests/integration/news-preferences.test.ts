@@ -57,6 +57,8 @@ describe('preferences', () => {
     ['a company id that is not a UUID', '/watchlist/companies', { entityId: '42' }],
     ['a one-letter keyword', '/keywords', { keyword: 'a' }],
     ['a keyword with a dot', '/keywords', { keyword: 'S.A.' }],
+    ['a keyword in mathematical letters', '/keywords', { keyword: '𝑻𝒉𝒆 𝒒𝒖𝒊𝒄𝒌 𝒇𝒐𝒙' }],
+    ['a keyword in another script', '/keywords', { keyword: 'Газпром' }],
   ])('rejects %s with 400 and changes nothing', async (_label, path, body) => {
     const u = await as();
     const before = (await u.get()).body.data;
@@ -83,6 +85,9 @@ describe('preferences', () => {
     const same = await u.send('post', '/keywords', { keyword: 'acoes', weight: 3 }).expect(200);
     expect(same.body.data).toEqual({ keywords: ['Ações'], keywordWeights: { 'Ações': 3 } });
     expect((await u.send('delete', '/keywords/ACOES').expect(200)).body.data).toEqual({ keywords: [], keywordWeights: {} });
+    // The path parameter follows the body's rule (found by schemathesis: the documented pattern must mean the same everywhere).
+    const refused = await u.send('delete', `/keywords/${encodeURIComponent('𝑻𝒉𝒆 𝒇𝒐𝒙')}`).expect(400);
+    expect(refused.body).toMatchObject({ success: false, statusCode: 400, code: 'VALIDATION_FAILED' });
   });
 
   it('changes only the notification and relevance settings sent, within their ranges', async () => {
