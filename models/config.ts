@@ -103,12 +103,14 @@ export const EnvSchema = z.object({
   /** PEM file of extra CAs trusted for HTTP tools (internal tools with a private CA). */
   AI_TOOL_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
-  // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built with `go install`.
+  // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
   MINIO_BIN: z.string().min(1).optional(),
   FERRETDB_BIN: z.string().min(1).optional(),
   FERRETDB_PORT: port.default(27017),
+  /** The PostgreSQL (with DocumentDB) behind the dev FerretDB; loopback only. */
+  POSTGRES_PORT: port.default(5433),
   /** FerretDB's debug HTTP endpoint (pprof, metrics), e.g. 127.0.0.1:8089; off when unset. */
   FERRETDB_DEBUG_ADDR: z.string().min(1).optional(),
 });
@@ -158,6 +160,7 @@ export interface Config {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
     ferretdbPort: number;
+    postgresPort: number;
     ferretdbDebugAddr: string | undefined;
   };
 }
@@ -286,6 +289,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },
       ferretdbPort: e.FERRETDB_PORT,
+      postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },
   };

@@ -1,6 +1,6 @@
 /**
- * The dev services (Temporal dev server, FerretDB, MinIO) as supervised processes, for `npm start`
- * and `npm test`. State lives under the data directory.
+ * The dev services (Temporal dev server, PostgreSQL with DocumentDB and FerretDB v2 in front of it,
+ * MinIO) as supervised processes, for `npm start` and `npm test`. State lives under the data directory.
  */
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import mongoose from 'mongoose';
 import { BINARIES, defaultCacheDir, resolveBinary } from './binaries';
+import { databaseUser, ensurePostgres, initCluster, postgresReady, postgresServerCommand } from './postgres';
 import type { ProcessSpec, Supervisor } from './supervisor';
 
 export interface DevServicePorts {
@@ -16,6 +17,7 @@ export interface DevServicePorts {
   temporalHttp: number;
   temporalMetrics: number;
   ferretdb: number;
+  postgres: number;
   minio: number;
   minioConsole: number;
 }
@@ -25,7 +27,7 @@ export interface DevServicesOptions {
   ports: DevServicePorts;
   namespace: string;
   minio: { accessKey: string; secretKey: string };
-  /** Start FerretDB (false when MONGODB_URI points to a database of its own). */
+  /** Start the dev database, PostgreSQL and FerretDB (false when MONGODB_URI points to a database of its own). */
   ferretdb: boolean;
   /** Serve the Temporal Web UI (off in tests). */
   temporalUi: boolean;
@@ -117,24 +119,37 @@ async function minioReady(port: number): Promise<boolean> {
   return res.ok;
 }
 
-/** Resolves (building when needed) every binary before anything starts. */
-export async function resolveDevBinaries(o: DevServicesOptions): Promise<{ temporal: string; minio: string; ferretdb?: string }> {
-  const cacheDir = defaultCacheDir(o.cacheDir);
-  const common = { cacheDir, searchPath: o.searchPath, log: o.log };
-  const temporal = await resolveBinary(BINARIES.temporal, { ...common, configured: o.bins.temporal });
-  const minio = await resolveBinary(BINARIES.minio, { ...common, configured: o.bins.minio });
-  const ferretdb = o.ferretdb
-    ? await resolveBinary(BINARIES.ferretdb, { ...common, configured: o.bins.ferretdb })
-    : undefined;
-  return ferretdb ? { temporal, minio, ferretdb } : { temporal, minio };
+/** Where the database's C sources are kept, beside the repository (shared/vendor). */
+const VENDOR_DIR = path.resolve(__dirname, '..', '..', 'shared', 'vendor');
+
+interface DevBinaries {
+  temporal: string;
+  minio: string;
+  /** FerretDB, and the PostgreSQL prefix with DocumentDB it runs on. */
+  database?: { ferretdb: string; postgresPrefix: string };
 }
 
-export function devServiceSpecs(
+/** Resolves (building when needed) every binary before anything starts. */
+async function resolveDevBinaries(o: DevServicesOptions): Promise<DevBinaries> {
+  const cacheDir = defaultCacheDir(o.cacheDir);
+  const common = { cacheDir, searchPath: o.searchPath, log: o.log };
+  // Built side by side on a cold machine: much of each build is waiting for downloads.
+  const [temporal, minio, postgresPrefix, ferretdb] = await Promise.all([
+    resolveBinary(BINARIES.temporal, { ...common, configured: o.bins.temporal }),
+    resolveBinary(BINARIES.minio, { ...common, configured: o.bins.minio }),
+    o.ferretdb ? ensurePostgres({ cacheDir, vendorDir: VENDOR_DIR, log: o.log }) : undefined,
+    o.ferretdb ? resolveBinary(BINARIES.ferretdb, { ...common, configured: o.bins.ferretdb }) : undefined,
+  ]);
+  return postgresPrefix && ferretdb ? { temporal, minio, database: { ferretdb, postgresPrefix } } : { temporal, minio };
+}
+
+/** The dev services as chains: each chain starts in order, the chains side by side. */
+function devServiceChains(
   o: DevServicesOptions,
-  bins: { temporal: string; minio: string; ferretdb?: string },
-): ProcessSpec[] {
+  bins: DevBinaries,
+): ProcessSpec[][] {
   const logs = path.join(o.dataDir, 'logs');
-  const specs: ProcessSpec[] = [];
+  const chains: ProcessSpec[][] = [];
   const temporalArgs = [
     'server',
     'start-dev',
@@ -157,35 +172,45 @@ export function devServiceSpecs(
   ];
   if (o.namespace !== 'default') temporalArgs.push('--namespace', o.namespace);
   temporalArgs.push(...(o.temporalUi ? ['--ui-port', String(o.ports.temporalUi)] : ['--headless']));
-  specs.push({
+  chains.push([{
     name: 'temporal',
     command: bins.temporal,
     args: temporalArgs,
     output: { file: path.join(logs, 'temporal.log') },
     ready: () => temporalReady(o.ports.temporal, o.namespace),
     readyTimeoutMs: 120_000,
-  });
-  if (bins.ferretdb) {
-    const dir = path.join(o.dataDir, 'ferretdb');
-    specs.push({
+  }]);
+  if (bins.database) {
+    const { postgresPrefix, ferretdb } = bins.database;
+    const user = databaseUser();
+    const cluster = path.join(o.dataDir, 'postgres');
+    initCluster(postgresPrefix, cluster, user);
+    chains.push([{
+      name: 'postgres',
+      ...postgresServerCommand(postgresPrefix, cluster, o.ports.postgres),
+      ...(user ? { user } : {}),
+      // Fast shutdown: ends client sessions, writes a checkpoint (SIGTERM would wait for clients).
+      stopSignal: 'SIGINT',
+      output: { file: path.join(logs, 'postgres.log') },
+      ready: () => postgresReady(postgresPrefix, o.ports.postgres),
+    }, {
       name: 'ferretdb',
-      command: bins.ferretdb,
+      command: ferretdb,
       args: [
-        '--handler=sqlite',
-        // WAL (FerretDB's default) without an fsync per commit: survives a crash of FerretDB, not
-        // of the machine; halved the news API's tail latency (docs/benchmarks.md). Dev and test only.
-        `--sqlite-url=file:${dir}/?_pragma=synchronous(normal)`,
-        `--state-dir=${dir}`,
+        `--postgresql-url=postgres://postgres@127.0.0.1:${o.ports.postgres}/postgres`,
         `--listen-addr=127.0.0.1:${o.ports.ferretdb}`,
-        `--debug-addr=${o.ferretdbDebugAddr ?? '-'}`,
+        `--state-dir=${path.join(o.dataDir, 'ferretdb')}`,
+        `--debug-addr=${o.ferretdbDebugAddr ?? ''}`,
+        // Loopback only, like every dev service; authentication is PostgreSQL's (trust, loopback).
+        '--no-auth',
         '--telemetry=disable',
         '--log-level=warn',
       ],
       output: { file: path.join(logs, 'ferretdb.log') },
       ready: () => mongoReady(o.ports.ferretdb),
-    });
+    }]);
   }
-  specs.push({
+  chains.push([{
     name: 'minio',
     command: bins.minio,
     args: [
@@ -206,13 +231,20 @@ export function devServiceSpecs(
     },
     output: { file: path.join(logs, 'minio.log') },
     ready: () => minioReady(o.ports.minio),
-  });
-  return specs;
+  }]);
+  return chains;
 }
 
-/** Ensures the data directories exist, then starts the dev services one after the other. */
+/**
+ * Ensures the data directories exist, then starts the dev services, FerretDB once PostgreSQL is
+ * ready. The supervisor stops them in the reverse order of their start calls (FerretDB first).
+ */
 export async function startDevServices(supervisor: Supervisor, o: DevServicesOptions): Promise<void> {
   for (const dir of ['temporal', 'ferretdb', 'minio', 'logs']) mkdirSync(path.join(o.dataDir, dir), { recursive: true });
   const bins = await resolveDevBinaries(o);
-  for (const spec of devServiceSpecs(o, bins)) await supervisor.start(spec);
+  await Promise.all(
+    devServiceChains(o, bins).map(async (chain) => {
+      for (const spec of chain) await supervisor.start(spec);
+    }),
+  );
 }

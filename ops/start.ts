@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     temporalHttp: 0,
     temporalMetrics: 0,
     ferretdb: config.devServices.ferretdbPort,
+    postgres: config.devServices.postgresPort,
     minio: config.minio.port,
     minioConsole: config.minio.consolePort,
   };
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     [config.http.ports.support, 'support API'],
     [config.http.ports.quiz, 'quiz API'],
   ];
-  if (useFerret) wanted.push([ports.ferretdb, 'FerretDB']);
+  if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
   for (const [port, what] of wanted) await assertPortFree(port, what);
   // Temporal's HTTP and metrics ports default to random free ones; we pick them to know them.
   ports.temporalHttp = await freePort();
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   say(`  quiz+AI API   http://${host}:${config.http.ports.quiz}`);
   say(`  Temporal UI   http://127.0.0.1:${ports.temporalUi}   (gRPC ${config.temporal.address})`);
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
-  say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/` : 'MONGODB_URI'} (database ${config.mongo.db})`);
+  say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);
   say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
 }
 

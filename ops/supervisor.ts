@@ -26,6 +26,8 @@ export interface ProcessSpec {
   readyTimeoutMs?: number;
   /** Signal used for a graceful stop (default SIGTERM). */
   stopSignal?: NodeJS.Signals;
+  /** Runs the process as this user and its group (the supervisor must be root; Linux's setpriv). */
+  user?: string;
   stopTimeoutMs?: number;
 }
 
@@ -74,7 +76,7 @@ export class Supervisor {
       m.log = createWriteStream(spec.output.file, { flags: 'a' });
     }
     // detached: each process leads its own group, so a stop reaches the children it spawns too.
-    const [command, args] = withParentDeathSignal(spec.command, spec.args);
+    const [command, args] = withParentDeathSignal(spec.command, spec.args, spec.user);
     const child = spawn(command, args, {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
@@ -182,13 +184,22 @@ export function tolerateClosedOutput(): void {
 
 let setprivPath: string | null | undefined;
 
-/** `setpriv --pdeathsig SIGTERM -- cmd args` where util-linux's setpriv exists (Linux); else as is. */
-function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
+/**
+ * `setpriv --pdeathsig SIGTERM -- cmd args` where util-linux's setpriv exists (Linux); else as is.
+ * With a user, setpriv changes to it first (the kernel clears a parent-death signal set before a
+ * change of user; setpriv sets it after).
+ */
+function withParentDeathSignal(command: string, args: string[], user?: string): [string, string[]] {
   if (setprivPath === undefined) {
     const found = process.platform === 'linux' ? spawnSync('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'true'], { stdio: 'ignore' }) : undefined;
     setprivPath = found?.status === 0 ? 'setpriv' : null;
   }
-  return setprivPath ? [setprivPath, ['--pdeathsig', 'SIGTERM', '--', command, ...args]] : [command, args];
+  if (!setprivPath) {
+    if (user) throw new Error(`running ${command} as ${user} needs util-linux's setpriv`);
+    return [command, args];
+  }
+  const asUser = user ? [`--reuid=${user}`, `--regid=${user}`, '--init-groups'] : [];
+  return [setprivPath, [...asUser, '--pdeathsig', 'SIGTERM', '--', command, ...args]];
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

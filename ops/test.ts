@@ -85,6 +85,7 @@ async function main(): Promise<number> {
     temporalHttp: await freePort(),
     temporalMetrics: await freePort(),
     ferretdb: await freePort(),
+    postgres: await freePort(),
     minio: await freePort(),
     minioConsole: await freePort(),
   };
@@ -92,7 +93,7 @@ async function main(): Promise<number> {
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
-  say(`services in ${dataDir} (temporal :${ports.temporal}, minio :${ports.minio}, ${externalMongo ? `MONGODB_URI db ${mongoDb}` : `ferretdb :${ports.ferretdb}`})`);
+  say(`services in ${dataDir} (temporal :${ports.temporal}, minio :${ports.minio}, ${externalMongo ? `MONGODB_URI db ${mongoDb}` : `ferretdb :${ports.ferretdb} on postgres :${ports.postgres}`})`);
 
   const started = Date.now();
   let code = 1;

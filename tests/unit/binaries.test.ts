@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BINARIES, BinaryError, cachedBinaryPath, patchSource, resolveBinary } from '../../ops/binaries';
+import { BINARIES, cachedBinaryPath, resolveBinary } from '../../ops/binaries';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'bins-'));
 function fakeBinary(file: string): string {
@@ -43,7 +43,7 @@ describe('dev-service binaries', () => {
 
   it('pins the versions the foundation issue names', () => {
     expect(BINARIES.temporal.version).toBe('v1.5.1');
-    expect(BINARIES.ferretdb.version).toBe('v1.24.2');
+    expect(BINARIES.ferretdb.version).toBe('v2.5.0');
     expect(BINARIES.minio.version).toMatch(/^v0\.0\.0-\d{14}-[0-9a-f]{12}$/);
   });
 });
@@ -77,17 +77,28 @@ describe('building a binary from the Go module proxy', () => {
   }, 180_000);
 });
 
-describe('source patches', () => {
-  it('replaces the expected text, and fails loudly when a new version no longer has it', () => {
-    const file = path.join(tmp(), 'metadata.go');
-    writeFileSync(file, `const IDColumn = DefaultColumn + "->'$._id'"\n`);
-    patchSource(file, `"->'$._id'"`, '`->"_id"`');
-    expect(readFileSync(file, 'utf8')).toBe('const IDColumn = DefaultColumn + `->"_id"`\n');
-    expect(() => patchSource(file, `"->'$._id'"`, '`->"_id"`')).toThrow(BinaryError);
-  });
-
-  it('keeps a patched build apart from a plain one in the cache', () => {
-    expect(cachedBinaryPath(BINARIES.ferretdb, '/c')).toBe(`/c/bin/ferretdb-${BINARIES.ferretdb.version}-idindex/ferretdb`);
-    expect(cachedBinaryPath(BINARIES.temporal, '/c')).toBe(`/c/bin/temporal-${BINARIES.temporal.version}/temporal`);
+describe('the Go toolchain of a build', () => {
+  it('builds FerretDB with the toolchain it names (GOTOOLCHAIN), since it does not build with Go 1.25+', async () => {
+    // A stand-in `go` on PATH records what it was asked and with which GOTOOLCHAIN.
+    const dir = tmp();
+    const moduleDir = path.join(dir, 'module');
+    mkdirSync(path.join(moduleDir, 'build', 'version'), { recursive: true });
+    const calls = path.join(dir, 'calls');
+    fakeBinary(path.join(dir, 'bin', 'go'));
+    writeFileSync(
+      path.join(dir, 'bin', 'go'),
+      `#!/bin/sh\necho "$GOTOOLCHAIN $*" >> ${calls}\n` +
+        `case "$1" in mod) echo '{"Dir": "${moduleDir}"}';; build) touch "$4"; chmod +x "$4";; esac\n`,
+    );
+    const cacheDir = tmp();
+    const bin = await resolveBinary(BINARIES.ferretdb, {
+      configured: undefined, cacheDir, searchPath: '', log, env: { PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin` },
+    });
+    expect(bin).toBe(cachedBinaryPath(BINARIES.ferretdb, cacheDir));
+    const lines = readFileSync(calls, 'utf8').trim().split('\n');
+    expect(lines.filter((l) => l.trim() !== 'version')).toEqual([
+      'go1.24.6 mod download -json github.com/FerretDB/FerretDB/v2@v2.5.0',
+      `go1.24.6 build -trimpath -o ${bin}.tmp-${process.pid} ./cmd/ferretdb`,
+    ]);
   });
 });

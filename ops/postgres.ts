@@ -1,0 +1,320 @@
+/**
+ * The development database's PostgreSQL: Debian's PostgreSQL 15 copied into a private prefix in the
+ * cache, with the extensions FerretDB v2 needs built into it (DocumentDB, pgvector, pg_cron), so
+ * nothing is written into system directories and every clone reuses one build.
+ *
+ * Debian's PostgreSQL is relocatable: `pg_config` and the server find their lib and share
+ * directories relative to their own location, so a copy of `lib/postgresql/15` and
+ * `share/postgresql/15` under a new prefix is a complete installation that `make install` writes into.
+ *
+ * The C sources come from `../shared/vendor/` beside the repository (checked against the sha256
+ * pinned here) or, elsewhere, from their upstream repositories' tags.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { withLock } from './binaries';
+
+export const PG_MAJOR = 15;
+/** Debian packages the build and the server need (the notes in shared/notes/dev-database.md). */
+export const DEBIAN_PACKAGES = [
+  `postgresql-${PG_MAJOR}`,
+  `postgresql-server-dev-${PG_MAJOR}`,
+  `postgresql-${PG_MAJOR}-postgis-3`,
+  `postgresql-${PG_MAJOR}-rum`,
+  'libbson-dev',
+  'libpcre2-dev',
+  'libintelrdfpmath-dev',
+  'libicu-dev',
+  'libkrb5-dev',
+  'build-essential',
+  'pkg-config',
+] as const;
+
+export interface ExtensionSource {
+  name: 'documentdb' | 'pgvector' | 'pg_cron';
+  /** File name in the vendor directory (a `git archive` of the tag; top folder = name without .tar.gz). */
+  file: string;
+  sha256: string;
+  repository: string;
+  tag: string;
+}
+
+/** The pair FerretDB v2.5.0 names (its build/version/documentdb.go), and what DocumentDB needs. */
+export const EXTENSION_SOURCES: ExtensionSource[] = [
+  {
+    name: 'pg_cron',
+    file: 'pg_cron-1.6.3.tar.gz',
+    sha256: '3580f4034021e62e459f9f7ab1f625774bfc534a9256844545da85d6f99c2f5b',
+    repository: 'citusdata/pg_cron',
+    tag: 'v1.6.3',
+  },
+  {
+    name: 'pgvector',
+    file: 'pgvector-0.8.0.tar.gz',
+    sha256: '93df40ccdaaaa267d1275c1e6e773004a0e5ff8e14227934a4ec7e8205d0f608',
+    repository: 'pgvector/pgvector',
+    tag: 'v0.8.0',
+  },
+  {
+    name: 'documentdb',
+    file: 'documentdb-0.106.0-ferretdb-2.5.0.tar.gz',
+    sha256: '3ba0408eee7c3bc67933da50034092ee77e2aa79b61234c1216b0a1ffac21df1',
+    repository: 'FerretDB/documentdb',
+    tag: 'v0.106.0-ferretdb-2.5.0',
+  },
+];
+
+/** Bump when the recipe below changes, so an older build is not reused. */
+const RECIPE = 1;
+
+export class PostgresSetupError extends Error {
+  override name = 'PostgresSetupError';
+}
+
+export function postgresPrefix(cacheDir: string): string {
+  return path.join(cacheDir, 'postgresql', `pg${PG_MAJOR}-documentdb-0.106.0-r${RECIPE}`);
+}
+
+export function postgresBin(prefix: string, tool: string): string {
+  return path.join(prefix, 'lib', 'postgresql', String(PG_MAJOR), 'bin', tool);
+}
+
+export interface PostgresBuildOptions {
+  cacheDir: string;
+  /** Where the extension sources may already be (shared/vendor beside the repository). */
+  vendorDir: string;
+  log: (line: string) => void;
+}
+
+/**
+ * The private PostgreSQL prefix with every extension installed, built the first time. Built in
+ * place (DocumentDB links its second library with an absolute RUNPATH to the first): a build that
+ * was interrupted has no `.complete` and is started again from nothing.
+ */
+export async function ensurePostgres(o: PostgresBuildOptions): Promise<string> {
+  const prefix = postgresPrefix(o.cacheDir);
+  const complete = path.join(prefix, '.complete');
+  if (existsSync(complete)) return prefix;
+  await withLock(path.join(o.cacheDir, 'locks', path.basename(prefix)), o.log, async () => {
+    if (existsSync(complete)) return;
+    ensureDebianPackages(o.log);
+    const started = Date.now();
+    o.log(`building PostgreSQL ${PG_MAJOR} with DocumentDB, pgvector and pg_cron into ${prefix} (first time only; about two minutes)…`);
+    rmSync(prefix, { recursive: true, force: true });
+    await build(prefix, o);
+    writeFileSync(complete, new Date().toISOString());
+    o.log(`built PostgreSQL with DocumentDB in ${Math.round((Date.now() - started) / 1000)}s`);
+  });
+  return prefix;
+}
+
+function missingPackages(): string[] {
+  return DEBIAN_PACKAGES.filter((pkg) => {
+    const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+    return r.status !== 0 || !r.stdout.includes('install ok installed');
+  });
+}
+
+function ensureDebianPackages(log: (line: string) => void): void {
+  if (spawnSync('dpkg-query', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new PostgresSetupError(
+      'the development database is built from Debian packages (dpkg not found): set MONGODB_URI to a MongoDB server instead',
+    );
+  }
+  const missing = missingPackages();
+  if (missing.length === 0) return;
+  const command = `apt-get install -y ${missing.join(' ')}`;
+  if (process.getuid?.() !== 0) {
+    throw new PostgresSetupError(`the development database needs Debian packages; run once as root: sudo ${command}`);
+  }
+  log(`installing Debian packages for the development database: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = spawnSync('apt-get', ['install', '-y', '-q', ...missing], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  if (r.status !== 0) {
+    // A fresh machine's package lists may be empty or stale.
+    spawnSync('apt-get', ['update', '-q'], { stdio: 'ignore', env });
+    r = spawnSync('apt-get', ['install', '-y', '-q', ...missing], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  }
+  if (r.status !== 0) throw new PostgresSetupError(`${command} failed:\n${r.stderr.toString().slice(-2000)}`);
+}
+
+async function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-6000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new PostgresSetupError(`${cmd} ${args.join(' ')} (in ${cwd}) exited with code ${code}:\n${output}`)),
+    );
+  });
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** The source archive of one extension: the vendored copy (checksum checked) or the upstream tag. */
+async function sourceArchive(src: ExtensionSource, o: PostgresBuildOptions, downloads: string): Promise<string> {
+  const vendored = path.join(o.vendorDir, src.file);
+  if (existsSync(vendored)) {
+    const actual = sha256(vendored);
+    if (actual !== src.sha256) throw new PostgresSetupError(`${vendored}: sha256 ${actual}, expected ${src.sha256}`);
+    return vendored;
+  }
+  const url = `https://github.com/${src.repository}/archive/refs/tags/${src.tag}.tar.gz`;
+  o.log(`  ${src.file} is not in ${o.vendorDir}: downloading ${src.repository} ${src.tag}`);
+  const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+  if (!res.ok) throw new PostgresSetupError(`downloading ${url}: HTTP ${res.status}`);
+  const file = path.join(downloads, src.file);
+  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  return file;
+}
+
+/** Unpacks an archive whatever its top folder is called, into `dir`. */
+async function unpack(archive: string, dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await run('tar', ['-xzf', archive, '-C', dir, '--strip-components=1'], dir, process.env);
+}
+
+async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
+  const work = path.join(prefix, 'build');
+  const downloads = path.join(work, 'downloads');
+  mkdirSync(downloads, { recursive: true });
+  // Sources first: a wrong checksum stops the build before anything is copied.
+  const archives = new Map<ExtensionSource, string>();
+  for (const src of EXTENSION_SOURCES) archives.set(src, await sourceArchive(src, o, downloads));
+
+  // The private installation: Debian's server (with PostGIS and RUM, installed by the packages above).
+  const pgLib = path.join(prefix, 'lib', 'postgresql');
+  const pgShare = path.join(prefix, 'share', 'postgresql');
+  mkdirSync(pgLib, { recursive: true });
+  mkdirSync(pgShare, { recursive: true });
+  mkdirSync(path.join(prefix, 'include'), { recursive: true });
+  cpSync(`/usr/lib/postgresql/${PG_MAJOR}`, path.join(pgLib, String(PG_MAJOR)), { recursive: true, verbatimSymlinks: true });
+  cpSync(`/usr/share/postgresql/${PG_MAJOR}`, path.join(pgShare, String(PG_MAJOR)), { recursive: true, verbatimSymlinks: true });
+  symlinkSync('/usr/include/postgresql', path.join(prefix, 'include', 'postgresql'));
+  const pgConfig = postgresBin(prefix, 'pg_config');
+
+  // DocumentDB finds Intel's decimal math library by pkg-config; Debian ships the static library only.
+  const pkgconfig = path.join(work, 'pkgconfig');
+  mkdirSync(pkgconfig, { recursive: true });
+  writeFileSync(
+    path.join(pkgconfig, 'intelmathlib.pc'),
+    ['Name: intelmathlib', 'Description: Intel decimal floating-point math (Debian libintelrdfpmath-dev)', 'Version: 2.0',
+      'Cflags: -I/usr/include', 'Libs: -L/usr/lib/x86_64-linux-gnu -lbidgcc000', ''].join('\n'),
+  );
+  const env = {
+    ...process.env,
+    PKG_CONFIG_PATH: [pkgconfig, process.env.PKG_CONFIG_PATH].filter(Boolean).join(path.delimiter),
+  };
+  // No -march=native (the binaries are cached and may move) and no LLVM bitcode (it ignores COPT).
+  const common = [`PG_CONFIG=${pgConfig}`, 'with_llvm=no', 'OPTFLAGS=', `-j${Math.min(4, os.availableParallelism())}`];
+  for (const src of EXTENSION_SOURCES) {
+    const dir = path.join(work, src.name);
+    await unpack(archives.get(src)!, dir);
+    o.log(`  building ${src.name} ${src.tag}…`);
+    if (src.name === 'documentdb') {
+      // Debian's libbson 1.23 lacks this one constant; a newer libbson defines it the same.
+      const copt = 'COPT=-DBSON_SUBTYPE_SENSITIVE=0x08 -Wno-error=switch';
+      for (const sub of ['pg_documentdb_core', 'pg_documentdb']) {
+        await run('make', ['-C', sub, ...common, copt], dir, env);
+        await run('make', ['-C', sub, ...common, copt, 'install'], dir, env);
+      }
+    } else {
+      await run('make', common, dir, env);
+      await run('make', [...common, 'install'], dir, env);
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The user PostgreSQL runs as: ourselves, or, as root (which PostgreSQL refuses), the `postgres`
+ * user Debian's server package creates.
+ */
+export function databaseUser(uid = process.getuid?.()): string | undefined {
+  if (uid !== 0) return undefined;
+  if (spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) {
+    throw new PostgresSetupError('running as root: the development database needs the "postgres" user (Debian package postgresql-15)');
+  }
+  return 'postgres';
+}
+
+/** `setpriv` to the user first, when there is one. */
+function asUser(user: string | undefined, command: string, args: string[]): [string, string[]] {
+  return user ? ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', '--', command, ...args]] : [command, args];
+}
+
+/**
+ * Creates the cluster the first time (`initdb`: trust authentication, which is safe only because
+ * it listens on loopback alone and holds development data), owned by the database user.
+ */
+export function initCluster(prefix: string, dir: string, user: string | undefined): void {
+  if (existsSync(path.join(dir, 'PG_VERSION'))) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (user) {
+    // The user must reach the cluster: the data directory (a private temporary one in tests) gets
+    // o+x, which lets through only those who know the names inside.
+    const parent = path.dirname(dir);
+    chmodSync(parent, statSync(parent).mode | 0o001);
+    spawnSync('chown', ['-R', `${user}:${user}`, dir], { stdio: 'ignore' });
+  }
+  const [cmd, args] = asUser(user, postgresBin(prefix, 'initdb'), [
+    '-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions',
+  ]);
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new PostgresSetupError(`initdb ${dir} failed:\n${r.stdout}${r.stderr}`);
+}
+
+/**
+ * Server settings: the extensions FerretDB needs preloaded, the `documentdb.*` settings FerretDB's
+ * installation guide gives, loopback TCP only (no Unix socket), and no flush to disk per commit:
+ * a crash of the machine may lose the last commits of this development database (never used in
+ * production, where MONGODB_URI points to MongoDB).
+ */
+export function serverArgs(dir: string, port: number): string[] {
+  const settings: Record<string, string | number | boolean> = {
+    listen_addresses: '127.0.0.1',
+    port,
+    unix_socket_directories: '',
+    shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb',
+    'cron.database_name': 'postgres',
+    'documentdb.enableCompact': true,
+    'documentdb.enableLetAndCollationForQueryMatch': true,
+    'documentdb.enableNowSystemVariable': true,
+    'documentdb.enableSortbyIdPushDownToPrimaryKey': true,
+    'documentdb.enableSchemaValidation': true,
+    'documentdb.enableBypassDocumentValidation': true,
+    'documentdb.enableUserCrud': true,
+    'documentdb.maxUserLimit': 100,
+    fsync: false,
+    synchronous_commit: false,
+    full_page_writes: false,
+  };
+  return ['-D', dir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v === true ? 'on' : v === false ? 'off' : v}`])];
+}
+
+export function postgresServerCommand(prefix: string, dir: string, port: number): { command: string; args: string[] } {
+  return { command: postgresBin(prefix, 'postgres'), args: serverArgs(dir, port) };
+}
+
+/** Ready once it accepts connections and the DocumentDB extension exists (created the first time). */
+export async function postgresReady(prefix: string, port: number): Promise<boolean> {
+  const conn = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
+  if (spawnSync(postgresBin(prefix, 'pg_isready'), [...conn, '-q'], { stdio: 'ignore' }).status !== 0) return false;
+  const r = spawnSync(
+    postgresBin(prefix, 'psql'),
+    [...conn, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE'],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  if (r.status !== 0) throw new PostgresSetupError(`creating the documentdb extension failed:\n${r.stderr}`);
+  return true;
+}

@@ -1,0 +1,49 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { databaseUser, ensurePostgres, EXTENSION_SOURCES, postgresPrefix, serverArgs } from '../../ops/postgres';
+
+const SHARED_VENDOR = path.resolve(__dirname, '../../../shared/vendor');
+
+describe('the development database build', () => {
+  it('pins the same sources, tags and checksums as shared/vendor/MANIFEST', () => {
+    const manifest = readFileSync(path.join(SHARED_VENDOR, 'MANIFEST'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('#'))
+      .map((l) => l.trim().split(/\s+/));
+    const pinned = EXTENSION_SOURCES.map((s) => [s.sha256, s.file, `github.com/${s.repository}`, s.tag]);
+    expect(manifest.map((m) => m.slice(0, 4)).sort()).toEqual(pinned.sort());
+  });
+
+  it('refuses a vendored archive whose checksum differs, before building anything', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pgcache-'));
+    const vendorDir = mkdtempSync(path.join(os.tmpdir(), 'vendor-'));
+    mkdirSync(vendorDir, { recursive: true });
+    for (const src of EXTENSION_SOURCES) writeFileSync(path.join(vendorDir, src.file), 'not the release');
+    const lines: string[] = [];
+    await expect(ensurePostgres({ cacheDir, vendorDir, log: (l) => lines.push(l) })).rejects.toThrow(/sha256 [0-9a-f]{64}, expected [0-9a-f]{64}/);
+    expect(existsSync(path.join(postgresPrefix(cacheDir), '.complete'))).toBe(false);
+    expect(existsSync(path.join(postgresPrefix(cacheDir), 'lib'))).toBe(false);
+  });
+});
+
+describe('running it', () => {
+  it('runs as the postgres user when we are root (PostgreSQL refuses root), else as ourselves', () => {
+    expect(databaseUser(0)).toBe('postgres');
+    expect(databaseUser(1000)).toBeUndefined();
+  });
+
+  it('listens on loopback TCP only, preloads what DocumentDB needs, in order', () => {
+    const args = serverArgs('/data/pg', 5433);
+    const settings = Object.fromEntries(args.filter((_, i) => args[i - 1] === '-c').map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+    expect(args.slice(0, 2)).toEqual(['-D', '/data/pg']);
+    expect(settings).toMatchObject({
+      listen_addresses: '127.0.0.1',
+      port: '5433',
+      unix_socket_directories: '',
+      shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb',
+      'cron.database_name': 'postgres',
+      'documentdb.enableUserCrud': 'on',
+    });
+  });
+});
