@@ -11,6 +11,7 @@ import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { PLANS, type Plan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { corpusEntities, corpusLines } from './news-corpus';
+import { isDuplicateKey } from '../models/infra/mongo';
 
 export interface SeedContext {
   conn: Connection;
@@ -70,9 +71,8 @@ export async function seedNewsCorpus(
   // Inserts, keeping entities already there (fixed ids). Not upserts: FerretDB v1 stalled on a
   // bulk of upserts into this collection (its connection pool ran dry; docs/decisions.md).
   for (let i = 0; i < entities.length; i += 1_000) {
-    await coll.insertMany(entities.slice(i, i + 1_000).map(({ sector: _sector, ...e }) => e), { ordered: false }).catch((err: { code?: number; writeErrors?: { code?: number }[] }) => {
-      const errors = err.writeErrors ?? [err];
-      if (!errors.every((e) => e.code === 11000)) throw err;
+    await coll.insertMany(entities.slice(i, i + 1_000).map(({ sector: _sector, ...e }) => e), { ordered: false }).catch((err: { writeErrors?: unknown[] }) => {
+      if (!(err.writeErrors ?? [err]).every(isDuplicateKey)) throw err;
     });
   }
   deps.log(`entities: ${entities.length} written; queueing ${sizes.articles} articles…`);

@@ -6,6 +6,7 @@ import type { Connection, Model } from 'mongoose';
 import { BUILTIN_AGENTS, isBuiltinAgent, type AgentDefinition } from './agent.rules';
 import type { ContextProviderSpec } from './chat.rules';
 import { BUILTIN_TOOLS, isBuiltinTool, type ToolSpec } from './tool.rules';
+import { isDuplicateKey } from '../infra/mongo';
 import {
   aiAgentModel,
   aiContextProviderModel,
@@ -67,7 +68,7 @@ async function upsertNew<T>(M: Model<T>, doc: Record<string, unknown>): Promise<
     await M.create(doc as never);
     return true;
   } catch (err) {
-    if ((err as { code?: number }).code === 11000) return false;
+    if (isDuplicateKey(err)) return false;
     throw err;
   }
 }

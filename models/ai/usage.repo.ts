@@ -35,34 +35,22 @@ export function createAiUsageRepo(conn: Connection) {
       );
     },
 
-    /**
-     * Per-day totals for a user between two UTC days (inclusive), oldest first. One single-
-     * accumulator $group per figure: FerretDB v1 computes only the first accumulator of a $group
-     * correctly (the others come back 0), and this form is as cheap on MongoDB (same index).
-     */
-    async byDay(userId: string, from: string, to: string): Promise<UsageDay[]> {
-      const match = { $match: { userId, day: { $gte: from, $lte: to } } };
-      const sum = async (field: 'requests' | 'promptTokens' | 'completionTokens' | 'totalTokens') => {
-        const rows = await Usage.aggregate<{ _id: string; v: number }>([
-          match,
-          { $group: { _id: '$day', v: { $sum: field === 'requests' ? 1 : `$${field}` } } },
-        ]);
-        return new Map(rows.map((r) => [r._id, r.v]));
-      };
-      const [requests, promptTokens, completionTokens, totalTokens] = await Promise.all([
-        sum('requests'),
-        sum('promptTokens'),
-        sum('completionTokens'),
-        sum('totalTokens'),
-      ]);
-      return [...requests.keys()].sort().map((day) => ({
-        day,
-        requests: requests.get(day) ?? 0,
-        promptTokens: promptTokens.get(day) ?? 0,
-        completionTokens: completionTokens.get(day) ?? 0,
-        totalTokens: totalTokens.get(day) ?? 0,
-      }));
-    },
+    /** Per-day totals for a user between two UTC days (inclusive), oldest first. */
+    byDay: (userId: string, from: string, to: string) =>
+      Usage.aggregate<UsageDay>([
+        { $match: { userId, day: { $gte: from, $lte: to } } },
+        {
+          $group: {
+            _id: '$day',
+            requests: { $sum: 1 },
+            promptTokens: { $sum: '$promptTokens' },
+            completionTokens: { $sum: '$completionTokens' },
+            totalTokens: { $sum: '$totalTokens' },
+          },
+        },
+        { $sort: { _id: 1 } },
+        { $project: { _id: 0, day: '$_id', requests: 1, promptTokens: 1, completionTokens: 1, totalTokens: 1 } },
+      ]).exec(),
   };
 }
 

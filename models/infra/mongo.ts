@@ -57,6 +57,32 @@ export async function pingMongo(conn: Connection): Promise<void> {
   await conn.db.admin().command({ ping: 1 });
 }
 
+/** A write refused by a unique index (MongoDB's E11000, which FerretDB returns too). */
+export const isDuplicateKey = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 11000;
+
+/**
+ * PostgreSQL's deadlock_detected (SQLSTATE 40P01, packed as DocumentDB packs SQL states into write
+ * error codes). The development database enforces unique indexes with exclusion constraints, and
+ * concurrent inserts of one key can deadlock on each other's checks: PostgreSQL then aborts one
+ * insert with this instead of E11000 (measured: tests/integration/database.test.ts). MongoDB never
+ * returns it. Repeated, the insert meets the committed row and gets E11000 as on MongoDB.
+ */
+const POSTGRES_DEADLOCK = 16908292;
+
+/**
+ * Runs a write that may race others on a unique key, repeating it when the database aborted it as
+ * a deadlock, so callers see MongoDB's outcomes only (success or E11000).
+ */
+export async function writeRacingOnUniqueKey<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (err) {
+      if ((err as { code?: unknown } | null)?.code !== POSTGRES_DEADLOCK || attempt >= 5) throw err;
+    }
+  }
+}
+
 /** The connection's model of that name, compiled once. */
 export function modelOn<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
   return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema);

@@ -3,8 +3,7 @@ import { KEY_MODES, KEY_SCOPES, type KeyMode, type KeyScope } from './api-key.ru
 
 /**
  * An API key as stored. The `_id` is the SHA-256 of the key (the key itself is never stored):
- * every request finds its key by `_id`, the one lookup FerretDB v1 answers from an index
- * (docs/decisions.md). `keyId` is the key's public id (lists, revocation).
+ * every request finds its key by `_id`. `keyId` is the key's public id (lists, revocation).
  */
 export interface ApiKeyDoc {
   _id: string;

@@ -5,6 +5,7 @@
  */
 import type { Connection } from 'mongoose';
 import { defaultPreferences, type Preferences } from './preferences.rules';
+import { isDuplicateKey } from '../infra/mongo';
 
 type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
 
@@ -15,8 +16,8 @@ export function createPreferencesRepo(conn: Connection) {
     if (await prefs().findOne({ _id: userId }, { projection: { _id: 1 } })) return;
     await prefs()
       .insertOne({ _id: userId, ...defaultPreferences(), updatedAt: new Date() })
-      .catch((err: { code?: number }) => {
-        if (err.code !== 11000) throw err; // created meanwhile
+      .catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err; // created meanwhile
       });
   }
 

@@ -1,8 +1,7 @@
 /**
  * Monthly request counts of the News API per account (user), for quotas and GET /api/usage. One
- * document per user and calendar month (UTC), `_id` `<userId>:<YYYY-MM>` (a primary-key upsert,
- * indexed on FerretDB too). FerretDB v1 may lose concurrent increments (docs/decisions.md): there
- * the count is a lower bound; MongoDB counts exactly.
+ * document per user and calendar month (UTC), `_id` `<userId>:<YYYY-MM>`, advanced by an atomic
+ * `$inc` upsert.
  */
 import type { Connection } from 'mongoose';
 

@@ -4,6 +4,7 @@
  */
 import type { Connection } from 'mongoose';
 import type { BulkParams, BulkState, BulkType } from './bulk.rules';
+import { isDuplicateKey } from '../infra/mongo';
 
 export interface ChunkSummary {
   processed: number;
@@ -61,8 +62,8 @@ export function createBulkRepo(conn: Connection) {
     async record(operationId: string, ticketId: number, ok: boolean, error: string | null): Promise<void> {
       await items()
         .insertOne({ _id: `${operationId}:${ticketId}`, operationId, ticketId, ok, error, at: new Date() })
-        .catch((err: { code?: number }) => {
-          if (err.code !== 11000) throw err;
+        .catch((err: unknown) => {
+          if (!isDuplicateKey(err)) throw err;
         });
     },
     /** Outcome of the given tickets of an operation, from their items (primary-key lookups). */

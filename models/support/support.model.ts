@@ -30,18 +30,6 @@ export interface TicketDoc {
   updatedAt: Date;
 }
 
-/**
- * A ticket as stored. Its `_id` is the ticket number as a string: FerretDB v1 (dev and test
- * database) turns only a filter on a string or ObjectId `_id` into a primary-key lookup and scans
- * the whole collection for anything else, numeric `_id`s included (measured: 390 ms per lookup at
- * 2,000 tickets). The number itself is kept in `number` (unique) for sorting and for people
- * reading the database. The repository hands out {@link TicketDoc}, whose `_id` is the number.
- */
-export type TicketRecord = Omit<TicketDoc, '_id'> & { _id: string; number: number };
-
-/** The stored key of ticket `id`. */
-export const ticketKey = (id: number): string => String(id);
-
 export interface MessageDoc {
   _id: number;
   ticketId: number;
@@ -50,18 +38,14 @@ export interface MessageDoc {
   origem: MessageOrigin;
   /**
    * Unique. `msg:<id>` for a single message; `<operationId>:<ticketId>` for a bulk operation, so
-   * a retried chunk adds nothing twice. (Always set: FerretDB v1 has no partial indexes.)
+   * a retried chunk adds nothing twice.
    */
   dedupeKey: string;
   createdAt: Date;
 }
 
 export interface StatusEventDoc {
-  /**
-   * The change's key: `<operationId>:<ticketId>` for bulk changes (exactly-once history), else
-   * random. The _id, so that finding it is a primary-key lookup on FerretDB v1 too (which pushes
-   * down only _id filters to SQLite).
-   */
+  /** The change's key: `<operationId>:<ticketId>` for bulk changes (exactly-once history), else random. */
   _id: string;
   ticketId: number;
   /** The ticket's status version this change moved it from; unique per ticket. */
@@ -100,17 +84,16 @@ export interface QuickReplyDoc {
   title: string;
   content: string;
   category: string | null;
-  /** Not stored: counted from quick_reply_uses. */
+  /** Advanced by `$inc` on each use. */
   usageCount: number;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const TicketSchema = new Schema<TicketRecord>(
+const TicketSchema = new Schema<TicketDoc>(
   {
-    _id: { type: String, required: true },
-    number: { type: Number, required: true },
+    _id: { type: Number, required: true },
     main: { type: String, required: true },
     issue: { type: String, required: true },
     description: { type: String, required: true },
@@ -130,13 +113,14 @@ const TicketSchema = new Schema<TicketRecord>(
   },
   { collection: 'tickets', versionKey: false, timestamps: true },
 );
-// Lists are newest first, by status, by requester, by issue, by tag; deleted ones are filtered out.
-TicketSchema.index({ number: 1 }, { unique: true });
-TicketSchema.index({ createdAt: -1, number: -1 });
-TicketSchema.index({ status: 1, createdAt: -1 });
-TicketSchema.index({ email: 1, createdAt: -1 });
-TicketSchema.index({ issue: 1, createdAt: -1 });
-TicketSchema.index({ tags: 1, createdAt: -1 });
+// Ticket numbers are handed out at creation, so newest first is descending `_id`. Each list filter
+// has an index ending in `_id` that serves both the filter and the order; `createdAt` serves the
+// date range. (The reports of a later issue add their own.)
+TicketSchema.index({ status: 1, _id: -1 });
+TicketSchema.index({ email: 1, _id: -1 });
+TicketSchema.index({ issue: 1, _id: -1 });
+TicketSchema.index({ tags: 1, _id: -1 });
+TicketSchema.index({ createdAt: -1 });
 
 const MessageSchema = new Schema<MessageDoc>(
   {
@@ -203,6 +187,7 @@ const QuickReplySchema = new Schema<QuickReplyDoc>(
     title: { type: String, required: true, trim: true },
     content: { type: String, required: true },
     category: { type: String, default: null },
+    usageCount: { type: Number, default: 0 },
     createdBy: { type: String, required: true },
   },
   { collection: 'quick_replies', versionKey: false, timestamps: true },

@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { Plan } from '../news/plan.rules';
 import { userModel, type UserDoc } from './user.model';
+import { isDuplicateKey } from '../infra/mongo';
 
 export function createUserRepo(conn: Connection) {
   const Users = userModel(conn);
@@ -14,7 +15,7 @@ export function createUserRepo(conn: Connection) {
       try {
         return (await Users.create({ _id: id, plan: 'starter', ...(email ? { email } : {}) })).toObject();
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
         return (await Users.findById(id).lean<UserDoc>())!; // created meanwhile by another request
       }
     },

@@ -246,6 +246,27 @@ describe('status history under repeats and races', () => {
     const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: t.id, from: 'open' }).lean();
     expect(events).toHaveLength(1);
   });
+
+  it('completes a change whose writer stopped after claiming the version, then applies the next one', async () => {
+    const t = await createTicket();
+    const seen = (await svc.deps.tickets.findById(t.id))!;
+    // A writer that died between its two steps: the version is claimed, the ticket not moved.
+    await statusEventModel(svc.deps.mongo.conn).create({ _id: `crashed:${t.id}`, ticketId: t.id, version: seen.statusVersion, from: 'open', to: 'in_progress', by: 'x', at: new Date(), source: 'patch' });
+    expect(await svc.deps.tickets.changeStatus(seen, 'resolved', 'a', 'patch')).toEqual({ changed: false, from: 'open' });
+    const completed = (await svc.deps.tickets.findById(t.id))!;
+    expect(completed).toMatchObject({ status: 'in_progress', statusVersion: seen.statusVersion + 1 });
+    expect(await svc.deps.tickets.changeStatus(completed, 'resolved', 'a', 'patch')).toEqual({ changed: true, from: 'in_progress' });
+    expect(await svc.deps.tickets.findById(t.id)).toMatchObject({ status: 'resolved', statusVersion: seen.statusVersion + 2 });
+  });
+
+  it('counts a reopen once per change, with the counter advanced atomically', async () => {
+    const t = await createTicket();
+    const resolved = await svc.deps.tickets.changeStatus((await svc.deps.tickets.findById(t.id))!, 'resolved', 'a', 'patch');
+    expect(resolved.changed).toBe(true);
+    const seen = (await svc.deps.tickets.findById(t.id))!;
+    await Promise.all([1, 2, 3].map(() => svc.deps.tickets.changeStatus(seen, 'open', 'a', 'patch', `reopen:${t.id}`)));
+    expect(await svc.deps.tickets.findById(t.id)).toMatchObject({ status: 'open', reopenCount: 1 });
+  });
 });
 
 describe('numeric ids under concurrency', () => {

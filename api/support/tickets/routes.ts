@@ -353,7 +353,7 @@ export const ticketRoutes = [
       assertNotDeleted(ticket, 'A deleted ticket takes no messages');
       const quick = (await deps.quickReplies.findById(params.replyId)) ?? notFound('quick reply');
       const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: auth.email ?? auth.sub, origem: 'admin' });
-      await deps.quickReplies.countUse(quick._id, message._id);
+      await deps.quickReplies.countUse(quick._id);
       return reply({ status: 201, message: 'Resposta rápida enviada', data: messageView(message) });
     },
   }),
