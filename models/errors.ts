@@ -60,7 +60,6 @@ export class AppError extends Error {
   }
 }
 
-export const isAppError = (err: unknown): err is AppError => err instanceof AppError;
 
 /** Throws NOT_FOUND naming the resource: `tickets.findById(id) ?? notFound('ticket')`. */
 export function notFound(resource: string): never {

@@ -3,8 +3,8 @@ import type { Config } from '../../models/config';
 import type { ServiceDefinition } from '../shared/app';
 import { aiEnvelope, quizEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
-import { chatRoutes } from './ai/chat.routes';
-import { registryRoutes } from './ai/registry.routes';
+import { chatRoutes } from '../ai/chat.routes';
+import { registryRoutes } from '../ai/registry.routes';
 import type { QuizDeps } from './deps';
 
 export { makeQuizDeps, type QuizDeps } from './deps';

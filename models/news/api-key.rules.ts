@@ -12,8 +12,6 @@ export type KeyMode = (typeof KEY_MODES)[number];
 export const KEY_SCOPES = ['read:articles', 'read:entities', 'read:breaking', '*'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
-export const KEY_EXPIRY_CHOICES = ['none', '30d', '90d', '1y'] as const;
-
 const KEY_PATTERN = /^nws_(live|test)_[A-Za-z0-9_-]{32}$/;
 
 export interface GeneratedKey {

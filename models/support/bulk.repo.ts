@@ -49,11 +49,6 @@ export function createBulkRepo(conn: Connection) {
       await ops().insertOne(doc);
     },
     find: (id: string) => ops().findOne({ _id: id }),
-    /** The ids of positions [start, end) of the operation. */
-    async slice(id: string, start: number, end: number): Promise<number[]> {
-      const op = await ops().findOne({ _id: id }, { projection: { ticketIds: 1 } });
-      return (op?.ticketIds ?? []).slice(start, end);
-    },
     /** Whether the ticket was already processed (a primary-key lookup). */
     async isProcessed(operationId: string, ticketId: number): Promise<boolean> {
       return (await items().findOne({ _id: `${operationId}:${ticketId}` }, { projection: { _id: 1 } })) !== null;

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
   const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdbVersion?: string };
-  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} (SQLite)` : `MongoDB ${serverInfo.version}`;
+  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const row = (cells: string[]) => process.stdout.write(`| ${cells.join(' | ')} |\n`);
   process.stdout.write(

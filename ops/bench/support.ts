@@ -8,9 +8,7 @@
  *  4. GET /support (first pages, newest first, limit 10; the default and a status filter): four
  *     requests one at a time, then BENCH_LIST_REQUESTS requests (default 500) from
  *     BENCH_CONNECTIONS concurrent keep-alive connections (default 50): latency p50/p99 and
- *     throughput. On FerretDB v1 a list request decodes and sorts the whole collection in memory
- *     (docs/decisions.md): above 20,000 tickets the concurrent part is skipped there unless
- *     BENCH_FORCE_LIST=1 (at 100,000 it exhausted 24 GB).
+ *     throughput.
  *
  * Run with `npm run bench:support`. Prints Markdown to stdout, progress to stderr.
  */
@@ -47,7 +45,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const auth = `Bearer ${await signToken(config.auth.jwtSecret!, { sub: 'bench-agent', permissions: ['support.agent'], email: 'bench@newsletter.dev' })}`;
   const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdbVersion?: string };
-  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} (SQLite)` : `MongoDB ${serverInfo.version}`;
+  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   // Rows are printed as they are measured, so a run that fails later still reports what it got.
   const row = (measurement: string, result: string) => process.stdout.write(`| ${measurement} | ${result} |\n`);
@@ -135,15 +133,6 @@ async function main(): Promise<void> {
   statuses.clear();
   say(`  alone: ${alone.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   row(`GET /support at ${TICKETS.toLocaleString('en')} tickets, one request at a time (4 requests): median`, `${percentile(alone, 50).toFixed(1)} ms`);
-  // FerretDB v1 decodes and sorts the whole collection per list request, in memory: 50 at once at
-  // 100,000 tickets took FerretDB to 23.5 GB and the machine to its limit (benchmarks.md).
-  if (serverInfo.ferretdbVersion && TICKETS > 20_000 && !process.env.BENCH_FORCE_LIST) {
-    row(`GET /support, ${CONNECTIONS} connections`, 'not run on FerretDB above 20,000 tickets (BENCH_FORCE_LIST=1 forces it)');
-    agent.destroy();
-    server.close();
-    await closeInfra(infra);
-    return;
-  }
   const latencies: number[] = [];
   let next = 0;
   const listStarted = performance.now();

@@ -47,7 +47,7 @@ it(`updates each of ${TICKETS} tickets exactly once when the worker is killed mi
 
   const db = svc.deps.mongo.conn.db!;
   // Every ticket closed, each moved exactly one version (a second change would have moved it again).
-  const tickets = await db.collection('tickets').find({ number: { $in: ids } }, { projection: { status: 1, statusVersion: 1 } }).toArray();
+  const tickets = await db.collection<{ _id: number; status: string; statusVersion: number }>('tickets').find({ _id: { $in: ids } }, { projection: { status: 1, statusVersion: 1 } }).toArray();
   expect(tickets).toHaveLength(TICKETS);
   expect(tickets.filter((t) => t.status !== 'closed' || t.statusVersion !== 2)).toEqual([]);
   // Exactly one history event per ticket for the change, all from this operation.

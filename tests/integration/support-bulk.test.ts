@@ -1,6 +1,6 @@
 /** Bulk operations through the real worker. */
 import { randomUUID } from 'node:crypto';
-import { messageModel, statusEventModel } from '../../models/support/support.model';
+import { messageModel, statusEventModel, ticketModel } from '../../models/support/support.model';
 import { provider } from '../helpers/ai';
 import { agentToken, client, insertTickets, waitForBulk, startSupportService, type SupportService } from '../helpers/support';
 
@@ -78,7 +78,7 @@ describe('bulk operations', () => {
     const done = await waitForBulk(svc, agentJwt, operationId);
     expect(done.state).toBe('cancelled');
     expect(done.processed).toBeLessThan(600);
-    const closed = await svc.deps.mongo.conn.db!.collection('tickets').countDocuments({ number: { $in: ids }, status: 'closed' });
+    const closed = await ticketModel(svc.deps.mongo.conn).countDocuments({ _id: { $in: ids }, status: 'closed' });
     expect(closed).toBe(done.processed);
     await client(svc, agentJwt).post(`/support/bulk/${operationId}/cancel`).expect(409);
   });

@@ -3,9 +3,9 @@
  * configuration so the accepted models and the token ceiling are validated and documented.
  */
 import { z } from 'zod';
-import { AGENT_NAME } from '../../../models/ai/agent.rules';
-import { TOOL_NAME } from '../../../models/ai/tool.rules';
-import { acceptedModelNames, type ModelMap } from '../../../models/ai/model.rules';
+import { AGENT_NAME } from '../../models/ai/agent.rules';
+import { TOOL_NAME } from '../../models/ai/tool.rules';
+import { acceptedModelNames, type ModelMap } from '../../models/ai/model.rules';
 
 export interface AiLimits {
   models: ModelMap;

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import { MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../../../models/ai/chat.rules';
-import { chatFailure } from '../../shared/ai-failures';
-import { AppError } from '../../../models/errors';
-import type { aiChatWorkflow } from '../../../workflows/ai/chat.workflow';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
-import type { QuizDeps } from '../deps';
+import { MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../../models/ai/chat.rules';
+import { chatFailure } from '../shared/ai-failures';
+import { AppError } from '../../models/errors';
+import type { aiChatWorkflow } from '../../workflows/ai/chat.workflow';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
+import type { QuizDeps } from '../quiz/deps';
 
 export const AI_PROVIDER = 'AI provider';
 

@@ -3,13 +3,13 @@
  * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted.
  */
 import { z } from 'zod';
-import { isBuiltinAgent } from '../../../models/ai/agent.rules';
-import { argumentValidator, BUILTIN_TOOLS, isBuiltinTool } from '../../../models/ai/tool.rules';
-import { AppError, notFound } from '../../../models/errors';
-import { refuseProvider } from '../../../models/infra/mcp';
-import { bearer } from '../../shared/auth';
-import { definedFields, reply, routeFactory } from '../../shared/route';
-import type { QuizDeps } from '../deps';
+import { isBuiltinAgent } from '../../models/ai/agent.rules';
+import { argumentValidator, BUILTIN_TOOLS, isBuiltinTool } from '../../models/ai/tool.rules';
+import { AppError, notFound } from '../../models/errors';
+import { refuseProvider } from '../../models/infra/mcp';
+import { bearer } from '../shared/auth';
+import { definedFields, reply, routeFactory } from '../shared/route';
+import type { QuizDeps } from '../quiz/deps';
 import { AI_EDIT, AI_VIEW, aiRateLimit } from './chat.routes';
 import {
   AgentNameParams,

@@ -6,15 +6,15 @@ import { PassThrough } from 'node:stream';
 import Ajv from 'ajv';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { ChatRunResult } from '../../../models/ai/chat.rules';
-import { resolveModel } from '../../../models/ai/model.rules';
-import { BUILTIN_TOOL_NAMES } from '../../../models/ai/tool.rules';
-import type { Principal } from '../../../models/auth/token.rules';
-import { AppError, notFound } from '../../../models/errors';
-import { type ChatMessage, type LlmError, type ResponseFormat, classifyLlmError } from '../../../models/infra/llm';
-import { bearer } from '../../shared/auth';
-import { RAW, routeFactory } from '../../shared/route';
-import type { QuizDeps } from '../deps';
+import type { ChatRunResult } from '../../models/ai/chat.rules';
+import { resolveModel } from '../../models/ai/model.rules';
+import { BUILTIN_TOOL_NAMES } from '../../models/ai/tool.rules';
+import type { Principal } from '../../models/auth/token.rules';
+import { AppError, notFound } from '../../models/errors';
+import { type ChatMessage, type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
+import { bearer } from '../shared/auth';
+import { RAW, routeFactory } from '../shared/route';
+import type { QuizDeps } from '../quiz/deps';
 import { requireProvider, runChat } from './run';
 import {
   AgentNameParams,
