@@ -52,8 +52,8 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
-  const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdbVersion?: string };
-  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
+  const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdb?: { version?: string } };
+  const database = serverInfo.ferretdb?.version ? `FerretDB ${serverInfo.ferretdb.version} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const row = (cells: string[]) => process.stdout.write(`| ${cells.join(' | ')} |\n`);
   process.stdout.write(

@@ -44,8 +44,8 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const auth = `Bearer ${await signToken(config.auth.jwtSecret!, { sub: 'bench-agent', permissions: ['support.agent'], email: 'bench@newsletter.dev' })}`;
-  const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdbVersion?: string };
-  const database = serverInfo.ferretdbVersion ? `FerretDB ${serverInfo.ferretdbVersion} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
+  const serverInfo = (await conn.db!.command({ buildInfo: 1 })) as { version?: string; ferretdb?: { version?: string } };
+  const database = serverInfo.ferretdb?.version ? `FerretDB ${serverInfo.ferretdb.version} on PostgreSQL with DocumentDB` : `MongoDB ${serverInfo.version}`;
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   // Rows are printed as they are measured, so a run that fails later still reports what it got.
   const row = (measurement: string, result: string) => process.stdout.write(`| ${measurement} | ${result} |\n`);
