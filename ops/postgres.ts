@@ -68,7 +68,7 @@ export const EXTENSION_SOURCES: ExtensionSource[] = [
 ];
 
 /** Bump when the recipe below changes, so an older build is not reused. */
-const RECIPE = 1;
+const RECIPE = 2;
 
 export class PostgresSetupError extends Error {
   override name = 'PostgresSetupError';
@@ -184,6 +184,84 @@ async function unpack(archive: string, dir: string): Promise<void> {
   await run('tar', ['-xzf', archive, '-C', dir, '--strip-components=1'], dir, process.env);
 }
 
+/** Replaces `from` with `to` in a source file; fails loudly when a new version no longer has `from`. */
+export function patchSource(file: string, from: string, to: string): void {
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes(from)) throw new PostgresSetupError(`cannot patch ${file}: expected text not found (${from.slice(0, 80)}…)`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+const ADD_TO_SET_FUNCTION = `static void
+AddToSetWriteFinalArray(UpdateOperatorWriter *writer,
+						const bson_value_t *existingValue,
+						const bson_value_t *elementsToAdd,
+						const bool isEach)
+{
+	bson_iter_t currentArrayIter;
+`;
+
+/**
+ * DocumentDB 0.106 writes an array field twice when `$addToSet` adds nothing (every value already
+ * there) and another operator of the same update changes the document: the operator writes the
+ * unchanged array, then the caller, seeing no modification, writes the original value again. The
+ * stored document then holds the field twice, and each repeat doubles it (found by fuzzing: a
+ * preferences document reached 12 MB, then every update failed "larger than MaxDocumentSize").
+ * The patch makes `$addToSet` write nothing when it adds nothing, so the caller's copy is the only
+ * one. Checked by tests/integration/database.test.ts.
+ */
+export function patchDocumentDb(dir: string): void {
+  patchSource(
+    path.join(dir, 'pg_documentdb', 'src', 'update', 'bson_update_operators.c'),
+    ADD_TO_SET_FUNCTION,
+    `/* Whether $addToSet adds any value not yet in the existing array (patched in, see ops/postgres.ts). */
+static bool
+AddToSetAddsAnything(const bson_value_t *existingValue, const bson_value_t *elementsToAdd,
+					 const bool isEach)
+{
+	bson_iter_t newIter;
+	bson_value_t single = *elementsToAdd;
+	bool iterate = isEach;
+	if (iterate)
+	{
+		BsonValueInitIterator(elementsToAdd, &newIter);
+	}
+
+	while (iterate ? bson_iter_next(&newIter) : true)
+	{
+		const bson_value_t *newValue = iterate ? bson_iter_value(&newIter) : &single;
+		bool found = false;
+		bson_iter_t existingIter;
+		BsonValueInitIterator(existingValue, &existingIter);
+		while (!found && bson_iter_next(&existingIter))
+		{
+			found = BsonValueEquals(bson_iter_value(&existingIter), newValue);
+		}
+
+		if (!found)
+		{
+			return true;
+		}
+
+		if (!iterate)
+		{
+			break;
+		}
+	}
+
+	return false;
+}
+
+
+${ADD_TO_SET_FUNCTION}
+	if (existingValue->value_type != BSON_TYPE_EOD &&
+		!AddToSetAddsAnything(existingValue, elementsToAdd, isEach))
+	{
+		return;
+	}
+`,
+  );
+}
+
 async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
   const work = path.join(prefix, 'build');
   const downloads = path.join(work, 'downloads');
@@ -222,6 +300,7 @@ async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
     await unpack(archives.get(src)!, dir);
     o.log(`  building ${src.name} ${src.tag}…`);
     if (src.name === 'documentdb') {
+      patchDocumentDb(dir);
       // Debian's libbson 1.23 lacks this one constant; a newer libbson defines it the same.
       const copt = 'COPT=-DBSON_SUBTYPE_SENSITIVE=0x08 -Wno-error=switch';
       for (const sub of ['pg_documentdb_core', 'pg_documentdb']) {

@@ -70,3 +70,35 @@ it('sorts, limits and counts through a compound index, and groups with $group/$c
     .toArray();
   expect(grouped).toMatchObject({ open: 100, all: 300 });
 });
+
+/** Field names of the stored document, in order, read from its raw BSON (duplicates included). */
+async function storedFieldNames(c: Collection, id: string): Promise<string[]> {
+  const raw = (await c.findOne({ _id: id as never }, { raw: true })) as unknown as Buffer;
+  const names: string[] = [];
+  for (let p = 4; p < raw.length - 1; ) {
+    const type = raw[p++]!;
+    const end = raw.indexOf(0, p);
+    names.push(raw.toString('utf8', p, end));
+    p = end + 1;
+    const sizes: Record<number, () => number> = { 0x01: () => 8, 0x02: () => 4 + raw.readInt32LE(p), 0x03: () => raw.readInt32LE(p), 0x04: () => raw.readInt32LE(p), 0x08: () => 1, 0x09: () => 8, 0x0a: () => 0, 0x10: () => 4, 0x12: () => 8 };
+    p += sizes[type]!();
+  }
+  return names;
+}
+
+it('keeps one copy of an array that $addToSet leaves unchanged while another operator changes the document', async () => {
+  // DocumentDB 0.106 wrote the array twice (and doubled it on every repeat); our build is patched (ops/postgres.ts).
+  const c = await collection();
+  await c.insertOne({ _id: 'prefs' as never, sectors: ['AGR'], weights: { AGR: 1 } });
+  for (let i = 0; i < 3; i += 1) {
+    const res = await c.updateOne({ _id: 'prefs' as never }, { $addToSet: { sectors: 'AGR' }, $set: { 'weights.AGR': i + 2 } });
+    expect(res.modifiedCount).toBe(1);
+  }
+  expect(await storedFieldNames(c, 'prefs')).toEqual(['_id', 'sectors', 'weights']);
+  expect(await c.findOne({ _id: 'prefs' as never })).toEqual({ _id: 'prefs', sectors: ['AGR'], weights: { AGR: 4 } });
+  // Adding nothing at all is still no modification; adding a new value still appends it.
+  expect((await c.updateOne({ _id: 'prefs' as never }, { $addToSet: { sectors: { $each: ['AGR'] } } })).modifiedCount).toBe(0);
+  await c.updateOne({ _id: 'prefs' as never }, { $addToSet: { sectors: { $each: ['AGR', 'ENE'] } }, $set: { x: 1 } });
+  expect(await c.findOne({ _id: 'prefs' as never })).toMatchObject({ sectors: ['AGR', 'ENE'], x: 1 });
+  expect(await storedFieldNames(c, 'prefs')).toEqual(['_id', 'sectors', 'weights', 'x']);
+});

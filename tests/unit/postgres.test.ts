@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { databaseUser, ensurePostgres, EXTENSION_SOURCES, postgresPrefix, serverArgs } from '../../ops/postgres';
+import { execFileSync } from 'node:child_process';
+import { databaseUser, ensurePostgres, EXTENSION_SOURCES, patchDocumentDb, postgresPrefix, serverArgs } from '../../ops/postgres';
 
 const SHARED_VENDOR = path.resolve(__dirname, '../../../shared/vendor');
 
@@ -24,6 +25,20 @@ describe('the development database build', () => {
     await expect(ensurePostgres({ cacheDir, vendorDir, log: (l) => lines.push(l) })).rejects.toThrow(/sha256 [0-9a-f]{64}, expected [0-9a-f]{64}/);
     expect(existsSync(path.join(postgresPrefix(cacheDir), '.complete'))).toBe(false);
     expect(existsSync(path.join(postgresPrefix(cacheDir), 'lib'))).toBe(false);
+  });
+});
+
+describe('the DocumentDB patch', () => {
+  it('applies to the pinned source, and fails loudly where the source no longer matches', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ddb-'));
+    const file = 'pg_documentdb/src/update/bson_update_operators.c';
+    const archive = path.join(SHARED_VENDOR, EXTENSION_SOURCES.find((s) => s.name === 'documentdb')!.file);
+    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`]);
+    patchDocumentDb(dir);
+    const patched = readFileSync(path.join(dir, file), 'utf8');
+    expect(patched).toContain('AddToSetAddsAnything(existingValue, elementsToAdd, isEach)');
+    writeFileSync(path.join(dir, file), 'int main(void) { return 0; }\n');
+    expect(() => patchDocumentDb(dir)).toThrow(/cannot patch .*bson_update_operators\.c: expected text not found/);
   });
 });
 
