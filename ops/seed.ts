@@ -9,6 +9,10 @@ import type { ImportCounts } from '../models/news/import.repo';
 import { queueImport, waitForImport, type QueueDeps } from '../models/news/import.queue';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { PLANS, type Plan } from '../models/news/plan.rules';
+import { createQuickReplyRepo, createTagRepo } from '../models/support/catalog.repo';
+import { ticketModel } from '../models/support/support.model';
+import { createTicketRepo } from '../models/support/ticket.repo';
+import { NEWSLETTER_NAME, type TicketIssue, type TicketStatus } from '../models/support/ticket.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { corpusEntities, corpusLines } from './news-corpus';
 import { isDuplicateKey } from '../models/infra/mongo';
@@ -45,7 +49,71 @@ const usersAndKeys: Seeder = {
   },
 };
 
-export const SEEDERS: Seeder[] = [usersAndKeys];
+/** Readers who write to support in the demo data (their e-mail domain marks the demo tickets). */
+const DEMO_READER_DOMAIN = 'leitores.demo.newsletter.dev';
+const DEMO_TAGS = [
+  { name: 'Urgente', color: '#d93025' },
+  { name: 'Entrega', color: '#1a73e8' },
+  { name: 'Prêmios', color: '#f9ab00' },
+  { name: 'Cadastro', color: '#188038' },
+];
+const DEMO_QUICK_REPLIES = [
+  { title: 'Reenvio da edição', content: 'Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.', category: 'entrega' },
+  { title: 'Prêmio a caminho', content: 'Seu prêmio já foi despachado e deve chegar em até 10 dias úteis. Obrigado pela paciência!', category: 'prêmios' },
+  { title: 'Cadastro atualizado', content: 'Pronto! Atualizamos o seu cadastro. Qualquer coisa, é só responder este e-mail.', category: 'cadastro' },
+];
+const DEMO_TICKETS: { issue: TicketIssue; description: string; tag: string; status: TicketStatus; reply?: string }[] = [
+  { issue: 'Não estou recebendo a edição', description: 'Desde segunda-feira a edição da manhã não chega no meu Gmail.', tag: 'Entrega', status: 'open' },
+  { issue: 'Não recebi meus prêmios', description: 'Completei 30 indicações em agosto e a caneca ainda não chegou.', tag: 'Prêmios', status: 'in_progress', reply: 'Verificamos com a transportadora: a entrega está prevista para esta semana.' },
+  { issue: 'Me desinscrevi e continuo recebendo', description: 'Cancelei a inscrição duas vezes e continuo recebendo os e-mails.', tag: 'Urgente', status: 'open' },
+  { issue: 'Alterações de cadastro', description: 'Quero trocar o e-mail cadastrado pelo meu e-mail do trabalho.', tag: 'Cadastro', status: 'resolved', reply: 'Feito! A partir de amanhã a edição chega no novo endereço.' },
+  { issue: 'Meus pontos no streak não estão contabilizando', description: 'Li todas as edições da semana e o streak voltou para zero.', tag: 'Urgente', status: 'in_progress', reply: 'Encontramos o problema e vamos recalcular o seu streak hoje.' },
+  { issue: 'Prêmio com defeito', description: 'O fone que recebi como prêmio não liga.', tag: 'Prêmios', status: 'closed', reply: 'Enviamos um novo fone; o código de rastreio segue por e-mail.' },
+  { issue: 'Não estou conseguindo indicar', description: 'O link de indicação dá erro quando meus amigos clicam.', tag: 'Entrega', status: 'open' },
+  { issue: 'Outros', description: 'Vocês têm uma edição em inglês?', tag: 'Cadastro', status: 'resolved', reply: 'Ainda não, mas a ideia está no nosso radar. Obrigado pela sugestão!' },
+];
+
+/**
+ * Support demo data: tags, quick replies, and tickets in every status with reader messages and
+ * agents' replies, written through the repositories (history and counters as the API writes
+ * them). Idempotent: tags and quick replies by name, tickets only when no demo ticket exists.
+ */
+const supportDemo: Seeder = {
+  name: 'support tickets, messages, tags and quick replies',
+  async run({ conn }) {
+    const tags = createTagRepo(conn);
+    const replies = createQuickReplyRepo(conn);
+    const tickets = createTicketRepo(conn);
+    for (const t of DEMO_TAGS) await tags.create(t); // undefined when the name exists
+    const tagIds = new Map((await tags.list()).map((t) => [t.name, t._id]));
+    const titles = new Set((await replies.list()).map((r) => r.title));
+    for (const r of DEMO_QUICK_REPLIES) if (!titles.has(r.title)) await replies.create(r, 'demo-agent');
+    const demoEmail = { $regex: `@${DEMO_READER_DOMAIN.replace(/\./g, '\\.')}$` };
+    const existing = await ticketModel(conn).countDocuments({ email: demoEmail });
+    if (existing === 0) {
+      for (const [i, d] of DEMO_TICKETS.entries()) {
+        const email = `leitor${i + 1}@${DEMO_READER_DOMAIN}`;
+        let ticket = await tickets.create({ main: 'Suporte', issue: d.issue, description: d.description, email, newsletter: NEWSLETTER_NAME }, email);
+        await tickets.addTag(ticket._id, tagIds.get(d.tag)!);
+        // The description is the reader's first message; then the agent's reply and, where it
+        // solved things, the reader's thanks.
+        if (d.reply) await tickets.addMessage(ticket, { conteudo: d.reply, remetente: 'agent@demo.newsletter.dev', origem: 'admin' });
+        ticket = (await tickets.findById(ticket._id))!;
+        if (d.status === 'resolved') await tickets.addMessage(ticket, { conteudo: 'Obrigado, deu certo!', remetente: email, origem: 'usuario' });
+        if (ticket.status !== d.status) await tickets.changeStatus(ticket, d.status, 'agent@demo.newsletter.dev', 'patch');
+      }
+    }
+    return {
+      support: {
+        tickets: await ticketModel(conn).countDocuments({ email: demoEmail }),
+        tags: DEMO_TAGS.length,
+        quickReplies: DEMO_QUICK_REPLIES.length,
+      },
+    };
+  },
+};
+
+export const SEEDERS: Seeder[] = [usersAndKeys, supportDemo];
 
 export async function seedAll(ctx: SeedContext): Promise<Record<string, unknown>> {
   const summary: Record<string, unknown> = {};
@@ -68,8 +136,7 @@ export async function seedNewsCorpus(
   const now = new Date();
   const entities = corpusEntities(sizes.entities, now);
   const coll = deps.conn.db!.collection<EntityDoc>('entities');
-  // Inserts, keeping entities already there (fixed ids). Not upserts: FerretDB v1 stalled on a
-  // bulk of upserts into this collection (its connection pool ran dry; docs/decisions.md).
+  // Inserts, keeping entities already there (fixed ids).
   for (let i = 0; i < entities.length; i += 1_000) {
     await coll.insertMany(entities.slice(i, i + 1_000).map(({ sector: _sector, ...e }) => e), { ordered: false }).catch((err: { writeErrors?: unknown[] }) => {
       if (!(err.writeErrors ?? [err]).every(isDuplicateKey)) throw err;

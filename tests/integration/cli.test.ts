@@ -4,6 +4,7 @@ import { createTokenVerifier } from '../../models/auth/token.rules';
 import { loadConfig, mongoUri } from '../../models/config';
 import { apiKeyModel } from '../../models/news/api-key.model';
 import { hashApiKey } from '../../models/news/api-key.rules';
+import { messageModel, ticketModel } from '../../models/support/support.model';
 import { userModel } from '../../models/users/user.model';
 import { runTs } from '../helpers/processes';
 
@@ -74,8 +75,17 @@ describe('cli seed', () => {
     const summary = JSON.parse(first.lastLine);
     expect(summary.users).toBe(4);
     expect(Object.keys(summary.apiKeys)).toEqual(['starter', 'pro', 'business']);
+    // Support shows something real: tickets in several statuses, with messages, replies and tags.
+    expect(summary.support).toEqual({ tickets: 8, tags: 4, quickReplies: 3 });
+    const demo = await ticketModel(conn).find({ email: /@leitores\.demo\.newsletter\.dev$/ }).lean();
+    expect(new Set(demo.map((t) => t.status))).toEqual(new Set(['open', 'in_progress', 'resolved', 'closed']));
+    expect(demo.every((t) => t.tags.length === 1)).toBe(true);
+    expect(demo.filter((t) => t.firstAdminReplyAt !== null)).toHaveLength(5);
+    expect(await messageModel(conn).countDocuments({ ticketId: { $in: demo.map((t) => t._id) } })).toBe(7);
     const second = await runTs('ops/cli.ts', ['seed']);
     expect(second.code).toBe(0);
+    expect(JSON.parse(second.lastLine).support).toEqual({ tickets: 8, tags: 4, quickReplies: 3 });
+    expect(await messageModel(conn).countDocuments({ ticketId: { $in: demo.map((t) => t._id) } })).toBe(7);
     expect(await userModel(conn).countDocuments({ _id: /^demo-/ })).toBe(4);
     // Keys are rotated: the first run's key is revoked, the second's active.
     const old = await apiKeyModel(conn).findById(hashApiKey(summary.apiKeys.pro)).lean();
