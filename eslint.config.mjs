@@ -40,6 +40,18 @@ export default tseslint.config(
     },
   },
   {
+    // models/ is the bottom layer (rules, models, repositories, infra clients): it imports nothing
+    // above it, so routes, activities and workflows can all depend on it.
+    files: ['models/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**', '**/workflows/**', '**/activities/**', '**/workers/**', '**/ops/**'], message: 'models/ is the bottom layer: move the code that needs this up (api/, activities/, ops/).' }] },
+      ],
+    },
+  },
+  {
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -6,13 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
-import type { Config } from '../config';
-import { AppError } from '../errors';
-import { storageCall, type Storage } from '../infra/storage';
-import type { TemporalHandle } from '../infra/temporal';
+import type { Config } from '../../models/config';
+import { AppError } from '../../models/errors';
+import { storageCall, type Storage } from '../../models/infra/storage';
+import type { TemporalHandle } from '../../models/infra/temporal';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { enqueueImportSignal, type newsIngestWorkflow } from '../../workflows/news/ingest.workflow';
-import { createImportRepo, ZERO_COUNTS, type ImportDoc } from './import.repo';
+import { createImportRepo, ZERO_COUNTS, type ImportDoc } from '../../models/news/import.repo';
 
 export interface QueueDeps {
   conn: Connection;
