@@ -2,7 +2,7 @@
  * The dev services (Temporal dev server, PostgreSQL with DocumentDB and FerretDB v2 in front of it,
  * MinIO) as supervised processes, for `npm start` and `npm test`. State lives under the data directory.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -43,24 +43,49 @@ export interface DevServicesOptions {
 const handedOut = new Set<number>();
 
 /**
- * A TCP port free on 127.0.0.1 now, never one this process handed out before (two services of
- * one stack given the same port would fail to start, over and over: seen with MinIO's console).
+ * The kernel's range for ephemeral ports (outgoing connections' local ports, and `listen(0)`).
+ * Ports we choose for services come from below it, so no client connection of any process (a
+ * worker's connection to Temporal, a driver's to the database) can be holding the port between
+ * the moment we choose it and the moment its service binds it (seen: EADDRINUSE in CI).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768; // not Linux: the IANA dynamic range starts at 49152, so below 32768 is outside it too
+  }
+}
+
+async function canListen(port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port free on 127.0.0.1 now, below the ephemeral range, never one this process handed out
+ * or reserved before (two services of one stack given the same port would fail to start, over and
+ * over: seen with MinIO's console).
  */
 export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = net.createServer();
-      srv.unref();
-      srv.on('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const addr = srv.address();
-        srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-      });
-    });
-    if (handedOut.has(port)) continue;
+  const high = ephemeralLow() - 1;
+  const low = 10_000;
+  for (let attempt = 0; attempt < 1_000; attempt += 1) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
     handedOut.add(port);
     return port;
   }
+  throw new Error(`no free TCP port found between ${low} and ${high}`);
+}
+
+/** Marks a port as taken by configuration, so {@link freePort} never hands it to another service. */
+export function reservePort(port: number): void {
+  handedOut.add(port);
 }
 
 /** Fails early, with a clear message, when another program holds a port we need. */

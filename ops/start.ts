@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
-import { assertPortFree, freePort, startDevServices, type DevServicePorts } from './dev-services';
+import { assertPortFree, freePort, reservePort, startDevServices, type DevServicePorts } from './dev-services';
 import { appProcessSpecs, childEnv, stopOnSignals } from './processes';
 import { Supervisor } from './supervisor';
 
@@ -54,7 +54,11 @@ async function main(): Promise<void> {
     [config.http.ports.quiz, 'quiz API'],
   ];
   if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
-  for (const [port, what] of wanted) await assertPortFree(port, what);
+  for (const [port, what] of wanted) {
+    await assertPortFree(port, what);
+    // Free now, but ours: a port picked below must not be one a later service is configured for.
+    reservePort(port);
+  }
   // Temporal's HTTP and metrics ports default to random free ones; we pick them to know them.
   ports.temporalHttp = await freePort();
   ports.temporalMetrics = await freePort();
