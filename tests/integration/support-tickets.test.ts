@@ -71,7 +71,7 @@ describe('GET /support and GET /support/:id', () => {
     expect(byDate.body.data).toEqual([]);
   });
 
-  it.each(['limit=0', 'limit=101', 'page=0', 'status=archived', 'from=yesterday', 'q=a'])('rejects ?%s with 400', async (q) => {
+  it.each(['limit=0', 'limit=101', 'page=0', 'status=archived', 'from=yesterday', 'q=a', 'q=ab%00cd'])('rejects ?%s with 400', async (q) => {
     const res = await agent.get(`/support?${q}`).expect(400);
     expect(res.body.error).toBe('VALIDATION_FAILED');
   });

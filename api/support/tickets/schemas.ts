@@ -46,7 +46,9 @@ export const ListTicketsQuery = z
     tag: id.optional().describe('Tag id'),
     from: isoDate.optional().describe('Created at or after (ISO 8601 date or datetime)'),
     to: isoDate.optional().describe('Created at or before'),
-    q: z.string().max(100).trim().min(2).optional().describe('Text in the description (case-insensitive)'),
+    // A NUL cannot be in a MongoDB regular expression (MongoDB refuses it; it surfaced as a 500).
+    // eslint-disable-next-line no-control-regex -- matching the NUL character is the point
+    q: z.string().max(100).regex(/^[^\u0000]*$/, 'must not contain a NUL character').trim().min(2).optional().describe('Text in the description (case-insensitive)'),
     page: wholeNumber((n) => n.min(1).max(100_000)).default(1),
     limit: wholeNumber((n) => n.min(1).max(100)).default(10),
   })
