@@ -69,10 +69,6 @@ export const EnvSchema = z.object({
   JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
-  /** News API: articles kept per process (they never change once imported); 0 turns it off. */
-  NEWS_ARTICLE_CACHE: z.coerce.number().int().min(0).default(20_000),
-  /** News API: how long a process reuses an index head (lists may lag an import by this); 0 reads it every time. */
-  NEWS_INDEX_HEAD_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** News API requests per minute per key, by plan (spec §2.6: 100, 500, 2,000). */
   NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.starter.perMinute),
   NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.pro.perMinute),
@@ -144,7 +140,7 @@ export interface Config {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number };
-  news: { articleCache: number; indexHeadTtlMs: number; perMinute: Record<Plan, number> };
+  news: { perMinute: Record<Plan, number> };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -270,8 +266,6 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     support: { rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE, createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE },
     news: {
-      articleCache: e.NEWS_ARTICLE_CACHE,
-      indexHeadTtlMs: e.NEWS_INDEX_HEAD_TTL_MS,
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
     },
     ai: {

@@ -4,7 +4,7 @@
  *
  *   token --sub ID [--email E] [--perm p1,p2] [--expires 12h]
  *   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
- *   seed [--articles N] [--entities M]
+ *   seed [--articles N] [--entities M]   (default 300 articles; --articles 0 for none)
  *   import --file articles.jsonl
  */
 import { createReadStream } from 'node:fs';
@@ -23,10 +23,13 @@ import { seedAll, seedNewsCorpus } from './seed';
 
 class UsageError extends Error {}
 
+/** Articles `seed` imports unless told: enough for every list, search and feed to show something. */
+const DEFAULT_SEED_ARTICLES = 300;
+
 const USAGE = `usage: npm run cli -- <command>
   token --sub ID [--email E] [--perm p1,p2] [--expires 12h]
   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
-  seed [--articles N] [--entities M]   (articles need the worker: npm start)
+  seed [--articles N] [--entities M]   (demo data; 300 articles unless --articles N; articles need the worker: npm start)
   import --file articles.jsonl         (JSON lines; waits until the import has ended)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
@@ -127,7 +130,7 @@ const count = (name: string, v: string | undefined, fallback: number): number =>
 
 async function seed(config: Config, args: string[]): Promise<string> {
   const { values } = parseArgs({ args, options: { articles: { type: 'string' }, entities: { type: 'string' } } });
-  const articles = count('articles', values.articles, 0);
+  const articles = count('articles', values.articles, DEFAULT_SEED_ARTICLES);
   const entities = count('entities', values.entities, Math.min(5_000, Math.max(300, Math.round(articles / 20))));
   if (articles === 0 && values.entities === undefined) return await withDb(config, async (conn) => JSON.stringify(await seedAll({ conn, log: info })));
   return await withPlatform(config, async (deps) => {

@@ -11,7 +11,7 @@ export const TASK_QUEUES = {
   ai: 'ai-chat',
   /** Support work: bulk ticket operations, AI fast responses. */
   support: 'support-ops',
-  /** News: the article index's single writer (imports and the seed corpus). */
+  /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
 } as const;
 
@@ -30,6 +30,6 @@ export const workflowIds = {
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
   /** One AI fast response for a ticket. */
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
-  /** The one article index writer of a deployment (its task queue prefix names the deployment). */
-  newsIngest: (taskQueuePrefix: string) => `${taskQueuePrefix}news-ingest`,
+  /** One article import (its id is the import id clients poll). */
+  newsImport: (importId: string) => `news-import-${importId}`,
 };

@@ -3,4 +3,6 @@ export { smokeWorkflow } from './ops/smoke.workflow';
 export { aiChatWorkflow } from './ai/chat.workflow';
 export { bulkTicketOperationWorkflow } from './support/bulk.workflow';
 export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
+export { newsImportWorkflow } from './news/import.workflow';
+/** Deprecated: the single-writer import queue, kept registered so runs started before the upgrade finish. */
 export { newsIngestWorkflow } from './news/ingest.workflow';

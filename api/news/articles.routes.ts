@@ -1,13 +1,11 @@
 /**
  * Articles (spec §4.1–4.3, §4.5 and the endpoints it names without showing: one article, breaking
- * news, the feed). Every list is answered from the article index (models/news/article-query.ts);
- * only the page's articles are read from the collection, by `_id`.
+ * news, the feed). Lists and search are indexed queries (models/news/article-query.ts).
  */
 import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
-import { ORDERINGS, type Entry } from '../../models/news/article-index.rules';
 import type { ArticleFilters } from '../../models/news/article-query.rules';
-import { CONTENT_TYPES, LANGUAGES, parseInclude, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { CONTENT_TYPES, LANGUAGES, ORDERINGS, parseInclude, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
 import { PageQuery, paginate } from '../../models/news/pagination.rules';
 import type { IncludeModule, Plan } from '../../models/news/plan.rules';
 import { TICKER } from '../../models/news/preferences.rules';
@@ -71,16 +69,12 @@ export function includeFor(raw: string | undefined, plan: Plan): IncludeModule[]
   throw new AppError('FORBIDDEN', `The include module ${p.module} is not part of the ${planName(p.plan)} plan; it comes with the ${planName(p.requiredPlan)} plan`);
 }
 
-/** The page's articles, in the index's order, shown for the requested modules. */
-async function present(deps: NewsDeps, entries: readonly Entry[], modules: IncludeModule[]) {
-  const docs = await deps.articles.findByIds(entries.map((e) => e.id));
-  return docs.map((d) => presentArticle(d, modules));
-}
+const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.map((d) => presentArticle(d, modules));
 
 async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
   const modules = includeFor(q.include, auth.plan);
-  const { entries, total } = await deps.queries.list(q, q.sort, q);
-  return reply({ data: await present(deps, entries, modules), pagination: paginate(q, total) });
+  const { docs, total } = await deps.queries.list(q, q.sort, q);
+  return reply({ data: present(docs, modules), pagination: paginate(q, total) });
 }
 
 const listDescription =
@@ -131,8 +125,8 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { entries, total } = await deps.queries.search(query.q, query, query);
-      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+      const { docs, total } = await deps.queries.search(query.q, query, query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
     },
   }),
 
@@ -148,8 +142,8 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { entries, total } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
-      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+      const { docs, total } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
     },
   }),
 
@@ -185,8 +179,8 @@ export const articleRoutes = [
     handler: async ({ params, query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
       if (!(await deps.entities.findById(params.id))) notFound('Entity');
-      const { entries, total } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
-      return reply({ data: await present(deps, entries, modules), pagination: paginate(query, total) });
+      const { docs, total } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
     },
   }),
 
@@ -207,9 +201,9 @@ export const articleRoutes = [
       const modules = includeFor(query.include, auth.plan);
       const prefs = await deps.preferences.get(auth.sub);
       const { items, total } = await deps.queries.feed(prefs, query, new Date());
-      const shown = new Map((await deps.articles.findByIds(items.map((i) => i.entry.id))).map((d) => [d._id, d]));
+      const shown = new Map((await deps.articles.findByIds(items.map((i) => i.article._id))).map((d) => [d._id, d]));
       const data = items.flatMap((i) => {
-        const doc = shown.get(i.entry.id);
+        const doc = shown.get(i.article._id);
         return doc ? [{ ...presentArticle(doc, modules), feedScore: i.score, feedReasons: i.reasons }] : [];
       });
       return reply({ data, pagination: paginate(query, total) });

@@ -1,7 +1,6 @@
 /** What the news service's routes use, built once per process. */
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { PLANS, type Plan } from '../../models/news/plan.rules';
-import { createArticleIndex } from '../../models/news/article-index.repo';
 import { createArticleQueries, type ArticleQueries } from '../../models/news/article-query';
 import { createArticleRepo, type ArticleRepo } from '../../models/news/article.repo';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
@@ -19,7 +18,7 @@ export interface NewsDeps extends Infra {
   preferences: PreferencesRepo;
   entities: EntityRepo;
   articles: ArticleRepo;
-  /** Lists, search and the feed, from the article index. */
+  /** Lists, search and the feed. */
   queries: ArticleQueries;
   imports: ImportRepo;
   /** Requests per minute per key, by the plan of the key's account. */
@@ -42,8 +41,8 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
   return {
     ...infra,
     apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
-    articles: createArticleRepo(conn, { cacheSize: infra.config.news.articleCache }),
-    queries: createArticleQueries(createArticleIndex(conn, { headTtlMs: infra.config.news.indexHeadTtlMs })),
+    articles: createArticleRepo(conn),
+    queries: createArticleQueries(conn),
     imports: createImportRepo(conn),
     keyLimiters,
   };

@@ -1,7 +1,7 @@
 /**
  * Queues an import: the JSON lines are streamed to MinIO (never held whole), a record is written,
- * and the news ingest workflow is signalled (started if idle). Used by the admin endpoint, the
- * CLI `import` and `seed --articles`.
+ * and the import's own workflow is started. Used by the admin endpoint, the CLI `import` and
+ * `seed`.
  */
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
@@ -11,7 +11,7 @@ import { AppError } from '../../models/errors';
 import { storageCall, type Storage } from '../../models/infra/storage';
 import type { TemporalHandle } from '../../models/infra/temporal';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import { enqueueImportSignal, type newsIngestWorkflow } from '../../workflows/news/ingest.workflow';
+import type { newsImportWorkflow } from '../../workflows/news/import.workflow';
 import { createImportRepo, ZERO_COUNTS, type ImportDoc } from '../../models/news/import.repo';
 
 export interface QueueDeps {
@@ -69,14 +69,11 @@ export async function queueImport(deps: QueueDeps, body: Readable, meta: { sourc
   };
   const imports = createImportRepo(deps.conn);
   await imports.create(doc);
-  const prefix = deps.config.temporal.taskQueuePrefix;
   try {
-    await deps.temporal.client.workflow.signalWithStart<typeof newsIngestWorkflow, [string]>('newsIngestWorkflow', {
-      workflowId: workflowIds.newsIngest(prefix),
-      taskQueue: taskQueueName(prefix, TASK_QUEUES.news),
-      args: [{ pending: [] }],
-      signal: enqueueImportSignal,
-      signalArgs: [id],
+    await deps.temporal.client.workflow.start<typeof newsImportWorkflow>('newsImportWorkflow', {
+      workflowId: workflowIds.newsImport(id),
+      taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.news),
+      args: [id],
     });
   } catch (err) {
     await imports.finish(id, 'failed', new Date(), 'could not be queued: Temporal was unavailable').catch(() => undefined);

@@ -1,8 +1,8 @@
 /**
- * How article lists, search and the feed are answered from posting lists: which lists a filter
- * names, how entries are filtered, how search matches rank and how the feed scores. Pure.
+ * How article lists and the feed are asked of the database and scored: the filter of a list's
+ * parameters, and the feed's score of an article for a reader. Pure.
  */
-import { FIELD, listName, urgencyOfRank, type Entry } from './article-index.rules';
+import type { ArticleDoc } from './article.rules';
 import type { Preferences } from './preferences.rules';
 
 export interface ArticleFilters {
@@ -20,57 +20,28 @@ export interface ArticleFilters {
   ticker?: string | undefined;
 }
 
-/** The posting lists a filter confines results to (their intersection); none means `all`. */
-export function constraintLists(f: ArticleFilters): string[] {
-  const lists: string[] = [];
-  if (f.sector) lists.push(listName.sector(f.sector));
-  if (f.topic) lists.push(listName.topic(f.topic));
-  if (f.entity) lists.push(listName.entity(f.entity));
-  if (f.ticker) lists.push(listName.ticker(f.ticker));
-  if (f.isBreaking === true) lists.push(listName.breaking());
-  return lists;
+/** The MongoDB filter of a list's filters (each served by an index prefix: article.model.ts). */
+export function articleFilter(f: ArticleFilters): Record<string, unknown> {
+  const q: Record<string, unknown> = {};
+  if (f.sector) q.primarySector = f.sector;
+  if (f.topic) q.primaryTopic = f.topic;
+  if (f.entity) q.entityIds = f.entity;
+  if (f.ticker) q.tickers = f.ticker;
+  if (f.isBreaking !== undefined) q.isBreaking = f.isBreaking;
+  if (f.language) q.language = f.language;
+  if (f.urgencyLevel) q.urgencyLevel = f.urgencyLevel;
+  if (f.contentType) q.contentType = f.contentType;
+  const published: Record<string, Date> = {};
+  if (f.from) published.$gte = f.from;
+  if (f.since) published.$gt = f.since;
+  if (f.to) published.$lte = f.to;
+  if (Object.keys(published).length) q.publishedAt = published;
+  return q;
 }
 
-/** Seconds bounds of the publication filters (inclusive), for skipping chunks. */
-export function pubBounds(f: ArticleFilters): { min: number; max: number } {
-  let min = -Infinity;
-  let max = Infinity;
-  if (f.from) min = Math.max(min, Math.ceil(f.from.getTime() / 1000));
-  if (f.since) min = Math.max(min, Math.floor(f.since.getTime() / 1000) + 1);
-  if (f.to) max = Math.min(max, Math.floor(f.to.getTime() / 1000));
-  return { min, max };
-}
-
-/** The filters an entry can answer itself (all but entity and ticker, which are list memberships). */
-export function entryFilter(f: ArticleFilters): ((e: Entry) => boolean) | null {
-  const { min, max } = pubBounds(f);
-  const tests: ((e: Entry) => boolean)[] = [];
-  if (f.sector) tests.push((e) => e.sector === f.sector);
-  if (f.topic) tests.push((e) => e.topic === f.topic);
-  if (f.language) tests.push((e) => e.lang === f.language);
-  if (f.urgencyLevel) tests.push((e) => urgencyOfRank(e.urg) === f.urgencyLevel);
-  if (f.contentType) tests.push((e) => e.ctype === f.contentType);
-  if (f.isBreaking !== undefined) tests.push((e) => e.breaking === f.isBreaking);
-  if (min > -Infinity || max < Infinity) tests.push((e) => e.pub >= min && e.pub <= max);
-  if (tests.length === 0) return null;
-  return (e) => tests.every((t) => t(e));
-}
-
-/** Weight of the best field a term was found in: title 3, subtitle 2, summary 1. */
-export function fieldWeight(mask: number): number {
-  if (mask & FIELD.title) return 3;
-  if (mask & FIELD.subtitle) return 2;
-  return mask & FIELD.summary ? 1 : 0;
-}
-
-/**
- * Match quality of an article for a query: per term the weight of its best field, summed, plus a
- * bonus when every term is in the title. Higher is better; recency breaks ties.
- */
-export function matchQuality(masks: readonly number[]): number {
-  const sum = masks.reduce((s, m) => s + fieldWeight(m), 0);
-  return sum + (masks.length > 1 && masks.every((m) => m & FIELD.title) ? 2 : 0);
-}
+/** What feed scoring reads of an article (and the projection that fetches just that). */
+export type Scored = Pick<ArticleDoc, '_id' | 'publishedAt' | 'baseScore' | 'primarySector' | 'primaryTopic' | 'isBreaking' | 'isExclusive'>;
+export const SCORED_FIELDS = { _id: 1, publishedAt: 1, baseScore: 1, primarySector: 1, primaryTopic: 1, isBreaking: 1, isExclusive: 1 } as const;
 
 export type FeedReason =
   | { type: 'sector'; value: string; weight: number; multiplier: number; points: number }
@@ -83,7 +54,7 @@ export type FeedReason =
   | { type: 'exclusive'; multiplier: number }
   | { type: 'recency'; ageHours: number; halfLifeHours: number; factor: number };
 
-/** What in the reader's preferences an article matched (found by the posting lists it came from). */
+/** What in the reader's preferences an article matched (found by the queries it came from). */
 export interface FeedMatch {
   keywords: string[];
   companies: string[];
@@ -99,21 +70,21 @@ export const WATCHLIST_POINTS = 2;
  * breaking and exclusive multipliers; times 2^(−age / decay hours) when recency decay is on.
  * Returns the score rounded to 4 places and every reason that contributed.
  */
-export function feedScore(e: Entry, match: FeedMatch, prefs: Preferences, now: Date): { score: number; reasons: FeedReason[] } {
+export function feedScore(a: Scored, match: FeedMatch, prefs: Preferences, now: Date): { score: number; reasons: FeedReason[] } {
   const r = prefs.relevanceSettings;
   const reasons: FeedReason[] = [];
   let points = 0;
-  if (prefs.sectors.includes(e.sector as never)) {
-    const weight = prefs.sectorWeights[e.sector as keyof typeof prefs.sectorWeights] ?? 1;
+  if (prefs.sectors.includes(a.primarySector as never)) {
+    const weight = prefs.sectorWeights[a.primarySector as keyof typeof prefs.sectorWeights] ?? 1;
     const p = weight * r.sectorMultiplier;
     points += p;
-    reasons.push({ type: 'sector', value: e.sector, weight, multiplier: r.sectorMultiplier, points: p });
+    reasons.push({ type: 'sector', value: a.primarySector, weight, multiplier: r.sectorMultiplier, points: p });
   }
-  if (prefs.topics.includes(e.topic as never)) {
-    const weight = prefs.topicWeights[e.topic as keyof typeof prefs.topicWeights] ?? 1;
+  if (prefs.topics.includes(a.primaryTopic as never)) {
+    const weight = prefs.topicWeights[a.primaryTopic as keyof typeof prefs.topicWeights] ?? 1;
     const p = weight * r.topicMultiplier;
     points += p;
-    reasons.push({ type: 'topic', value: e.topic, weight, multiplier: r.topicMultiplier, points: p });
+    reasons.push({ type: 'topic', value: a.primaryTopic, weight, multiplier: r.topicMultiplier, points: p });
   }
   for (const k of match.keywords) {
     const weight = prefs.keywordWeights[k] ?? 1;
@@ -131,20 +102,20 @@ export function feedScore(e: Entry, match: FeedMatch, prefs: Preferences, now: D
     points += p;
     reasons.push({ type: 'watchlist_ticker', value: t, multiplier: r.watchlistMultiplier, points: p });
   }
-  const quality = e.score / 1000;
+  const quality = a.baseScore / 100;
   points += quality;
-  reasons.push({ type: 'quality', value: e.score / 10, points: quality });
+  reasons.push({ type: 'quality', value: a.baseScore, points: quality });
   let score = points;
-  if (e.breaking) {
+  if (a.isBreaking) {
     score *= r.breakingNewsMultiplier;
     reasons.push({ type: 'breaking', multiplier: r.breakingNewsMultiplier });
   }
-  if (e.exclusive) {
+  if (a.isExclusive) {
     score *= r.exclusiveMultiplier;
     reasons.push({ type: 'exclusive', multiplier: r.exclusiveMultiplier });
   }
   if (r.recencyDecayEnabled) {
-    const ageHours = Math.max(0, (now.getTime() / 1000 - e.pub) / 3600);
+    const ageHours = Math.max(0, (now.getTime() - a.publishedAt.getTime()) / 3_600_000);
     const factor = 2 ** (-ageHours / r.recencyDecayHours);
     score *= factor;
     reasons.push({ type: 'recency', ageHours: Math.round(ageHours * 10) / 10, halfLifeHours: r.recencyDecayHours, factor: Math.round(factor * 10_000) / 10_000 });

@@ -1,18 +1,20 @@
 /**
- * Stored articles (spec §2.1): `_id` is the public UUID, so reading an article is an `_id` lookup
- * (indexed on FerretDB too). Lists, search and the feed never query this collection: they read
- * the article index (article-index.repo.ts) and then fetch the page's articles by `_id`. The
- * MongoDB indexes below serve operators' ad-hoc queries and keep sourceUrl unique.
+ * Stored articles (spec §2.1): `_id` is the public UUID. Lists, search and the feed are queries on
+ * this collection (article-query.ts), each served by one of the indexes below: an equality prefix
+ * for the filter a list is confined to (none, sector, topic, breaking, entity, ticker) and then
+ * its sort, ending in `_id` so pages never overlap. Search uses the text index over the folded,
+ * stemmed copies in `search` and requires every query term in `terms`.
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
-import { CONTENT_TYPES, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from './article.rules';
+import { CONTENT_TYPES, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc, type Ordering } from './article.rules';
 
 const ArticleSchema = new Schema<ArticleDoc>(
   {
     _id: { type: String, required: true },
     sourceName: { type: String, required: true },
     sourceUrl: { type: String, required: true },
+    sourceKey: { type: String, required: true },
     title: { type: String, required: true },
     subtitle: { type: String, default: null },
     summary: { type: String, default: null },
@@ -21,20 +23,48 @@ const ArticleSchema = new Schema<ArticleDoc>(
     primaryTopic: { type: String, enum: TOPICS, required: true },
     contentType: { type: String, enum: CONTENT_TYPES, required: true },
     urgencyLevel: { type: String, enum: URGENCY_LEVELS, required: true },
+    urgencyRank: { type: Number, required: true },
     isBreaking: { type: Boolean, required: true },
     isExclusive: { type: Boolean, required: true },
     language: { type: String, required: true },
     baseScore: { type: Number, required: true, min: 0, max: 100 },
+    relevance: { type: Number, required: true },
     modules: { type: Schema.Types.Mixed, default: {} },
     entityIds: { type: [String], default: [] },
     tickers: { type: [String], default: [] },
+    search: { title: String, subtitle: String, summary: String },
+    terms: { type: [String], default: [] },
     createdAt: { type: Date, required: true },
   },
   { collection: 'articles', versionKey: false, minimize: false },
 );
-ArticleSchema.index({ sourceUrl: 1 }, { unique: true });
-ArticleSchema.index({ publishedAt: -1 });
-ArticleSchema.index({ primarySector: 1, publishedAt: -1 });
-ArticleSchema.index({ entityIds: 1, publishedAt: -1 });
+
+/** Each list order as an index suffix (highest first, then newest, then `_id`). */
+export const SORTS: Record<Ordering, Record<string, -1>> = {
+  publishedAt: { publishedAt: -1, _id: -1 },
+  baseScore: { baseScore: -1, publishedAt: -1, _id: -1 },
+  urgencyLevel: { urgencyRank: -1, publishedAt: -1, _id: -1 },
+  relevance: { relevance: -1, _id: -1 },
+};
+
+ArticleSchema.index({ sourceKey: 1 }, { unique: true });
+// Every list order, unfiltered and within a sector or a topic (GET /api/articles, by-sector).
+for (const sort of Object.values(SORTS)) {
+  ArticleSchema.index(sort);
+  ArticleSchema.index({ primarySector: 1, ...sort });
+  ArticleSchema.index({ primaryTopic: 1, ...sort });
+}
+// Newest first within breaking news, an entity, a ticker and a search term (feed keywords).
+ArticleSchema.index({ isBreaking: 1, ...SORTS.publishedAt });
+ArticleSchema.index({ entityIds: 1, ...SORTS.publishedAt });
+ArticleSchema.index({ tickers: 1, ...SORTS.publishedAt });
+ArticleSchema.index({ terms: 1, ...SORTS.publishedAt });
+// Language "none": the copies are stemmed already (text.rules searchCopy), identically on every
+// server. `language_override` names a field articles do not have, since their `language` ("pt",
+// "en") would otherwise switch MongoDB's stemming per document.
+ArticleSchema.index(
+  { 'search.title': 'text', 'search.subtitle': 'text', 'search.summary': 'text' },
+  { name: 'search', default_language: 'none', language_override: 'searchLanguage', weights: { 'search.title': 3, 'search.subtitle': 2, 'search.summary': 1 } },
+);
 
 export const articleModel = (c: Connection) => modelOn(c, 'Article', ArticleSchema);

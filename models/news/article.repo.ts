@@ -1,81 +1,80 @@
 /**
- * Articles by id, and the source-URL register imports deduplicate by. The register is keyed by a
- * hash of the normalised URL (`_id` lookups, indexed on FerretDB too).
+ * Stored articles: read by id, and written by imports. An article's normalised source URL is
+ * unique (article.model.ts), so any number of imports may run at once and a page is stored once:
+ * the database, not a single writer, decides which import's copy wins.
  */
-import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
+import { countMatching, isDuplicateKey, isWriteDeadlock } from '../infra/mongo';
 import type { ArticleDoc } from './article.rules';
 import { articleModel } from './article.model';
 
-interface UrlDoc {
-  _id: string;
-  url: string;
-  articleId: string;
+interface WriteError {
+  index: number;
+  code: number;
 }
 
-/** One spelling per page: lower-case scheme and host, no fragment, no utm_* tracking, no trailing slash. */
-export function normaliseUrl(raw: string): string {
-  const u = new URL(raw);
-  u.hash = '';
-  for (const key of [...u.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) u.searchParams.delete(key);
-  u.searchParams.sort();
-  if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.slice(0, -1);
-  return u.toString();
-}
-
-export const urlKey = (url: string) => createHash('sha256').update(normaliseUrl(url)).digest('hex');
-
-/**
- * `cacheSize` articles are kept per process (least recently used out): an imported article never
- * changes (a second import of its URL is a duplicate), so a cached copy is never stale.
- */
-export function createArticleRepo(conn: Connection, options: { cacheSize?: number } = {}) {
-  articleModel(conn); // declares the collection's indexes
-  const articles = () => conn.db!.collection<ArticleDoc>('articles');
-  const urls = () => conn.db!.collection<UrlDoc>('article_urls');
-  const cacheSize = options.cacheSize ?? 0;
-  const cache = new Map<string, ArticleDoc>();
-  async function findById(id: string): Promise<ArticleDoc | null> {
-    const hit = cache.get(id);
-    if (hit) {
-      cache.delete(id);
-      cache.set(id, hit);
-      return hit;
-    }
-    const doc = (await articles().findOne({ _id: id })) as ArticleDoc | null;
-    if (doc && cacheSize > 0) {
-      cache.set(id, doc);
-      if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
-    }
-    return doc;
-  }
+export function createArticleRepo(conn: Connection) {
+  const model = articleModel(conn);
+  const collection = model.collection.collectionName;
+  const articles = () => conn.db!.collection<ArticleDoc>(collection);
+  /** The collection's indexes exist (built once per connection): inserts rely on the unique one. */
+  const indexed = () => model.init();
   return {
-    findById,
-    /** In the order asked, missing ones left out (one `_id` lookup each: FerretDB scans for $in). */
+    findById: (id: string) => articles().findOne({ _id: id }) as Promise<ArticleDoc | null>,
+
+    /** In the order asked, missing ones left out. */
     async findByIds(ids: readonly string[]): Promise<ArticleDoc[]> {
-      const docs = await Promise.all(ids.map(findById));
-      return docs.filter((d): d is ArticleDoc => d !== null);
+      if (ids.length === 0) return [];
+      const found = new Map((await articles().find({ _id: { $in: [...ids] } }).toArray()).map((d) => [d._id, d as ArticleDoc]));
+      return ids.flatMap((id) => found.get(id) ?? []);
     },
-    /** The article ids already registered for these URL keys. */
-    async registeredUrls(keys: readonly string[]): Promise<Map<string, string>> {
-      const found = await Promise.all(keys.map((k) => urls().findOne({ _id: k })));
-      return new Map(found.filter((d): d is UrlDoc => d !== null).map((d) => [d._id, d.articleId]));
+
+    /**
+     * Inserts articles whose source URLs are not stored yet. Counts as inserted every article now
+     * stored under its own id (by this call or an earlier attempt of it: ids derive from import and
+     * line), the others as duplicates of another article. Repeating a call changes nothing.
+     */
+    async insertNew(docs: readonly ArticleDoc[]): Promise<{ inserted: number; duplicates: number }> {
+      if (docs.length === 0) return { inserted: 0, duplicates: 0 };
+      await indexed();
+      let pending = [...docs];
+      const refused: ArticleDoc[] = [];
+      // Concurrent imports of one URL may deadlock on the development database: those are repeated.
+      for (let attempt = 1; ; attempt++) {
+        const failed = await insertUnordered(pending);
+        const unexpected = failed.find((f) => !isDuplicateKey(f) && !isWriteDeadlock(f));
+        if (unexpected) throw new Error(`article insert failed with code ${unexpected.code}`);
+        refused.push(...failed.filter(isDuplicateKey).map((f) => pending[f.index]!));
+        const deadlocked = failed.filter(isWriteDeadlock);
+        if (deadlocked.length === 0) break;
+        if (attempt >= 5) throw new Error(`article insert deadlocked ${attempt} times`);
+        pending = deadlocked.map((f) => pending[f.index]!);
+      }
+      if (refused.length === 0) return { inserted: docs.length, duplicates: 0 };
+      // A refused article is ours when its id holds its URL (an earlier attempt wrote it).
+      const owners = await articles()
+        .find({ sourceKey: { $in: refused.map((d) => d.sourceKey) } }, { projection: { _id: 1, sourceKey: 1 } })
+        .toArray();
+      const ownerOf = new Map(owners.map((o) => [o.sourceKey, o._id]));
+      const duplicates = refused.filter((d) => ownerOf.get(d.sourceKey) !== d._id).length;
+      return { inserted: docs.length - duplicates, duplicates };
     },
-    /** Writes articles (validated by the import's schema) and registers their URLs; repeating a write is harmless. */
-    async save(docs: readonly ArticleDoc[]): Promise<void> {
-      if (docs.length === 0) return;
-      await articles().bulkWrite(docs.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })), { ordered: false });
-      await urls().bulkWrite(
-        docs.map((d) => {
-          const url = normaliseUrl(d.sourceUrl);
-          const _id = createHash('sha256').update(url).digest('hex'); // urlKey, normalised once
-          return { replaceOne: { filter: { _id }, replacement: { _id, url, articleId: d._id }, upsert: true } };
-        }),
-        { ordered: false },
-      );
-    },
-    count: () => articles().estimatedDocumentCount(),
+
+    count: () => countMatching(conn, collection, {}),
   };
+
+  /** Inserts what it can; returns the write errors (index into `docs` and code). */
+  async function insertUnordered(docs: readonly ArticleDoc[]): Promise<WriteError[]> {
+    try {
+      await articles().insertMany(docs as ArticleDoc[], { ordered: false });
+      return [];
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: WriteError[] | WriteError }).writeErrors;
+      if (!writeErrors && isDuplicateKey(err) && docs.length === 1) return [{ index: 0, code: 11000 }];
+      if (!writeErrors) throw err;
+      return (Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => ({ index: e.index, code: e.code }));
+    }
+  }
 }
 
 export type ArticleRepo = ReturnType<typeof createArticleRepo>;

@@ -20,6 +20,21 @@ export const URGENCY_LEVELS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
 export type UrgencyLevel = (typeof URGENCY_LEVELS)[number];
 export const urgencyRank = (u: UrgencyLevel): number => URGENCY_LEVELS.length - URGENCY_LEVELS.indexOf(u);
 
+/** The orders lists can be sorted in (spec §4.1 `sort`). */
+export const ORDERINGS = ['publishedAt', 'baseScore', 'urgencyLevel', 'relevance'] as const;
+export type Ordering = (typeof ORDERINGS)[number];
+
+/**
+ * Relevance: hours of publication time one point of baseScore (0–100) is worth. At 0.24 a
+ * 100-point article keeps a 24-hour head start over a 0-point one, so a recent 80 beats a 95
+ * from two days ago, and the order of two articles never changes as time passes (so it is
+ * stored, and indexed, with the article).
+ */
+export const RELEVANCE_HOURS_PER_POINT = 0.24;
+
+/** The stored relevance of an article: publication time in hours plus the score's head start. */
+export const relevanceOf = (publishedAt: Date, baseScore: number): number => publishedAt.getTime() / 3_600_000 + baseScore * RELEVANCE_HOURS_PER_POINT;
+
 export const CONTENT_TYPES = ['BREAKING', 'NEWS', 'ANALYSIS', 'OPINION', 'INTERVIEW', 'REPORT', 'PRESS_RELEASE'] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 
@@ -95,6 +110,16 @@ export interface ArticleDoc {
   entityIds: string[];
   tickers: string[];
   createdAt: Date;
+  /** The normalised source URL (article.repo normaliseUrl): unique, so an import never stores a page twice. */
+  sourceKey: string;
+  /** urgencyRank(urgencyLevel), for the urgencyLevel sort. */
+  urgencyRank: number;
+  /** relevanceOf(publishedAt, baseScore), for the relevance sort. */
+  relevance: number;
+  /** Folded, stemmed copies of title, subtitle and summary (text.rules searchCopy): the text index's fields. */
+  search: { title: string; subtitle: string; summary: string };
+  /** Every search term of the three fields once: search requires each query term here. */
+  terms: string[];
 }
 
 /** Reasons an include list is refused: unknown names (400) or a module above the plan (403). */

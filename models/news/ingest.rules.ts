@@ -1,18 +1,29 @@
 /**
  * Importing articles (JSON lines): the line schema, entity linking by name, alias and ticker,
- * default enrichment, and the postings an article adds to the index. Pure.
+ * default enrichment, source-URL normalisation and the stored article with its sort and search
+ * keys. Pure.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
-import { FIELD, listName, entryOf, type Entry } from './article-index.rules';
-import { CONTENT_TYPES, LANGUAGES, MODULE_SCHEMAS, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc, type EntityType, type ModuleData } from './article.rules';
-import { fold, terms } from './text.rules';
+import { CONTENT_TYPES, LANGUAGES, MODULE_SCHEMAS, relevanceOf, SECTORS, TOPICS, URGENCY_LEVELS, urgencyRank, type ArticleDoc, type EntityType, type ModuleData } from './article.rules';
+import { fold, searchCopy, terms } from './text.rules';
 
 /** Namespace of the ids derived from (import, line): a retried batch writes the same articles. */
 const ARTICLE_ID_NAMESPACE = '6f1d7c55-0a3e-4d8e-9b51-3f0c2a7e9d10';
 export const articleIdFor = (importId: string, line: number) => uuidv5(`${importId}:${line}`, ARTICLE_ID_NAMESPACE);
 
-const httpUrl = z.url({ protocol: /^https?$/ });
+/** One spelling per page: lower-case scheme and host, no fragment, no utm_* tracking, sorted query, no trailing slash. */
+export function normaliseUrl(raw: string): string {
+  const u = new URL(raw);
+  u.hash = '';
+  for (const key of [...u.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) u.searchParams.delete(key);
+  u.searchParams.sort();
+  if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.slice(0, -1);
+  return u.toString();
+}
+
+/** Source URLs are indexed (unique): at most 2,048 characters, what browsers and crawlers accept. */
+const httpUrl = z.string().max(2_048).pipe(z.url({ protocol: /^https?$/ }));
 
 /** One line of an import. Enrichment modules are optional; `entities` names mentions to link. */
 export const ImportLine = z.strictObject({
@@ -165,6 +176,9 @@ export function buildArticle(id: string, line: ImportLine, dict: EntityDictionar
       readingTimeMinutes: line.modules.meta?.readingTimeMinutes ?? Math.max(1, Math.ceil(wordCount / 200)),
     },
   };
+  const publishedAt = new Date(line.publishedAt);
+  const baseScore = line.modules.scoring?.overall ?? line.baseScore ?? 50;
+  const search = { title: searchCopy(line.title), subtitle: searchCopy(line.subtitle), summary: searchCopy(line.summary) };
   const doc: ArticleDoc = {
     _id: id,
     sourceName: line.sourceName,
@@ -172,7 +186,7 @@ export function buildArticle(id: string, line: ImportLine, dict: EntityDictionar
     title: line.title,
     subtitle: line.subtitle ?? null,
     summary: line.summary ?? null,
-    publishedAt: new Date(line.publishedAt),
+    publishedAt,
     primarySector: line.primarySector,
     primaryTopic: line.primaryTopic,
     contentType: line.contentType,
@@ -180,36 +194,16 @@ export function buildArticle(id: string, line: ImportLine, dict: EntityDictionar
     isBreaking: line.isBreaking,
     isExclusive: line.isExclusive,
     language: line.language,
-    baseScore: line.modules.scoring?.overall ?? line.baseScore ?? 50,
+    baseScore,
     modules,
     entityIds: mentions.map((m) => m.entityId),
     tickers: [...new Set(mentions.flatMap((m) => (m.ticker ? [m.ticker] : [])))],
     createdAt: now,
+    sourceKey: normaliseUrl(line.sourceUrl),
+    urgencyRank: urgencyRank(line.urgencyLevel),
+    relevance: relevanceOf(publishedAt, baseScore),
+    search,
+    terms: [...new Set([search.title, search.subtitle, search.summary].flatMap((s) => (s ? s.split(' ') : [])))],
   };
   return { doc, unlinked };
-}
-
-/** Field bits per search term of an article: where in title, subtitle and summary each occurs. */
-export function termMasks(a: Pick<ArticleDoc, 'title' | 'subtitle' | 'summary'>): Map<string, number> {
-  const masks = new Map<string, number>();
-  const mark = (text: string | null, bit: number) => {
-    for (const t of terms(text ?? '')) masks.set(t, (masks.get(t) ?? 0) | bit);
-  };
-  mark(a.title, FIELD.title);
-  mark(a.subtitle, FIELD.subtitle);
-  mark(a.summary, FIELD.summary);
-  return masks;
-}
-
-/** Adds an article's entries to postings (list name → entries). */
-export function addPostings(postings: Map<string, Entry[]>, a: ArticleDoc): void {
-  const put = (list: string, e: Entry) => (postings.get(list) ?? postings.set(list, []).get(list)!).push(e);
-  const entry = entryOf(a);
-  put(listName.all(), entry);
-  put(listName.sector(a.primarySector), entry);
-  put(listName.topic(a.primaryTopic), entry);
-  if (a.isBreaking) put(listName.breaking(), entry);
-  for (const id of a.entityIds) put(listName.entity(id), entry);
-  for (const t of a.tickers) put(listName.ticker(t), entry);
-  for (const [term, mask] of termMasks(a)) put(listName.term(term), { ...entry, mask });
 }

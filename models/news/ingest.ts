@@ -1,8 +1,9 @@
 /**
- * Applies an import: reads its JSON lines from MinIO in batches, validates them, drops URLs
- * already imported, links entities, writes the articles and then their index postings. Runs only
- * inside the news ingest workflow's activity (the index's single writer). A run repeated from
- * the last saved batch writes the same articles under the same ids and adds nothing twice.
+ * Applies an import: reads its JSON lines from MinIO in batches, validates them, links entities
+ * and inserts the articles; a URL already stored (by any import, or earlier in this one) is a
+ * duplicate, decided by the unique index on the normalised URL, so imports may run side by side.
+ * Runs inside the news import workflow's activity. A run repeated from the last saved batch
+ * derives the same ids (import, line), so it stores nothing twice and counts the same.
  */
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,22 +13,19 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { Storage } from '../infra/storage';
-import type { Entry } from './article-index.rules';
-import { createArticleIndex, type ArticleIndex } from './article-index.repo';
-import { createArticleRepo, urlKey } from './article.repo';
+import { createArticleRepo } from './article.repo';
 import type { ArticleDoc } from './article.rules';
 import { entityModel } from './entity.model';
 import { createImportRepo, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
-import { addPostings, articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
+import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
 
-/** Lines per batch: larger batches rewrite each index chunk fewer times (the score orderings touch most chunks per batch). */
-export const IMPORT_BATCH_LINES = 5_000;
+/** Lines per batch: counts are saved (and the activity heartbeats) after each. */
+export const IMPORT_BATCH_LINES = 1_000;
 
 export interface IngestDeps {
   conn: Connection;
   storage: Storage;
-  index?: ArticleIndex;
-  /** Called after every batch, and while a batch is indexed (the activity heartbeats with it). */
+  /** Called after every batch (the activity heartbeats with it). */
   onBatch?: (counts: ImportCounts) => void;
 }
 
@@ -67,7 +65,7 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
   if (record.state === 'completed' || record.state === 'failed') return pick(record);
   await imports.start(importId, record.startedAt ?? new Date());
   const counts: ImportCounts = pick(record);
-  // A local copy: a MinIO stream left waiting while a long batch is indexed gets cut ("aborted").
+  // A local copy: a MinIO stream left waiting while a long batch is written gets cut ("aborted").
   const dir = await mkdtemp(path.join(tmpdir(), 'news-import-'));
   const file = path.join(dir, 'lines.jsonl');
   try {
@@ -83,44 +81,28 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
 /** Applies the lines after `counts.linesDone`, batch by batch, saving counts after each. */
 async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
   const articles = createArticleRepo(deps.conn);
-  const index = deps.index ?? createArticleIndex(deps.conn, { cacheEntries: 0 });
   const dict = await loadDictionary(deps.conn);
   const errors = [...record.errors];
   for await (const batch of batches(stream, counts.linesDone, IMPORT_BATCH_LINES)) {
     const now = new Date();
-    const candidates: { line: number; parsed: ImportLine; key: string }[] = [];
+    const docs: ArticleDoc[] = [];
     for (const { line, text } of batch) {
       if (!text.trim()) continue; // blank lines are not articles
+      let parsed: ImportLine;
       try {
-        const parsed = ImportLine.parse(JSON.parse(text));
-        candidates.push({ line, parsed, key: urlKey(parsed.sourceUrl) });
+        parsed = ImportLine.parse(JSON.parse(text));
       } catch (err) {
         counts.invalid++;
         errors.push({ line, error: zodMessage(err) });
-      }
-    }
-    const registered = await articles.registeredUrls([...new Set(candidates.map((c) => c.key))]);
-    const docs: ArticleDoc[] = [];
-    const seen = new Set<string>();
-    for (const c of candidates) {
-      const id = articleIdFor(record._id, c.line);
-      const owner = registered.get(c.key);
-      // Already imported (by another import or an earlier line) → duplicate; registered to this
-      // very line → an earlier attempt of this batch, written again.
-      if ((owner !== undefined && owner !== id) || seen.has(c.key)) {
-        counts.duplicates++;
         continue;
       }
-      seen.add(c.key);
-      const built = buildArticle(id, c.parsed, dict, now);
+      const built = buildArticle(articleIdFor(record._id, line), parsed, dict, now);
       counts.unlinkedMentions += built.unlinked;
       docs.push(built.doc);
     }
-    await articles.save(docs);
-    const postings = new Map<string, Entry[]>();
-    for (const d of docs) addPostings(postings, d);
-    await index.apply(postings, { onProgress: () => deps.onBatch?.({ ...counts }) });
-    counts.inserted += docs.length;
+    const { inserted, duplicates } = await articles.insertNew(docs);
+    counts.inserted += inserted;
+    counts.duplicates += duplicates;
     counts.linesDone = batch[batch.length - 1]!.line;
     await imports.progress(record._id, counts, errors);
     deps.onBatch?.({ ...counts });

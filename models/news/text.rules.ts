@@ -53,3 +53,12 @@ export function words(text: string): string[] {
 export function terms(text: string): string[] {
   return [...new Set(words(text).map(stem))];
 }
+
+/**
+ * The copy of a text the search index holds: its words folded and stemmed, in order, so that the
+ * database's text index (language "none": no stemming of its own, the same on MongoDB and on the
+ * development database) matches exactly the terms of a query: "Ações da Petrobrás" → "acao petrobras".
+ */
+export function searchCopy(text: string | null | undefined): string {
+  return words(text ?? '').map(stem).join(' ');
+}

@@ -8,8 +8,7 @@ import { startTestService, testConfig, tokenFor, type TestService } from './serv
 
 export type NewsService = TestService<NewsDeps>;
 
-/** Index heads are read every time unless asked: tests list right after imports. */
-export const startNewsService = (env: Record<string, string> = { NEWS_INDEX_HEAD_TTL_MS: '0' }) => startTestService(newsService, makeNewsDeps, { config: testConfig(env) });
+export const startNewsService = (env: Record<string, string> = {}) => startTestService(newsService, makeNewsDeps, { config: testConfig(env) });
 
 /** A new account on `plan` with one key (live, all scopes unless said). */
 export async function accountWithKey(

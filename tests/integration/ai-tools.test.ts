@@ -1,5 +1,7 @@
 /** Chat with tools: the Temporal loop, built-in tools, argument validation, limits and retries. */
+import { createTicketRepo } from '../../models/support/ticket.repo';
 import { aiUser, post, provider, startAiService, type AiService } from '../helpers/ai';
+import { buildTicket } from '../helpers/support';
 
 let svc: AiService;
 beforeAll(async () => {
@@ -51,14 +53,18 @@ describe('POST /ai/chat-with-tools', () => {
     expect(json).toMatchObject({ toolName: 'format_json', result: { valid: true, formatted: '{\n    "a": [\n        1,\n        2\n    ]\n}' } });
   });
 
-  it('searches the platform data read-only through search_database', async () => {
+  it('searches the platform data read-only through search_database, keeping requesters out of reach', async () => {
+    // A ticket, not an article: news-articles.test.ts owns the articles collection (its totals are exact).
     const u = await aiUser();
-    const marker = `Petrobras-${u.id}`;
-    await svc.deps.mongo.conn.db!.collection('articles').insertOne({ title: `${marker} anuncia dividendos`, summary: 'Resumo', primarySector: 'ENE', secret: 'never shown' } as never);
-    await provider().script(u.id, [call('search_database', { source: 'articles', query: marker.toLowerCase() }), { kind: 'reply', content: 'found' }]);
+    const marker = `Entrega-${u.id}`;
+    const ticket = buildTicket({ main: marker, description: 'never shown' });
+    await createTicketRepo(svc.deps.mongo.conn).create(ticket, 'ai-tools-test');
+    await provider().script(u.id, [call('search_database', { source: 'tickets', query: marker.toLowerCase() }), { kind: 'reply', content: 'found' }]);
     const res = await post(svc, '/ai/chat-with-tools', u.auth, { prompt: 'search', tools: ['search_database'] }).expect(200);
-    expect(res.body.data.toolResults[0].result).toMatchObject({ source: 'articles', count: 1, items: [{ title: `${marker} anuncia dividendos`, primarySector: 'ENE' }] });
-    expect(JSON.stringify(res.body.data.toolResults[0].result)).not.toContain('never shown');
+    expect(res.body.data.toolResults[0].result).toMatchObject({ source: 'tickets', count: 1, items: [{ main: marker, status: 'open', newsletter: 'The News' }] });
+    const shown = JSON.stringify(res.body.data.toolResults[0].result);
+    expect(shown).not.toContain('never shown');
+    expect(shown).not.toContain(ticket.email);
   });
 
   it('sends an invalid call back to the model as a tool error instead of failing', async () => {

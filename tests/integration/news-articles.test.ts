@@ -1,7 +1,7 @@
 /**
  * Articles, search, breaking news, entity articles and the feed, over articles imported through
- * the real path: admin endpoint → MinIO → news ingest workflow (the test run's worker) → article
- * index. The only test file that imports articles, so the index holds exactly this fixture.
+ * the real path: admin endpoint → MinIO → news import workflow (the test run's worker) → articles
+ * collection. The only test file that imports articles, so the collection holds exactly this fixture.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -130,9 +130,15 @@ describe('POST /api/admin/articles/import', () => {
     expect(done.errors[1].error).toContain('primarySector');
   });
 
-  it('adds nothing when the same articles come again', async () => {
-    const again = await postImport(articles.map(({ i: _i, ...a }) => JSON.stringify(a)).join('\n')).expect(202);
-    expect(await waitForImport(again.body.data.id)).toMatchObject({ state: 'completed', inserted: 0, duplicates: N, invalid: 0 });
+  it('adds nothing when the same articles come again, in two imports at once, each its own workflow', async () => {
+    const body = articles.map(({ i: _i, ...a }) => JSON.stringify(a)).join('\n');
+    const [a, b] = await Promise.all([postImport(body).expect(202), postImport(body).expect(202)]);
+    for (const id of [a.body.data.id, b.body.data.id]) {
+      expect(await waitForImport(id)).toMatchObject({ state: 'completed', inserted: 0, duplicates: N, invalid: 0 });
+      const handle = svc.deps.temporal.client.workflow.getHandle(`news-import-${id}`);
+      expect(await handle.result()).toEqual({ state: 'completed', inserted: 0, duplicates: N, invalid: 0 });
+      expect((await handle.describe()).type).toBe('newsImportWorkflow');
+    }
     expect((await list('/api/articles?limit=1')).pagination.total).toBe(N);
   });
 
@@ -206,16 +212,17 @@ describe('GET /api/articles', () => {
     expect(anon.body.error).toContain('POST /api/keys');
   });
 
-  it('answers 500 without internals for a damaged index, and 503 when the database is down', async () => {
-    // A head naming a chunk that does not exist (topic MGMT: no fixture article has it).
-    const heads = svc.deps.mongo.conn.db!.collection<{ _id: string }>('article_index');
-    await heads.insertOne({ _id: 'h|topic:MGMT|publishedAt', list: 'topic:MGMT', ordering: 'publishedAt', count: 1, version: 1, chunks: [{ id: 'c|gone', n: 1, first: 'a', last: 'b', minPub: 0, maxPub: 0 }] } as never);
+  it('answers 500 without internals for a damaged article, and 503 when the database is down', async () => {
+    // A stored article without its publication date (topic MGMT: no fixture article has it).
+    const stored = svc.deps.mongo.conn.db!.collection<{ _id: string }>('articles');
+    const damaged = randomUUID();
+    await stored.insertOne({ _id: damaged, title: 'damaged', primaryTopic: 'MGMT', publishedAt: null, sourceKey: `https://fixture.example/damaged/${damaged}` } as never);
     try {
       const res = await withKey(svc, pro, '/api/articles?topic=MGMT').expect(500);
       expect(res.body).toMatchObject({ success: false, statusCode: 500 });
-      expect(res.body.error).not.toMatch(/chunk|c\|gone|StaleHead/);
+      expect(res.body.error).not.toMatch(/toISOString|publishedAt|TypeError/);
     } finally {
-      await heads.deleteOne({ _id: 'h|topic:MGMT|publishedAt' });
+      await stored.deleteOne({ _id: damaged });
     }
     const down = await startTestService(newsService, makeNewsDeps, { config: testConfig({ MONGODB_URI: `mongodb://127.0.0.1:${CLOSED_PORT}/` }), waitForMongo: false });
     try {
@@ -345,7 +352,7 @@ describe('GET /api/feed', () => {
   });
 });
 
-describe('CLI import and seed (same path: MinIO → ingest workflow → index)', () => {
+describe('CLI import and seed (same path: MinIO → import workflow → articles)', () => {
   it('imports a JSON lines file and prints the counts on the last line', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'news-import-'));
     const file = path.join(dir, 'artigos.jsonl');
@@ -355,28 +362,20 @@ describe('CLI import and seed (same path: MinIO → ingest workflow → index)',
     expect(r.code).toBe(0);
     expect(JSON.parse(r.lastLine)).toMatchObject({ state: 'completed', inserted: 3, duplicates: 1, invalid: 0 });
     expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 3);
-    // A process reusing heads (NEWS_INDEX_HEAD_TTL_MS) answers from the head it read until it expires.
-    const reusing = await startNewsService({ NEWS_INDEX_HEAD_TTL_MS: '60000' });
-    try {
-      expect((await withKey(reusing, pro, '/api/articles?limit=1').expect(200)).body.pagination.total).toBe(N + 3);
-      const one = path.join(dir, 'one.jsonl');
-      writeFileSync(one, JSON.stringify({ ...fixture(103), i: undefined, sourceUrl: 'https://fixture.example/cli/103', title: 'Nota da CLI 103' }));
-      expect((await runTs('ops/cli.ts', ['import', '--file', one], process.env, 120_000)).code).toBe(0);
-      expect((await withKey(reusing, pro, '/api/articles?limit=1').expect(200)).body.pagination.total).toBe(N + 3);
-      expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4);
-    } finally {
-      await reusing.close();
-    }
+    const one = path.join(dir, 'one.jsonl');
+    writeFileSync(one, JSON.stringify({ ...fixture(103), i: undefined, sourceUrl: 'https://fixture.example/cli/103', title: 'Nota da CLI 103' }));
+    expect((await runTs('ops/cli.ts', ['import', '--file', one], process.env, 120_000)).code).toBe(0);
+    expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4);
     const found = (await list('/api/articles/search?q=nota%20cli')).data.map((a: { title: string }) => a.title);
     expect(found).toEqual(['Nota da CLI 100', 'Nota da CLI 101', 'Nota da CLI 102', 'Nota da CLI 103']); // newest first
   }, 180_000);
 
-  it('seeds a corpus of the asked size across the sectors, linked to companies with tickers; a second run adds nothing', async () => {
-    const r = await runTs('ops/cli.ts', ['seed', '--articles', '46', '--entities', '300'], process.env, 180_000);
+  it('seeds 300 articles by default across the sectors, linked to companies with tickers; a second run adds nothing', async () => {
+    const r = await runTs('ops/cli.ts', ['seed'], process.env, 180_000);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.lastLine);
-    expect(summary.news).toMatchObject({ entities: 300, articles: { state: 'completed', inserted: 46, duplicates: 0, invalid: 0 } });
-    expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4 + 46);
+    expect(summary.news).toMatchObject({ entities: 300, articles: { state: 'completed', inserted: 300, duplicates: 0, invalid: 0 } });
+    expect((await list('/api/articles?limit=1')).pagination.total).toBe(N + 4 + 300);
     let sectorsWithNews = 0;
     for (const s of ['FIN', 'TEC', 'SAU', 'ENE', 'MAT', 'IND', 'CON', 'IMO', 'AGR', 'TRA', 'COM', 'SER', 'GOV', 'ESP', 'CRY', 'FIP', 'CIE', 'DEF', 'CUL', 'EDU', 'AMB', 'SOC', 'TUR']) {
       if ((await list(`/api/articles/by-sector/${s}?limit=1`)).pagination.total > 0) sectorsWithNews++;
@@ -389,7 +388,10 @@ describe('CLI import and seed (same path: MinIO → ingest workflow → index)',
     expect(page.data.every((a: { entities: unknown[] }) => a.entities.length > 0)).toBe(true);
     const withTicker = page.data.filter((a: { entities: { ticker?: string }[] }) => a.entities.some((e) => e.ticker));
     expect(withTicker.length).toBeGreaterThan(page.data.length * 0.7);
-    const again = await runTs('ops/cli.ts', ['seed', '--articles', '46', '--entities', '300'], process.env, 180_000);
-    expect(JSON.parse(again.lastLine).news.articles).toMatchObject({ inserted: 0, duplicates: 46 });
+    // Search has something to find: a seeded title finds its article.
+    const found = await list(`/api/articles/search?q=${encodeURIComponent(page.data[0].title)}&limit=100`);
+    expect(found.data.map((a: { id: string }) => a.id)).toContain(page.data[0].id);
+    const again = await runTs('ops/cli.ts', ['seed', '--articles', '300'], process.env, 180_000);
+    expect(JSON.parse(again.lastLine).news.articles).toMatchObject({ inserted: 0, duplicates: 300 });
   }, 240_000);
 });

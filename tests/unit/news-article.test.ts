@@ -19,6 +19,11 @@ const article: ArticleDoc = {
   entityIds: ['e1'],
   tickers: ['PETR4'],
   createdAt: new Date('2026-11-20T13:01:00Z'),
+  sourceKey: 'https://valor.example/petrobras-dividendos',
+  urgencyRank: 3,
+  relevance: 490_000,
+  search: { title: 'petrobra aprova 20 bilhoe dividendo', subtitle: 'pagamento sai dezembro', summary: 'conselho aprovou distribuicao' },
+  terms: ['petrobra', 'aprova', '20', 'bilhoe', 'dividendo', 'pagamento', 'sai', 'dezembro', 'conselho', 'aprovou', 'distribuicao'],
   modules: {
     sentiment: { score: 0.7, label: 'MUITO_POSITIVO', confidence: 0.9 },
     market_impact: { level: 'HIGH', horizon: 'SHORT_TERM', scope: 'COMPANY', confidence: 0.8, affectedTickers: ['PETR4'] },

@@ -1,6 +1,5 @@
-import { normaliseUrl, urlKey } from '../../models/news/article.repo';
 import { cnpjFromBase, isValidCnpj } from '../../models/news/cnpj.rules';
-import { addPostings, articleIdFor, buildArticle, buildDictionary, findMentions, ImportLine, termMasks, type KnownEntity } from '../../models/news/ingest.rules';
+import { articleIdFor, buildArticle, buildDictionary, findMentions, ImportLine, normaliseUrl, type KnownEntity } from '../../models/news/ingest.rules';
 import { corpusArticle, corpusEntities, corpusPools } from '../../ops/news-corpus';
 
 const entities: KnownEntity[] = [
@@ -62,19 +61,24 @@ describe('entity linking', () => {
   });
 });
 
-describe('postings', () => {
-  it('marks where each search term occurs', () => {
-    const masks = termMasks({ title: 'Ações da Petrobrás', subtitle: 'ação sobe', summary: 'petrobras' });
-    expect(masks.get('acao')).toBe(4 | 2);
-    expect(masks.get('petrobra')).toBe(4 | 1);
+describe('stored keys', () => {
+  it('keeps folded, stemmed copies of title, subtitle and summary, and every term once', () => {
+    const { doc } = buildArticle('id-1', line({ title: 'Ações da Petrobrás', subtitle: 'ação sobe', summary: 'Petrobras e os jornais' }), dict, new Date());
+    expect(doc.search).toEqual({ title: 'acao petrobra', subtitle: 'acao sobe', summary: 'petrobra jornal' });
+    expect(doc.terms.sort()).toEqual(['acao', 'jornal', 'petrobra', 'sobe']);
+    const bare = buildArticle('id-2', line({ subtitle: null, summary: null }), dict, new Date()).doc;
+    expect(bare.search).toMatchObject({ subtitle: '', summary: '' });
   });
 
-  it('puts an article in all, its sector, topic, breaking, entity, ticker and term lists', () => {
-    const { doc } = buildArticle('id-2', line({ isBreaking: true }), dict, new Date());
-    const postings = new Map();
-    addPostings(postings, doc);
-    expect([...postings.keys()]).toEqual(expect.arrayContaining(['all', 'sector:ENE', 'topic:CONTRACT', 'breaking', 'entity:petro', 'ticker:PETR4', 'term:petrobra', 'term:acao']));
-    expect(postings.has('term:e')).toBe(false);
+  it('stores the sort keys and the normalised source URL', () => {
+    const { doc } = buildArticle('id-3', line({ urgencyLevel: 'CRITICAL', baseScore: 70, sourceUrl: 'https://Valor.example/a/?utm_medium=x' }), dict, new Date());
+    expect(doc).toMatchObject({ urgencyRank: 4, sourceKey: 'https://valor.example/a', sourceUrl: 'https://Valor.example/a/?utm_medium=x' });
+    expect(doc.relevance).toBeCloseTo(Date.parse('2026-11-20T10:00:00Z') / 3_600_000 + 70 * 0.24, 6);
+  });
+
+  it('refuses source URLs over 2,048 characters (they are indexed)', () => {
+    expect(() => line({ sourceUrl: `https://valor.example/${'a'.repeat(2_030)}` })).toThrow();
+    expect(() => line({ sourceUrl: `https://valor.example/${'a'.repeat(2_000)}` })).not.toThrow();
   });
 
   it('derives article ids from the import and line, so a retried batch rewrites the same articles', () => {
@@ -85,8 +89,8 @@ describe('postings', () => {
 
   it('deduplicates URLs spelled differently', () => {
     expect(normaliseUrl('HTTPS://Valor.Example/a/?utm_source=x&b=2&a=1#top')).toBe('https://valor.example/a?a=1&b=2');
-    expect(urlKey('https://valor.example/a/')).toBe(urlKey('https://valor.example/a'));
-    expect(urlKey('https://valor.example/a')).not.toBe(urlKey('https://valor.example/b'));
+    expect(normaliseUrl('https://valor.example/a/')).toBe(normaliseUrl('https://valor.example/a'));
+    expect(normaliseUrl('https://valor.example/a')).not.toBe(normaliseUrl('https://valor.example/b'));
   });
 });
 

@@ -1,8 +1,8 @@
 /**
- * The article index's single writer (docs/decisions.md, "Article index"): one workflow per
- * deployment takes imports one at a time, in the order they were queued (signal
- * `enqueueImport`, sent with signal-with-start). It ends after a minute without work and
- * continues as new every 100 imports; query `pendingImports` shows the queue.
+ * Deprecated, to be removed in the release after next: the single-writer import queue that
+ * earlier releases signalled. Nothing starts it any more (each import now runs its own
+ * `newsImportWorkflow`); it stays registered so a run started before the upgrade drains its
+ * queue and ends (after a minute without work). Its recorded history keeps replay honest.
  */
 import { ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
