@@ -1,8 +1,10 @@
 /**
- * Activities of support workflows. A bulk chunk processes its tickets one by one, heartbeating the
- * position so a retry resumes where the last attempt stopped; each ticket's change carries the key
- * `<operationId>:<ticketId>`, and its outcome is recorded under the same key, so a ticket is
- * processed exactly once even when the worker dies mid-chunk.
+ * Activities of support workflows. A bulk chunk processes its tickets in groups of BULK_GROUP,
+ * heartbeating the position after each so a retry resumes where the last attempt stopped; each
+ * ticket's change carries the key `<operationId>:<ticketId>`, and its outcome is recorded under the
+ * same key, so a ticket is processed exactly once even when the worker dies mid-chunk. Status
+ * changes and deletions of a group take a few round trips in all (ticket.repo changeStatusMany);
+ * drafted replies and messages go one ticket at a time.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
@@ -15,7 +17,12 @@ import { toApplicationFailure } from './ai.activities';
 import { createBulkRepo } from '../models/support/bulk.repo';
 import type { TicketDoc } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';
-import { assertNotDeleted } from '../models/support/ticket.rules';
+import { assertNotDeleted, type TicketStatus } from '../models/support/ticket.rules';
+
+/** Tickets per group: the unit of a bulk chunk's round trips, progress and cancellation. */
+export const BULK_GROUP = 100;
+
+type BulkParams = { status?: string; conteudo?: string; send?: boolean };
 
 export interface SupportActivityDeps {
   conn: Connection;
@@ -50,7 +57,7 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     return reply.content.trim();
   }
 
-  async function processOne(operationId: string, type: string, params: { status?: string; conteudo?: string; send?: boolean }, by: string, ticketId: number): Promise<void> {
+  async function processOne(operationId: string, type: string, params: BulkParams, by: string, ticketId: number): Promise<void> {
     const key = `${operationId}:${ticketId}`;
     const ticket = await tickets.findById(ticketId);
     if (!ticket) throw new AppError('NOT_FOUND', 'ticket not found');
@@ -78,6 +85,56 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     }
   }
 
+  type Outcome = { ticketId: number; error: string | null };
+
+  /** A group's status changes in a few round trips (ticket.repo changeStatusMany). */
+  async function changeStatuses(operationId: string, to: TicketStatus, by: string, ticketIds: readonly number[]): Promise<Outcome[]> {
+    const found = new Map((await tickets.findByIds(ticketIds)).map((t) => [t._id, t]));
+    const outcomes: Outcome[] = [];
+    const changes: { ticket: TicketDoc; to: TicketStatus; dedupeKey: string }[] = [];
+    for (const ticketId of ticketIds) {
+      const ticket = found.get(ticketId);
+      if (!ticket) outcomes.push({ ticketId, error: 'ticket not found' });
+      else if (to !== 'deleted' && ticket.status === 'deleted') outcomes.push({ ticketId, error: 'ticket is deleted' });
+      else changes.push({ ticket, to, dedupeKey: `${operationId}:${ticketId}` });
+    }
+    const results = await tickets.changeStatusMany(changes, by, 'bulk');
+    for (const c of changes) {
+      const r = results.get(c.dedupeKey);
+      outcomes.push({ ticketId: c.ticket._id, error: r instanceof AppError ? r.message : null });
+    }
+    return outcomes;
+  }
+
+  /**
+   * Other operations, one ticket at a time (each drafts a reply or writes a message), each outcome
+   * recorded as soon as it is known: a retry after an infrastructure fault never asks the AI
+   * provider again for a ticket already done.
+   */
+  async function eachTicket(
+    operationId: string,
+    type: string,
+    params: BulkParams,
+    by: string,
+    ticketIds: readonly number[],
+    onOutcome: (o: Outcome) => Promise<void>,
+  ): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const ticketId of ticketIds) {
+      let outcome: Outcome;
+      try {
+        await processOne(operationId, type, params, by, ticketId);
+        outcome = { ticketId, error: null };
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err; // infrastructure: retry the chunk from this ticket
+        outcome = { ticketId, error: err.message };
+      }
+      await onOutcome(outcome);
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
   return {
     async processBulkChunk(input: { operationId: string; start: number; end: number }): Promise<{ processed: number }> {
       const ctx = Context.current();
@@ -88,28 +145,33 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
       const by = op.createdByEmail ?? op.createdBy;
       // Progress while running: counted here, then replaced by the exact summary at the end.
       const live = resumeAt > 0 ? await bulk.summarize(input.operationId, ids.slice(0, resumeAt)) : { processed: 0, succeeded: 0, failed: 0, errors: [] as { ticketId: number; error: string }[] };
-      for (let i = resumeAt; i < ids.length; i += 1) {
-        // A cancelled operation stops between tickets, with its exact progress saved.
+      for (let i = resumeAt; i < ids.length; i += BULK_GROUP) {
+        // A cancelled operation stops between groups, with its exact progress saved.
         if (ctx.cancellationSignal.aborted) {
           await bulk.saveChunk(input.operationId, input.start, await bulk.summarize(input.operationId, ids));
           throw new CancelledFailure('bulk operation cancelled');
         }
-        const ticketId = ids[i]!;
-        if (!(await bulk.isProcessed(input.operationId, ticketId))) {
-          try {
-            await processOne(input.operationId, op.type, op.params, by, ticketId);
-            await bulk.record(input.operationId, ticketId, true, null);
-            live.succeeded += 1;
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err; // infrastructure: retry the chunk from here
-            await bulk.record(input.operationId, ticketId, false, err.message);
-            live.failed += 1;
-            live.errors.push({ ticketId, error: err.message });
-          }
+        const group = ids.slice(i, i + BULK_GROUP);
+        const done = await bulk.processedOf(input.operationId, group);
+        const todo = group.filter((t) => !done.has(t));
+        const outcomes =
+          op.type === 'status' || op.type === 'delete'
+            ? await changeStatuses(input.operationId, op.type === 'delete' ? 'deleted' : (op.params.status as TicketStatus), by, todo)
+            : await eachTicket(input.operationId, op.type, op.params, by, todo, async (o) => {
+                await bulk.recordMany(input.operationId, [o]);
+                ctx.heartbeat(i + group.indexOf(o.ticketId) + 1);
+              });
+        await bulk.recordMany(input.operationId, outcomes);
+        for (const o of outcomes) {
           live.processed += 1;
+          if (o.error === null) live.succeeded += 1;
+          else {
+            live.failed += 1;
+            live.errors.push({ ticketId: o.ticketId, error: o.error });
+          }
         }
-        ctx.heartbeat(i + 1);
-        if ((i + 1) % 25 === 0) await bulk.saveChunk(input.operationId, input.start, live);
+        ctx.heartbeat(i + group.length);
+        await bulk.saveChunk(input.operationId, input.start, live);
       }
       await bulk.saveChunk(input.operationId, input.start, await bulk.summarize(input.operationId, ids));
       return { processed: ids.length };

@@ -49,23 +49,33 @@ export function createBulkRepo(conn: Connection) {
       await ops().insertOne(doc);
     },
     find: (id: string) => ops().findOne({ _id: id }),
-    /** Whether the ticket was already processed (a primary-key lookup). */
-    async isProcessed(operationId: string, ticketId: number): Promise<boolean> {
-      return (await items().findOne({ _id: `${operationId}:${ticketId}` }, { projection: { _id: 1 } })) !== null;
+    /** Which of these tickets the operation already processed (one read). */
+    async processedOf(operationId: string, ticketIds: readonly number[]): Promise<Set<number>> {
+      const found = await items()
+        .find({ _id: { $in: ticketIds.map((t) => `${operationId}:${t}`) } }, { projection: { ticketId: 1 } })
+        .toArray();
+      return new Set(found.map((f) => f.ticketId));
     },
-    /** Records one ticket's outcome; a second record of the same ticket is ignored. */
-    async record(operationId: string, ticketId: number, ok: boolean, error: string | null): Promise<void> {
+    /** Records tickets' outcomes (one unordered insert); a ticket recorded before keeps its first record. */
+    async recordMany(operationId: string, outcomes: readonly { ticketId: number; error: string | null }[]): Promise<void> {
+      if (outcomes.length === 0) return;
+      const at = new Date();
       await items()
-        .insertOne({ _id: `${operationId}:${ticketId}`, operationId, ticketId, ok, error, at: new Date() })
-        .catch((err: unknown) => {
-          if (!isDuplicateKey(err)) throw err;
+        .insertMany(
+          outcomes.map((o) => ({ _id: `${operationId}:${o.ticketId}`, operationId, ticketId: o.ticketId, ok: o.error === null, error: o.error, at })),
+          { ordered: false },
+        )
+        .catch((err: { writeErrors?: { code: number }[] | { code: number } }) => {
+          const errors = err.writeErrors === undefined ? [err] : Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+          if (!errors.every(isDuplicateKey)) throw err;
         });
     },
-    /** Outcome of the given tickets of an operation, from their items (primary-key lookups). */
+    /** Outcome of the given tickets of an operation, from their items. */
     async summarize(operationId: string, ticketIds: number[]): Promise<ChunkSummary> {
-      const found = await Promise.all(ticketIds.map((t) => items().findOne({ _id: `${operationId}:${t}` })));
-      const done = found.filter((f): f is BulkItemDoc => f !== null);
-      const failed = done.filter((d) => !d.ok);
+      const done = await items()
+        .find({ _id: { $in: ticketIds.map((t) => `${operationId}:${t}`) } })
+        .toArray();
+      const failed = done.filter((d) => !d.ok).sort((a, b) => a.ticketId - b.ticketId);
       return { processed: done.length, succeeded: done.length - failed.length, failed: failed.length, errors: failed.map((f) => ({ ticketId: f.ticketId, error: f.error ?? 'failed' })) };
     },
     /** Records a chunk's progress in the operation (idempotent: a chunk's entry is replaced). */

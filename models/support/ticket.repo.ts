@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, QueryFilter } from 'mongoose';
 import { AppError } from '../errors';
 import { nextId, reserveIds } from '../infra/counters';
-import { isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
 import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
@@ -45,6 +45,9 @@ export function createTicketRepo(conn: Connection) {
   const Messages = messageModel(conn);
   const Events = statusEventModel(conn);
   const load = (id: number) => Tickets.findById(id).lean<TicketDoc>().exec();
+  /** The driver's collections, for unordered bulk writes (no Mongoose casting or validation: the documents are built here). */
+  const rawEvents = () => conn.db!.collection<StatusEventDoc>(Events.collection.collectionName);
+  const rawTickets = () => conn.db!.collection<TicketDoc>(Tickets.collection.collectionName);
 
   function filterQuery(f: TicketFilters): QueryFilter<TicketDoc> {
     const q: QueryFilter<TicketDoc> = {};
@@ -104,21 +107,76 @@ export function createTicketRepo(conn: Connection) {
     return { changed: true, from };
   }
 
-  /** Moves the ticket to the state after `event` if it is still at the event's version (atomic, repeatable). */
-  async function apply(event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>): Promise<void> {
+  /** The conditional update moving a ticket to the state after `event`, if it is still at the event's version. */
+  function applyUpdate(event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>) {
     const set: Partial<TicketDoc> = { status: event.to, updatedAt: event.at };
     if (event.to === 'resolved') set.resolvedAt = event.at;
     if (event.to === 'deleted') Object.assign(set, { deletedAt: event.at, statusBeforeDelete: event.from });
     if (event.from === 'deleted') Object.assign(set, { deletedAt: null, statusBeforeDelete: null });
     const reopened = event.from !== null && isReopen(event.from, event.to);
-    await Tickets.updateOne(
-      { _id: event.ticketId, statusVersion: event.version },
-      { $set: set, $inc: { statusVersion: 1, ...(reopened ? { reopenCount: 1 } : {}) } },
+    return { filter: { _id: event.ticketId, statusVersion: event.version }, update: { $set: set, $inc: { statusVersion: 1, ...(reopened ? { reopenCount: 1 } : {}) } } };
+  }
+
+  /** Moves the ticket to the state after `event` if it is still at the event's version (atomic, repeatable). */
+  async function apply(event: Pick<StatusEventDoc, 'ticketId' | 'version' | 'from' | 'to' | 'at'>): Promise<void> {
+    const { filter, update } = applyUpdate(event);
+    await Tickets.updateOne(filter, update);
+  }
+
+  /**
+   * changeStatus for many tickets in a few round trips (bulk operations): earlier attempts found
+   * with one read, versions claimed with one unordered insert of the events, tickets moved with one
+   * unordered bulk of conditional updates. A change whose claim is refused (another change holds
+   * the version, or the development database aborted the insert as a deadlock) takes the
+   * one-ticket path, which settles it as changeStatus does. Same outcomes as calling changeStatus
+   * for each; a refused transition is that ticket's AppError.
+   */
+  async function changeStatusMany(
+    changes: readonly { ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>; to: TicketStatus; dedupeKey: string }[],
+    by: string,
+    source: ChangeSource,
+  ): Promise<Map<string, { changed: boolean; from: TicketStatus } | AppError>> {
+    const results = new Map<string, { changed: boolean; from: TicketStatus } | AppError>();
+    if (changes.length === 0) return results;
+    const earlier = new Map(
+      (await Events.find({ _id: { $in: changes.map((c) => c.dedupeKey) } }).lean<StatusEventDoc[]>()).map((e) => [e._id, e]),
     );
+    const now = new Date();
+    const fresh: StatusEventDoc[] = [];
+    for (const c of changes) {
+      const done = earlier.get(c.dedupeKey);
+      const from = c.ticket.status;
+      if (done) results.set(c.dedupeKey, { changed: true, from: done.from ?? c.to });
+      else if (from === c.to) results.set(c.dedupeKey, { changed: false, from });
+      else if (!canTransition(from, c.to)) results.set(c.dedupeKey, new AppError('CONFLICT', `A ticket cannot go from ${from} to ${c.to}`, { details: { from, to: c.to } }));
+      else fresh.push({ _id: c.dedupeKey, ticketId: c.ticket._id, version: c.ticket.statusVersion, from, to: c.to, by, at: now, source });
+    }
+    const refused = new Set<number>();
+    if (fresh.length) {
+      try {
+        await rawEvents().insertMany(fresh, { ordered: false });
+      } catch (err) {
+        const writeErrors = (err as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
+        if (!writeErrors) throw err;
+        for (const e of Array.isArray(writeErrors) ? writeErrors : [writeErrors]) refused.add(e.index);
+      }
+    }
+    const claimed = fresh.filter((_, i) => !refused.has(i));
+    const moves = [...earlier.values(), ...claimed].map(applyUpdate);
+    if (moves.length) await rawTickets().bulkWrite(moves.map((m) => ({ updateOne: m })), { ordered: false });
+    for (const e of claimed) results.set(e._id, { changed: true, from: e.from! });
+    for (const i of refused) {
+      const e = fresh[i]!;
+      results.set(e._id, await changeStatus({ _id: e.ticketId, status: e.from!, statusVersion: e.version }, e.to, by, source, e._id));
+    }
+    return results;
   }
 
   return {
     changeStatus,
+    changeStatusMany,
+    /** Tickets by number (those that exist). */
+    findByIds: (ids: readonly number[]) => Tickets.find({ _id: { $in: [...ids] } }).lean<TicketDoc[]>().exec(),
 
     async create(input: NewTicket, by: string): Promise<TicketDoc> {
       const now = new Date();
@@ -151,16 +209,16 @@ export function createTicketRepo(conn: Connection) {
      */
     async list(f: TicketFilters, page: number, limit: number): Promise<{ items: TicketDoc[]; total: number }> {
       const q = filterQuery(f);
-      const [items, counted] = await Promise.all([
+      const [items, total] = await Promise.all([
         Tickets.find(q)
           .sort({ _id: -1 })
           .skip((page - 1) * limit)
           .limit(limit)
           .setOptions({ singleBatch: true })
           .lean<TicketDoc[]>(),
-        conn.db!.command({ count: Tickets.collection.collectionName, query: q }),
+        countMatching(conn, Tickets.collection.collectionName, q),
       ]);
-      return { items, total: (counted as { n: number }).n };
+      return { items, total };
     },
 
     async updateFields(id: number, fields: Partial<Pick<TicketDoc, 'issue' | 'main' | 'newsletter' | 'replied'>>): Promise<void> {
