@@ -14,7 +14,8 @@
  */
 import type { Context } from 'koa';
 import type { Connection, mongo } from 'mongoose';
-import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import RateLimiterStoreAbstract from 'rate-limiter-flexible/lib/RateLimiterStoreAbstract';
 import { AppError, dependencyUnavailable } from '../../models/errors';
 import { isDuplicateKey } from '../../models/infra/mongo';
 
@@ -42,27 +43,33 @@ function headers(points: number, res: RateLimiterRes): Record<string, string> {
   };
 }
 
-/** rate-limiter-flexible's Mongo limiter with `_id`-keyed windows (see above). */
-class KeyedMongoLimiter extends RateLimiterMongo {
-  private collection(): mongo.Collection<WindowDoc> {
-    return (this as unknown as { _collection: mongo.Collection<WindowDoc> })._collection;
+/**
+ * A rate-limiter-flexible store — the library's store base class with the four methods its own
+ * stores implement (`_upsert`, `_get`, `_delete`, `_getRateLimiterRes`) — keeping `_id`-keyed
+ * windows in a MongoDB collection (see above).
+ */
+class KeyedMongoLimiter extends RateLimiterStoreAbstract {
+  constructor(
+    private readonly windows: mongo.Collection<WindowDoc>,
+    options: { keyPrefix: string; points: number; duration: number },
+  ) {
+    super({ ...options, storeClient: windows });
   }
 
   async _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<WindowDoc> {
-    const windows = this.collection();
     const after = { returnDocument: 'after' } as const;
     for (;;) {
       const now = new Date();
       const expire = new Date(now.getTime() + msDuration);
       if (forceExpire) {
-        return (await windows.findOneAndUpdate({ _id: rlKey }, { $set: { points, expire } }, { ...after, upsert: true }))!;
+        return (await this.windows.findOneAndUpdate({ _id: rlKey }, { $set: { points, expire } }, { ...after, upsert: true }))!;
       }
-      const counted = await windows.findOneAndUpdate({ _id: rlKey, expire: { $gt: now } }, { $inc: { points } }, after);
+      const counted = await this.windows.findOneAndUpdate({ _id: rlKey, expire: { $gt: now } }, { $inc: { points } }, after);
       if (counted) return counted;
-      const restarted = await windows.findOneAndUpdate({ _id: rlKey, expire: { $lte: now } }, { $set: { points, expire } }, after);
+      const restarted = await this.windows.findOneAndUpdate({ _id: rlKey, expire: { $lte: now } }, { $set: { points, expire } }, after);
       if (restarted) return restarted;
       try {
-        await windows.insertOne({ _id: rlKey, points, expire });
+        await this.windows.insertOne({ _id: rlKey, points, expire });
         return { _id: rlKey, points, expire };
       } catch (err) {
         if (!isDuplicateKey(err)) throw err; // another request opened the window: count in it
@@ -71,11 +78,17 @@ class KeyedMongoLimiter extends RateLimiterMongo {
   }
 
   async _get(rlKey: string): Promise<WindowDoc | null> {
-    return await this.collection().findOne({ _id: rlKey, expire: { $gt: new Date() } });
+    return await this.windows.findOne({ _id: rlKey, expire: { $gt: new Date() } });
   }
 
   async _delete(rlKey: string): Promise<boolean> {
-    return (await this.collection().deleteOne({ _id: rlKey })).deletedCount > 0;
+    return (await this.windows.deleteOne({ _id: rlKey })).deletedCount > 0;
+  }
+
+  /** The library's answer for a window: points used and left, and the time until it resets. */
+  _getRateLimiterRes(_rlKey: string, changedPoints: number, doc: WindowDoc): RateLimiterRes {
+    const consumed = doc.points;
+    return new RateLimiterRes(Math.max(this.points - consumed, 0), Math.max(doc.expire.getTime() - Date.now(), 0), consumed, consumed === changedPoints);
   }
 }
 
@@ -87,18 +100,10 @@ export function createMongoLimiter(
   let limiter: Promise<KeyedMongoLimiter> | undefined;
   const get = () =>
     (limiter ??= ready.then(async (conn) => {
-      const collection = conn.getClient().db(dbName).collection(RATE_LIMIT_COLLECTION);
+      const collection = conn.getClient().db(dbName).collection<WindowDoc>(RATE_LIMIT_COLLECTION);
       // TTL removes ended windows (a returning key restarts its own).
       await collection.createIndex({ expire: 1 }, { expireAfterSeconds: 0 }).catch(() => undefined);
-      return new KeyedMongoLimiter({
-        storeClient: conn.getClient(),
-        dbName,
-        tableName: RATE_LIMIT_COLLECTION,
-        keyPrefix: options.name,
-        points: options.points,
-        duration: options.durationSec,
-        disableIndexesCreation: true,
-      });
+      return new KeyedMongoLimiter(collection, { keyPrefix: options.name, points: options.points, duration: options.durationSec });
     }));
   return {
     points: options.points,
