@@ -7,13 +7,13 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
 
-const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '2 minutes',
   // A bad import (missing record or staged file) is not retried.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['ImportUnusable'] },
 });
-const { failImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { failImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });

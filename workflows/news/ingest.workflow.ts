@@ -4,22 +4,11 @@
  * `newsImportWorkflow`); it stays registered so a run started before the upgrade drains its
  * queue and ends (after a minute without work). Its recorded history keeps replay honest.
  */
-import { ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createNewsActivities } from '../../activities/news.activities';
+import { ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, setHandler, workflowInfo } from '@temporalio/workflow';
+import { applyImport, failImport } from './import.workflow';
 
 export const enqueueImportSignal = defineSignal<[string]>('enqueueImport');
 export const pendingImportsQuery = defineQuery<string[]>('pendingImports');
-
-const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '2 minutes',
-  // Database or storage outages are waited out; a bad import (missing record/object) is not retried.
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['ImportUnusable'] },
-});
-const { failImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 10 },
-});
 
 export interface NewsIngestInput {
   pending: string[];
