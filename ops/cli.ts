@@ -6,6 +6,7 @@
  *   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
  *   seed [--articles N] [--entities M]   (default 300 articles; --articles 0 for none)
  *   import --file articles.jsonl
+ *   migrate
  */
 import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ import { createTemporalClient } from '../models/infra/temporal';
 import { queueImport, waitForImport, type QueueDeps } from '../api/news/import.queue';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
+import { migrateArticles } from '../models/news/article.migrate';
 import { isPlan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { seedAll, seedNewsCorpus } from './seed';
@@ -30,7 +32,8 @@ const USAGE = `usage: npm run cli -- <command>
   token --sub ID [--email E] [--perm p1,p2] [--expires 12h]
   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
   seed [--articles N] [--entities M]   (demo data; 300 articles unless --articles N; articles need the worker: npm start)
-  import --file articles.jsonl         (JSON lines; waits until the import has ended)`;
+  import --file articles.jsonl         (JSON lines; waits until the import has ended)
+  migrate                              (upgrades data stored by earlier releases; safe to repeat)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -161,6 +164,7 @@ async function main(): Promise<number> {
     if (command === 'token') result = await token(config, args);
     else if (command === 'apikey') result = await apikey(config, args);
     else if (command === 'seed') result = await seed(config, args);
+    else if (command === 'migrate') result = await withDb(config, async (conn) => JSON.stringify({ articles: await migrateArticles(conn, info) }));
     else if (command === 'import') result = await importArticles(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);

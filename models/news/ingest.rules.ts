@@ -176,17 +176,14 @@ export function buildArticle(id: string, line: ImportLine, dict: EntityDictionar
       readingTimeMinutes: line.modules.meta?.readingTimeMinutes ?? Math.max(1, Math.ceil(wordCount / 200)),
     },
   };
-  const publishedAt = new Date(line.publishedAt);
-  const baseScore = line.modules.scoring?.overall ?? line.baseScore ?? 50;
-  const search = { title: searchCopy(line.title), subtitle: searchCopy(line.subtitle), summary: searchCopy(line.summary) };
-  const doc: ArticleDoc = {
+  const base = {
     _id: id,
     sourceName: line.sourceName,
     sourceUrl: line.sourceUrl,
     title: line.title,
     subtitle: line.subtitle ?? null,
     summary: line.summary ?? null,
-    publishedAt,
+    publishedAt: new Date(line.publishedAt),
     primarySector: line.primarySector,
     primaryTopic: line.primaryTopic,
     contentType: line.contentType,
@@ -194,16 +191,25 @@ export function buildArticle(id: string, line: ImportLine, dict: EntityDictionar
     isBreaking: line.isBreaking,
     isExclusive: line.isExclusive,
     language: line.language,
-    baseScore,
+    baseScore: line.modules.scoring?.overall ?? line.baseScore ?? 50,
     modules,
     entityIds: mentions.map((m) => m.entityId),
     tickers: [...new Set(mentions.flatMap((m) => (m.ticker ? [m.ticker] : [])))],
     createdAt: now,
-    sourceKey: normaliseUrl(line.sourceUrl),
-    urgencyRank: urgencyRank(line.urgencyLevel),
-    relevance: relevanceOf(publishedAt, baseScore),
+  };
+  return { doc: { ...base, ...derivedKeys(base) }, unlinked };
+}
+
+/** The fields an article stores for its unique URL, its sorts and search, derived from the rest. */
+export function derivedKeys(
+  a: Pick<ArticleDoc, 'sourceUrl' | 'urgencyLevel' | 'publishedAt' | 'baseScore' | 'title' | 'subtitle' | 'summary'>,
+): Pick<ArticleDoc, 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms'> {
+  const search = { title: searchCopy(a.title), subtitle: searchCopy(a.subtitle), summary: searchCopy(a.summary) };
+  return {
+    sourceKey: normaliseUrl(a.sourceUrl),
+    urgencyRank: urgencyRank(a.urgencyLevel),
+    relevance: relevanceOf(a.publishedAt, a.baseScore),
     search,
     terms: [...new Set([search.title, search.subtitle, search.summary].flatMap((s) => (s ? s.split(' ') : [])))],
   };
-  return { doc, unlinked };
 }

@@ -1,0 +1,67 @@
+/**
+ * `npm run cli -- migrate` on articles stored by an earlier release (before the indexed queries),
+ * in a database of its own: derived fields filled, indexes brought to the schema's, the old index
+ * and URL register collections dropped; a second run changes nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { loadConfig } from '../../models/config';
+import { connectMongo, type MongoHandle } from '../../models/infra/mongo';
+import { createArticleQueries } from '../../models/news/article-query';
+import { articleIdFor, buildArticle, buildDictionary, derivedKeys, ImportLine } from '../../models/news/ingest.rules';
+import { runTs } from '../helpers/processes';
+
+const DB = `news_migrate_${randomUUID().slice(0, 8)}`;
+let mongo: MongoHandle;
+let conn: Connection;
+
+/** An article as earlier releases stored it: without the derived fields. */
+function oldArticle(i: number, title: string) {
+  const { doc } = buildArticle(
+    articleIdFor('old-import', i),
+    ImportLine.parse({ title, sourceName: 'Antigo', sourceUrl: `https://antigo.example/${i}/?utm_source=x`, publishedAt: `2026-11-${String(10 + i).padStart(2, '0')}T10:00:00Z`, primarySector: 'FIN', primaryTopic: 'DIV' }),
+    buildDictionary([]),
+    new Date(),
+  );
+  const { sourceKey: _k, urgencyRank: _u, relevance: _r, search: _s, terms: _t, ...old } = doc;
+  return { doc, old };
+}
+
+beforeAll(async () => {
+  mongo = connectMongo(loadConfig());
+  conn = (await mongo.ready).useDb(DB, { useCache: true });
+});
+afterAll(async () => {
+  await conn?.db?.dropDatabase().catch(() => undefined);
+  await mongo?.close();
+});
+
+it('upgrades articles of an earlier release, and a second run changes nothing', async () => {
+  const db = conn.db!;
+  const articles = [oldArticle(1, 'Ações da Petrobrás sobem'), oldArticle(2, 'Vale anuncia dividendos'), oldArticle(3, 'Petrobras paga dividendos')];
+  await db.collection('articles').insertMany(articles.map((a) => a.old) as never[]);
+  await db.collection('articles').createIndex({ sourceUrl: 1 }, { unique: true });
+  await db.collection('article_urls').insertOne({ _id: 'x' as never, url: 'https://antigo.example/1', articleId: articles[0]!.doc._id });
+  await db.collection('article_index').insertOne({ _id: 'h|all|publishedAt' as never, count: 3 });
+
+  const first = await runTs('ops/cli.ts', ['migrate'], { ...process.env, MONGODB_DB: DB });
+  expect(first.code).toBe(0);
+  const summary = JSON.parse(first.lastLine).articles;
+  expect(summary.filled).toBe(3);
+  expect(summary.droppedIndexes).toContain('sourceUrl_1');
+  expect(summary.droppedCollections.sort()).toEqual(['article_index', 'article_urls']);
+
+  for (const { doc } of articles) expect(await db.collection('articles').findOne({ _id: doc._id as never })).toMatchObject(derivedKeys(doc));
+  const names = (await db.collection('articles').indexes()).map((i) => i.name);
+  expect(names).toEqual(expect.arrayContaining(['sourceKey_1', 'search', 'primarySector_1_publishedAt_-1__id_-1']));
+  expect(names).not.toContain('sourceUrl_1');
+
+  // Lists and search work on the upgraded articles.
+  const queries = createArticleQueries(conn);
+  expect((await queries.search('petrobras dividendos', {}, { limit: 10, offset: 0 })).docs.map((d) => d._id)).toEqual([articles[2]!.doc._id]);
+  expect((await queries.list({ sector: 'FIN' }, 'publishedAt', { limit: 10, offset: 0 })).docs.map((d) => d._id)).toEqual(articles.map((a) => a.doc._id).reverse());
+
+  const second = await runTs('ops/cli.ts', ['migrate'], { ...process.env, MONGODB_DB: DB });
+  expect(second.code).toBe(0);
+  expect(JSON.parse(second.lastLine).articles).toEqual({ filled: 0, droppedIndexes: [], droppedCollections: [] });
+});
