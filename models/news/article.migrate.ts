@@ -34,7 +34,7 @@ export async function migrateArticles(conn: Connection, log: (line: string) => v
       try {
         return { updateOne: { filter: { _id: a._id }, update: { $set: derivedKeys(a) } } };
       } catch (err) {
-        throw new Error(`article ${a._id} cannot be upgraded: ${(err as Error).message}`);
+        throw new Error(`article ${a._id} cannot be upgraded: ${(err as Error).message}`, { cause: err });
       }
     });
     await articles.bulkWrite(updates, { ordered: false });
