@@ -17,8 +17,17 @@ export function createArticleRepo(conn: Connection) {
   const model = articleModel(conn);
   const collection = model.collection.collectionName;
   const articles = () => conn.db!.collection<ArticleDoc>(collection);
-  /** The collection's indexes exist (built once per connection): inserts rely on the unique one. */
-  const indexed = () => model.init();
+  /**
+   * The collection's indexes exist: inserts rely on the unique one. Built once; a failure (articles
+   * of an earlier release without their key) is said plainly and tried again on the next call, so
+   * a retried import succeeds once an operator has run the migration.
+   */
+  let built: Promise<void> | undefined;
+  const indexed = () =>
+    (built ??= model.createIndexes().catch((err: Error) => {
+      built = undefined;
+      throw new Error(`the articles collection's indexes cannot be built (articles stored by an earlier release? run \`npm run cli -- migrate\`): ${err.message}`, { cause: err });
+    }));
   return {
     findById: (id: string) => articles().findOne({ _id: id }) as Promise<ArticleDoc | null>,
 

@@ -8,6 +8,7 @@ import type { Connection } from 'mongoose';
 import { loadConfig } from '../../models/config';
 import { connectMongo, type MongoHandle } from '../../models/infra/mongo';
 import { createArticleQueries } from '../../models/news/article-query';
+import { createArticleRepo } from '../../models/news/article.repo';
 import { articleIdFor, buildArticle, buildDictionary, derivedKeys, ImportLine } from '../../models/news/ingest.rules';
 import { runTs } from '../helpers/processes';
 
@@ -44,6 +45,11 @@ it('upgrades articles of an earlier release, and a second run changes nothing', 
   await db.collection('article_urls').insertOne({ _id: 'x' as never, url: 'https://antigo.example/1', articleId: articles[0]!.doc._id });
   await db.collection('article_index').insertOne({ _id: 'h|all|publishedAt' as never, count: 3 });
 
+  // Before the migration an import cannot store articles, and says what to do.
+  const repo = createArticleRepo(conn);
+  const fresh = oldArticle(4, 'Nota nova').doc;
+  await expect(repo.insertNew([fresh])).rejects.toThrow('npm run cli -- migrate');
+
   const first = await runTs('ops/cli.ts', ['migrate'], { ...process.env, MONGODB_DB: DB });
   expect(first.code).toBe(0);
   const summary = JSON.parse(first.lastLine).articles;
@@ -60,6 +66,10 @@ it('upgrades articles of an earlier release, and a second run changes nothing', 
   const queries = createArticleQueries(conn);
   expect((await queries.search('petrobras dividendos', {}, { limit: 10, offset: 0 })).docs.map((d) => d._id)).toEqual([articles[2]!.doc._id]);
   expect((await queries.list({ sector: 'FIN' }, 'publishedAt', { limit: 10, offset: 0 })).docs.map((d) => d._id)).toEqual(articles.map((a) => a.doc._id).reverse());
+
+  // The same process imports once the migration has run (a retried activity needs no restart).
+  expect(await repo.insertNew([fresh])).toEqual({ inserted: 1, duplicates: 0 });
+  expect(await repo.insertNew([{ ...oldArticle(5, 'Outra').doc, sourceKey: articles[0]!.doc.sourceKey }])).toEqual({ inserted: 0, duplicates: 1 });
 
   const second = await runTs('ops/cli.ts', ['migrate'], { ...process.env, MONGODB_DB: DB });
   expect(second.code).toBe(0);
