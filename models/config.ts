@@ -99,6 +99,19 @@ export const EnvSchema = z.object({
   /** PEM file of extra CAs trusted for HTTP tools (internal tools with a private CA). */
   AI_TOOL_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
+  /** Quiz: the time zone whose calendar days editions, quizzes and streaks count in (an IANA name). */
+  QUIZ_TIME_ZONE: z
+    .string()
+    .default('America/Sao_Paulo')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be an IANA time zone such as America/Sao_Paulo'),
+
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
@@ -152,6 +165,7 @@ export interface Config {
     toolCaFile: string | undefined;
     mcpStdioCommands: string[];
   };
+  quiz: { timeZone: string };
   devServices: {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
@@ -279,6 +293,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       toolCaFile: e.AI_TOOL_CA_FILE,
       mcpStdioCommands: e.AI_MCP_STDIO_COMMANDS ?? [],
     },
+    quiz: { timeZone: e.QUIZ_TIME_ZONE },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },

@@ -7,8 +7,9 @@
  *   seed [--articles N] [--entities M]   (default 300 articles; --articles 0 for none)
  *   import --file articles.jsonl
  *   migrate
+ *   edition --date YYYY-MM-DD --edition morning|night --file edition.md [--title T] [--published-at ISO]
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
@@ -21,6 +22,8 @@ import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { migrateArticles } from '../models/news/article.migrate';
 import { isPlan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
+import { createEditionRepo } from '../models/quiz/edition.repo';
+import { EditionContent, EditionDate, EditionName } from '../models/quiz/edition.rules';
 import { seedAll, seedNewsCorpus } from './seed';
 
 class UsageError extends Error {}
@@ -33,7 +36,9 @@ const USAGE = `usage: npm run cli -- <command>
   apikey create --user ID --plan starter|pro|business [--scopes s1,s2] [--test] [--expires none|30d|90d|1y|YYYY-MM-DD] [--name N]
   seed [--articles N] [--entities M]   (demo data; 300 articles unless --articles N; articles need the worker: npm start)
   import --file articles.jsonl         (JSON lines; waits until the import has ended)
-  migrate                              (upgrades data stored by earlier releases; safe to repeat)`;
+  migrate                              (upgrades data stored by earlier releases; safe to repeat)
+  edition --date YYYY-MM-DD --edition morning|night --file edition.md [--title T] [--published-at ISO]
+                                       (creates or replaces a newsletter edition; the title defaults to the file's first line)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -156,6 +161,26 @@ async function importArticles(config: Config, args: string[]): Promise<string> {
   });
 }
 
+async function edition(config: Config, args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: { date: { type: 'string' }, edition: { type: 'string' }, file: { type: 'string' }, title: { type: 'string' }, 'published-at': { type: 'string' } },
+  });
+  if (!values.file) throw new UsageError('edition needs --file edition.md');
+  const date = EditionDate.safeParse(values.date);
+  if (!date.success) throw new UsageError(`edition needs --date YYYY-MM-DD (Monday to Saturday): ${date.error.issues[0]!.message}`);
+  const name = EditionName.safeParse(values.edition);
+  if (!name.success) throw new UsageError('edition needs --edition morning|night');
+  const text = readFileSync(values.file, 'utf8');
+  const firstLine = text.split('\n').find((l) => l.trim())?.replace(/^#+\s*/, '').trim() ?? '';
+  const content = EditionContent.safeParse({ title: values.title ?? firstLine, text, publishedAt: values['published-at'] });
+  if (!content.success) throw new UsageError(content.error.issues.map((i) => `${i.path.join('.') || 'edition'}: ${i.message}`).join('; '));
+  return await withDb(config, async (conn) => {
+    const { doc, created } = await createEditionRepo(conn).put(date.data, name.data, content.data);
+    return JSON.stringify({ id: doc._id, created, title: doc.title, characters: doc.text.length });
+  });
+}
+
 async function main(): Promise<number> {
   const [command, ...args] = process.argv.slice(2);
   const config = loadConfigOrExit();
@@ -166,6 +191,7 @@ async function main(): Promise<number> {
     else if (command === 'seed') result = await seed(config, args);
     else if (command === 'migrate') result = await withDb(config, async (conn) => JSON.stringify({ articles: await migrateArticles(conn, info) }));
     else if (command === 'import') result = await importArticles(config, args);
+    else if (command === 'edition') result = await edition(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);
     return 0;

@@ -3,6 +3,7 @@ import { createAiRegistryRepo, type AiRegistryRepo } from '../../models/ai/regis
 import { createAiUsageRepo, type AiUsageRepo } from '../../models/ai/usage.repo';
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import { createOutbound, type Outbound } from '../../models/infra/outbound';
+import { createEditionRepo, type EditionRepo } from '../../models/quiz/edition.repo';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -14,8 +15,13 @@ export interface AiServices {
   outbound: Outbound;
 }
 
+export interface QuizServices {
+  editions: EditionRepo;
+}
+
 export interface QuizDeps extends Infra {
   ai: AiServices;
+  quiz: QuizServices;
 }
 
 export function makeQuizDeps(infra: Infra, overrides: Partial<AiServices> = {}): QuizDeps {
@@ -35,5 +41,6 @@ export function makeQuizDeps(infra: Infra, overrides: Partial<AiServices> = {}):
       outbound: createOutbound(config),
       ...overrides,
     },
+    quiz: { editions: createEditionRepo(mongo.conn) },
   };
 }

@@ -6,6 +6,7 @@ import { opsRoutes } from '../shared/ops.routes';
 import { chatRoutes } from '../ai/chat.routes';
 import { registryRoutes } from '../ai/registry.routes';
 import type { QuizDeps } from './deps';
+import { editionRoutes } from './editions.routes';
 
 export { makeQuizDeps, type QuizDeps } from './deps';
 
@@ -19,6 +20,6 @@ export function createQuizService(config: Config): ServiceDefinition<QuizDeps> {
     envelope: quizEnvelope,
     // The AI area formats failures as {success:false, error}.
     envelopeRules: [{ prefix: '/ai', envelope: aiEnvelope }],
-    routes: [...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
+    routes: [...editionRoutes, ...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
   };
 }

@@ -119,9 +119,9 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
       (successContent as Record<string, unknown>)[mediaType] = { schema: { ...(schema ?? { type: 'string' }), description } };
     }
     const errorStatuses = documentedErrors(route, o.everyRouteRateLimited ?? false);
-    const responses: Record<string, unknown> = {
-      [successStatus]: { description: STATUS_TEXT[Number(successStatus)] ?? 'Success', content: successContent },
-    };
+    const responses: Record<string, unknown> = Object.fromEntries(
+      [Number(successStatus), ...(route.alsoStatus ?? [])].map((s) => [String(s), { description: STATUS_TEXT[s] ?? 'Success', content: successContent }]),
+    );
     for (const status of [...errorStatuses].sort((a, b) => a - b)) {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? 'Error',

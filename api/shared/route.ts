@@ -65,6 +65,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   response?: R;
   /** Success status (200 unless said). */
   status?: number;
+  /** Other success statuses the route may answer with the same body (a PUT: 201 created, 200 replaced). */
+  alsoStatus?: number[];
   /** Statuses (besides 400/401/403/500) worth listing in the docs for this route. */
   errors?: number[];
   /** Non-JSON success responses (downloads, event streams): the media type(s) for the docs. */
@@ -90,6 +92,7 @@ export interface AnyRoute<D = unknown> {
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
   response?: z.ZodType;
   status?: number;
+  alsoStatus?: number[];
   errors?: number[];
   produces?: string | readonly string[];
   alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };

@@ -1,0 +1,88 @@
+/**
+ * Newsletter editions (issue 12): the text quizzes are made from. An administrator (JWT permission
+ * quiz.admin) creates or replaces one edition; `npm run cli -- edition` does the same from a file.
+ */
+import { z } from 'zod';
+import { notFound } from '../../models/errors';
+import { addDays, localDate } from '../../models/quiz/calendar.rules';
+import { EditionContent, EditionDate, EditionName, type EditionDoc } from '../../models/quiz/edition.rules';
+import { bearer } from '../shared/auth';
+import { reply, routeFactory } from '../shared/route';
+import type { QuizDeps } from './deps';
+
+const route = routeFactory<QuizDeps>();
+export const QUIZ_ADMIN = 'quiz.admin';
+const admin = bearer(QUIZ_ADMIN);
+const tags = ['quiz admin'];
+
+const EditionView = z.object({
+  id: z.string().describe('Also the postId of the quizzes made from it'),
+  date: z.string(),
+  edition: EditionName,
+  title: z.string(),
+  text: z.string(),
+  publishedAt: z.string(),
+  updatedAt: z.string(),
+});
+const present = (d: EditionDoc): z.input<typeof EditionView> => ({
+  id: d._id,
+  date: d.date,
+  edition: d.edition,
+  title: d.title,
+  text: d.text,
+  publishedAt: d.publishedAt.toISOString(),
+  updatedAt: d.updatedAt.toISOString(),
+});
+
+const Params = z.object({ date: EditionDate, edition: EditionName });
+
+export const editionRoutes = [
+  route({
+    method: 'put',
+    path: '/quiz/admin/editions/:date/:edition',
+    summary: 'Create or replace one edition',
+    description: 'Editions are published Monday to Saturday, morning and night (a Sunday date is 400). 201 when new, 200 when replaced. Needs quiz.admin.',
+    tags,
+    auth: admin,
+    params: Params,
+    body: EditionContent,
+    response: EditionView,
+    status: 201,
+    alsoStatus: [200],
+    handler: async ({ params, body, deps }) => {
+      const { doc, created } = await deps.quiz.editions.put(params.date, params.edition, body);
+      return reply({ status: created ? 201 : 200, message: created ? 'edition created' : 'edition replaced', data: present(doc) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/quiz/admin/editions/:date/:edition',
+    summary: 'One edition',
+    tags,
+    auth: admin,
+    params: Params,
+    response: EditionView,
+    errors: [404],
+    handler: async ({ params, deps }) => present((await deps.quiz.editions.get(params.date, params.edition)) ?? notFound('Edition')),
+  }),
+
+  route({
+    method: 'get',
+    path: '/quiz/admin/editions',
+    summary: 'Editions of a date range',
+    description: 'Newest first. from and to are calendar dates (YYYY-MM-DD, inclusive); by default the last 14 days.',
+    tags,
+    auth: admin,
+    query: z.object({
+      from: z.iso.date().optional(),
+      to: z.iso.date().optional(),
+    }),
+    response: z.array(EditionView),
+    handler: async ({ query, deps }) => {
+      const to = query.to ?? localDate(new Date(), deps.config.quiz.timeZone);
+      const from = query.from ?? addDays(to, -13);
+      return (await deps.quiz.editions.between(from, to)).map(present);
+    },
+  }),
+];

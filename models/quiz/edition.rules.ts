@@ -1,0 +1,38 @@
+/**
+ * Newsletter editions, the text quizzes are made from (issue 12). One per day and edition
+ * (morning, night), Monday to Saturday; its id `YYYY-MM-DD-morning` / `YYYY-MM-DD-night` is the
+ * `postId` of the quizzes made from it. Pure.
+ */
+import { z } from 'zod';
+import { EDITIONS, hasEditions, isDate, type Edition } from './calendar.rules';
+
+export interface EditionDoc {
+  /** `YYYY-MM-DD-<edition>`: also the quizzes' postId. */
+  _id: string;
+  date: string;
+  edition: Edition;
+  title: string;
+  text: string;
+  publishedAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const editionId = (date: string, edition: Edition) => `${date}-${edition}`;
+
+/** A day that can have editions: a real date, not a Sunday. */
+export const EditionDate = z
+  .string()
+  .refine(isDate, 'date must be a calendar date written YYYY-MM-DD')
+  .refine((d) => !isDate(d) || hasEditions(d), 'there are no editions on Sundays');
+
+export const EditionName = z.enum(EDITIONS);
+
+/** What an edition is made of (the body of PUT and of the CLI's file). */
+export const EditionContent = z.strictObject({
+  title: z.string().trim().min(1).max(300),
+  /** The edition's text (plain text or Markdown), at least a paragraph: quizzes are grounded in it. */
+  text: z.string().trim().min(200, 'text must hold the edition (at least 200 characters): quizzes are made from it').max(200_000),
+  publishedAt: z.iso.datetime({ offset: true }).optional(),
+});
+export type EditionContent = z.output<typeof EditionContent>;
