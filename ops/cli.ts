@@ -10,6 +10,7 @@
  *   edition --date YYYY-MM-DD --edition morning|night --file edition.md [--title T] [--published-at ISO]
  */
 import { createReadStream, readFileSync } from 'node:fs';
+import type { Connection } from 'mongoose';
 import { parseArgs } from 'node:util';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
@@ -25,6 +26,7 @@ import { createUserRepo } from '../models/users/user.repo';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { EditionContent, EditionDate, EditionName } from '../models/quiz/edition.rules';
 import { seedAll, seedNewsCorpus } from './seed';
+import { seedEditions } from './quiz-editions';
 
 class UsageError extends Error {}
 
@@ -140,11 +142,19 @@ async function seed(config: Config, args: string[]): Promise<string> {
   const { values } = parseArgs({ args, options: { articles: { type: 'string' }, entities: { type: 'string' } } });
   const articles = count('articles', values.articles, DEFAULT_SEED_ARTICLES);
   const entities = count('entities', values.entities, Math.min(5_000, Math.max(300, Math.round(articles / 20))));
-  if (articles === 0 && values.entities === undefined) return await withDb(config, async (conn) => JSON.stringify(await seedAll({ conn, log: info })));
+  // Editions are written from the articles stored for each of the last 14 days (after the corpus).
+  const editions = async (conn: Connection) => {
+    info('writing the editions of the last 14 days…');
+    return await seedEditions(conn, config.quiz.timeZone);
+  };
+  if (articles === 0 && values.entities === undefined) {
+    return await withDb(config, async (conn) => JSON.stringify({ ...(await seedAll({ conn, log: info })), quiz: await editions(conn) }));
+  }
   return await withPlatform(config, async (deps) => {
     const summary = await seedAll({ conn: deps.conn, log: info });
     info(`seeding the news corpus (${articles} articles, ${entities} entities)…`);
-    return JSON.stringify({ ...summary, news: await seedNewsCorpus({ ...deps, log: info }, { articles, entities }) });
+    const news = await seedNewsCorpus({ ...deps, log: info }, { articles, entities });
+    return JSON.stringify({ ...summary, news, quiz: await editions(deps.conn) });
   });
 }
 

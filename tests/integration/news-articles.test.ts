@@ -388,6 +388,10 @@ describe('CLI import and seed (same path: MinIO → import workflow → articles
     expect(page.data.every((a: { entities: unknown[] }) => a.entities.length > 0)).toBe(true);
     const withTicker = page.data.filter((a: { entities: { ticker?: string }[] }) => a.entities.some((e) => e.ticker));
     expect(withTicker.length).toBeGreaterThan(page.data.length * 0.7);
+    // The quiz has editions to make quizzes from: Monday to Saturday of the last 14 days, from the stored news.
+    expect(summary.quiz.editions).toBeGreaterThanOrEqual(20);
+    const editions = await svc.deps.mongo.conn.db!.collection<{ _id: string; date: string; text: string }>('editions').find({}).toArray();
+    expect(editions.every((e) => new Date(`${e.date}T12:00:00Z`).getUTCDay() !== 0 && e.text.length >= 200)).toBe(true);
     // Search has something to find: a seeded title finds its article.
     const found = await list(`/api/articles/search?q=${encodeURIComponent(page.data[0].title)}&limit=100`);
     expect(found.data.map((a: { id: string }) => a.id)).toContain(page.data[0].id);

@@ -86,3 +86,14 @@ describe('streaks', () => {
     expect(streakOf([day(3), day(4)], sun)).toMatchObject({ current: 0, missedRecoverable: [day(5)] });
   });
 });
+
+describe('seeded editions', () => {
+  it('are written in Portuguese from the stories given, titled by edition and day', async () => {
+    const { composeEdition } = await import('../../ops/quiz-editions');
+    const story = { title: 'Copom mantém a Selic', subtitle: 'Decisão unânime', summary: 'O comitê manteve a taxa em 10,5%.', publishedAt: new Date('2026-11-23T12:00:00Z') };
+    const { title, text } = composeEdition(MON, 'night', [story]);
+    expect(title).toBe('Edição da noite de segunda-feira, 23/11/2026');
+    expect(text).toContain('Boa noite!');
+    expect(text).toContain('## Copom mantém a Selic\n\nDecisão unânime\n\nO comitê manteve a taxa em 10,5%.');
+  });
+});
