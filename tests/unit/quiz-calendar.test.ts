@@ -1,5 +1,6 @@
 import { addDays, dueQuizzes, hasEditions, isDate, localDate, parseQuizDate, previousEditionDay, quizDateOf, weekday, WEEKDAYS, withinRecovery } from '../../models/quiz/calendar.rules';
 import { streakOf } from '../../models/quiz/streak.rules';
+import { composeEdition } from '../../ops/quiz-editions';
 
 // 2026-11-23 is a Monday.
 const MON = '2026-11-23';
@@ -88,8 +89,7 @@ describe('streaks', () => {
 });
 
 describe('seeded editions', () => {
-  it('are written in Portuguese from the stories given, titled by edition and day', async () => {
-    const { composeEdition } = await import('../../ops/quiz-editions');
+  it('are written in Portuguese from the stories given, titled by edition and day', () => {
     const story = { title: 'Copom mantém a Selic', subtitle: 'Decisão unânime', summary: 'O comitê manteve a taxa em 10,5%.', publishedAt: new Date('2026-11-23T12:00:00Z') };
     const { title, text } = composeEdition(MON, 'night', [story]);
     expect(title).toBe('Edição da noite de segunda-feira, 23/11/2026');
