@@ -4,6 +4,7 @@ import { createAiUsageRepo, type AiUsageRepo } from '../../models/ai/usage.repo'
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import { createOutbound, type Outbound } from '../../models/infra/outbound';
 import { createEditionRepo, type EditionRepo } from '../../models/quiz/edition.repo';
+import { createReadingRepo, type ReadingRepo } from '../../models/quiz/reading.repo';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -17,6 +18,7 @@ export interface AiServices {
 
 export interface QuizServices {
   editions: EditionRepo;
+  readings: ReadingRepo;
 }
 
 export interface QuizDeps extends Infra {
@@ -41,6 +43,6 @@ export function makeQuizDeps(infra: Infra, overrides: Partial<AiServices> = {}):
       outbound: createOutbound(config),
       ...overrides,
     },
-    quiz: { editions: createEditionRepo(mongo.conn) },
+    quiz: { editions: createEditionRepo(mongo.conn), readings: createReadingRepo(mongo.conn) },
   };
 }

@@ -1,0 +1,66 @@
+/**
+ * Reading history and streaks (issue 12). The sending system records that a reader read an edition
+ * (JWT permission quiz.readings; idempotent); a reader sees their streak with their own token.
+ */
+import { z } from 'zod';
+import { AppError } from '../../models/errors';
+import { localDate, quizDateOf, EDITIONS } from '../../models/quiz/calendar.rules';
+import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
+import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
+import { streakOf } from '../../models/quiz/streak.rules';
+import { bearer } from '../shared/auth';
+import { reply, routeFactory } from '../shared/route';
+import type { QuizDeps } from './deps';
+
+const route = routeFactory<QuizDeps>();
+export const QUIZ_READINGS = 'quiz.readings';
+const tags = ['quiz'];
+
+const ReadingView = z.object({ userId: z.string(), date: z.string(), edition: EditionName, source: z.enum(READING_SOURCES), at: z.string() });
+const present = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
+
+const StreakView = z.object({
+  current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
+  longest: z.number().int(),
+  lastReadDate: z.string().nullable(),
+  today: z.string().describe('Today in the newsletter time zone'),
+  missedRecoverable: z
+    .array(z.object({ date: z.string(), quizDates: z.array(z.string()) }))
+    .describe('Edition days of the last 3 days not read, newest first, with the quizzes that recover each'),
+});
+
+export const readingRoutes = [
+  route({
+    method: 'post',
+    path: '/quiz/readings',
+    summary: 'Record that a reader read an edition',
+    description: 'For the sending system (JWT permission quiz.readings). Idempotent: 201 when recorded, 200 when it was recorded before. The date is a day with editions (Monday to Saturday), not after today.',
+    tags,
+    auth: bearer(QUIZ_READINGS),
+    body: z.strictObject({ userId: z.string().trim().min(1).max(200), date: EditionDate, edition: EditionName }),
+    response: ReadingView,
+    status: 201,
+    alsoStatus: [200],
+    handler: async ({ body, deps }) => {
+      const today = localDate(new Date(), deps.config.quiz.timeZone);
+      if (body.date > today) throw new AppError('VALIDATION_FAILED', `A reading cannot be dated after today (${today})`, { details: [{ path: 'date', message: 'after today' }] });
+      const { doc, created } = await deps.quiz.readings.record(body.userId, body.date, body.edition, 'read');
+      return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: present(doc) });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/quiz/streak',
+    summary: 'Your reading streak',
+    description: 'Current and longest streak, the last day read, and the missed days still recoverable with their quizzes. Days are calendar days in the newsletter time zone.',
+    tags,
+    auth: bearer(),
+    response: StreakView,
+    handler: async ({ auth, deps }) => {
+      const today = localDate(new Date(), deps.config.quiz.timeZone);
+      const s = streakOf(await deps.quiz.readings.daysRead(auth.sub), today);
+      return { ...s, today, missedRecoverable: s.missedRecoverable.map((date) => ({ date, quizDates: EDITIONS.map((e) => quizDateOf(date, e)) })) };
+    },
+  }),
+];
