@@ -1,4 +1,4 @@
-/** Activities of the news ingest workflow: apply one import (heartbeating per batch), mark one failed. */
+/** Activities of the news import workflow: apply one import (heartbeating per batch), mark one failed. */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import type { Storage } from '../models/infra/storage';

@@ -126,7 +126,7 @@ export async function seedAll(ctx: SeedContext): Promise<Record<string, unknown>
 
 /**
  * The News API corpus: `entities` entities written directly (upserts by fixed id), then
- * `articles` articles imported through the news ingest workflow like any import (needs the
+ * `articles` articles imported through the news import workflow like any import (needs the
  * worker). Re-running with the same sizes adds nothing (URLs are deduplicated).
  */
 export async function seedNewsCorpus(

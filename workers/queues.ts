@@ -59,7 +59,8 @@ export const QUEUES: QueueDefinition[] = [
   {
     queue: TASK_QUEUES.news,
     activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage }),
-    // One import at a time: the workflow is the index's only writer anyway.
+    // Imports run side by side (the unique source-URL index decides duplicates); two at a time
+    // per worker keep the database responsive for the APIs.
     maxConcurrentActivities: 2,
     maxConcurrentWorkflowTasks: 5,
   },

@@ -1,6 +1,6 @@
 /**
  * Importing real articles (issue 5): JSON lines posted by an administrator (JWT permission
- * news.admin), streamed to MinIO and applied by the news ingest workflow, which deduplicates by
+ * news.admin), streamed to MinIO and applied by the import's own workflow, which deduplicates by
  * source URL and links entities by name, alias and ticker. 202 with where to follow the import.
  */
 import type { Readable } from 'node:stream';
