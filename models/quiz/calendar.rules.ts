@@ -22,14 +22,15 @@ export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday',
 /** How many calendar days after its date a quiz can be taken (spec §2.2 maxDaysRecovery). */
 export const MAX_DAYS_RECOVERY = 3;
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Whether `s` is a real calendar date written YYYY-MM-DD. */
+/** Whether `s` is a real calendar date written YYYY-MM-DD (years 0000–9999). */
 export function isDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === s;
+  if (!DATE.test(s)) return false;
+  // Parsed as an ISO date-time (Date.UTC would read years 0–99 as 1900–1999); an impossible day
+  // rolls over into the next month and no longer prints the same.
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
 function utc(date: string): Date {

@@ -63,6 +63,12 @@ describe('GET /quiz/admin/editions', () => {
     const res = await request(svc.callback).get('/quiz/admin/editions?from=2031-03-03&to=2031-03-04').set('Authorization', `Bearer ${admin}`).expect(200);
     expect(res.body.data.map((e: { id: string }) => e.id)).toEqual(['2031-03-04-night', '2031-03-04-morning', '2031-03-03-morning']);
   });
+
+  it('answers any valid date range, however far (fuzzing found a 500 for to=0020-02-29)', async () => {
+    const res = await request(svc.callback).get('/quiz/admin/editions?to=0020-02-29').set('Authorization', `Bearer ${admin}`).expect(200);
+    expect(res.body.data).toEqual([]);
+    await request(svc.callback).get('/quiz/admin/editions?to=2031-02-30').set('Authorization', `Bearer ${admin}`).expect(400);
+  });
 });
 
 describe('npm run cli -- edition', () => {
