@@ -374,6 +374,9 @@ export function serverArgs(dir: string, port: number): string[] {
     'documentdb.enableBypassDocumentValidation': true,
     'documentdb.enableUserCrud': true,
     'documentdb.maxUserLimit': 100,
+    // A wait on a lock longer than deadlock_timeout (1 s) is logged with who holds it
+    // (DATA_DIR/logs/postgres.log): the trail for a write that hangs.
+    log_lock_waits: true,
     fsync: false,
     synchronous_commit: false,
     full_page_writes: false,
