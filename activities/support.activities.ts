@@ -17,12 +17,8 @@ import { toApplicationFailure } from './ai.activities';
 import { createBulkRepo } from '../models/support/bulk.repo';
 import type { TicketDoc } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';
+import { BULK_GROUP, bulkKey, type BulkParams } from '../models/support/bulk.rules';
 import { assertNotDeleted, type TicketStatus } from '../models/support/ticket.rules';
-
-/** Tickets per group: the unit of a bulk chunk's round trips, progress and cancellation. */
-export const BULK_GROUP = 100;
-
-type BulkParams = { status?: string; conteudo?: string; send?: boolean };
 
 export interface SupportActivityDeps {
   conn: Connection;
@@ -57,16 +53,13 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     return reply.content.trim();
   }
 
+  /** One ticket of a message or AI-reply operation (status changes and deletions go by group: changeStatuses). */
   async function processOne(operationId: string, type: string, params: BulkParams, by: string, ticketId: number): Promise<void> {
-    const key = `${operationId}:${ticketId}`;
+    const key = bulkKey(operationId, ticketId);
     const ticket = await tickets.findById(ticketId);
     if (!ticket) throw new AppError('NOT_FOUND', 'ticket not found');
-    if (type !== 'delete') assertNotDeleted(ticket, 'ticket is deleted');
-    if (type === 'status') {
-      await tickets.changeStatus(ticket, params.status as never, by, 'bulk', key);
-    } else if (type === 'delete') {
-      await tickets.changeStatus(ticket, 'deleted', by, 'bulk', key);
-    } else if (type === 'fast_response') {
+    assertNotDeleted(ticket, 'ticket is deleted');
+    if (type === 'fast_response') {
       let text: string;
       try {
         text = await draft(ticket);
@@ -87,7 +80,7 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
 
   type Outcome = { ticketId: number; error: string | null };
 
-  /** A group's status changes in a few round trips (ticket.repo changeStatusMany). */
+  /** A group's status changes in a few round trips (ticket.repo changeStatusMany), outcomes recorded together. */
   async function changeStatuses(operationId: string, to: TicketStatus, by: string, ticketIds: readonly number[]): Promise<Outcome[]> {
     const found = new Map((await tickets.findByIds(ticketIds)).map((t) => [t._id, t]));
     const outcomes: Outcome[] = [];
@@ -96,13 +89,14 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
       const ticket = found.get(ticketId);
       if (!ticket) outcomes.push({ ticketId, error: 'ticket not found' });
       else if (to !== 'deleted' && ticket.status === 'deleted') outcomes.push({ ticketId, error: 'ticket is deleted' });
-      else changes.push({ ticket, to, dedupeKey: `${operationId}:${ticketId}` });
+      else changes.push({ ticket, to, dedupeKey: bulkKey(operationId, ticketId) });
     }
     const results = await tickets.changeStatusMany(changes, by, 'bulk');
     for (const c of changes) {
       const r = results.get(c.dedupeKey);
       outcomes.push({ ticketId: c.ticket._id, error: r instanceof AppError ? r.message : null });
     }
+    await bulk.recordMany(operationId, outcomes);
     return outcomes;
   }
 
@@ -156,12 +150,11 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
         const todo = group.filter((t) => !done.has(t));
         const outcomes =
           op.type === 'status' || op.type === 'delete'
-            ? await changeStatuses(input.operationId, op.type === 'delete' ? 'deleted' : (op.params.status as TicketStatus), by, todo)
+            ? await changeStatuses(input.operationId, op.type === 'delete' ? 'deleted' : op.params.status!, by, todo)
             : await eachTicket(input.operationId, op.type, op.params, by, todo, async (o) => {
                 await bulk.recordMany(input.operationId, [o]);
                 ctx.heartbeat(i + group.indexOf(o.ticketId) + 1);
               });
-        await bulk.recordMany(input.operationId, outcomes);
         for (const o of outcomes) {
           live.processed += 1;
           if (o.error === null) live.succeeded += 1;

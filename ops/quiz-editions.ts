@@ -34,22 +34,25 @@ export async function seedEditions(conn: Connection, timeZone: string, now = new
     .db!.collection<ArticleDoc>('articles')
     .find({ publishedAt: { $gte: new Date(`${addDays(first, -7)}T00:00:00Z`), $lt: now } }, { projection: { title: 1, subtitle: 1, summary: 1, publishedAt: 1 } })
     .toArray()) as Story[];
-  const byTime = [...articles].sort((a, b) => a.publishedAt.getTime() - b.publishedAt.getTime());
+  // Each article's local day and whether it came before noon, worked out once.
+  const hourOf = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' });
+  const byTime = articles
+    .map((a) => ({ story: a, day: localDate(a.publishedAt, timeZone), morning: Number(hourOf.format(a.publishedAt)) < 12 }))
+    .sort((a, b) => a.story.publishedAt.getTime() - b.story.publishedAt.getTime());
   const editions = createEditionRepo(conn);
   let written = 0;
   for (let date = first; date < today; date = addDays(date, 1)) {
     if (!hasEditions(date)) continue;
-    const ofDay = byTime.filter((a) => localDate(a.publishedAt, timeZone) === date);
-    const noon = (a: Story) => Number(new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' }).format(a.publishedAt)) < 12;
+    const ofDay = byTime.filter((a) => a.day === date);
     for (const edition of EDITIONS) {
-      let stories = ofDay.filter((a) => (edition === 'morning' ? noon(a) : !noon(a)));
+      let stories = ofDay.filter((a) => a.morning === (edition === 'morning'));
       if (stories.length === 0) {
         // No news of its own: the latest before the edition's time.
-        const until = edition === 'morning' ? ofDay.find((a) => !noon(a))?.publishedAt.getTime() ?? Infinity : Infinity;
-        stories = byTime.filter((a) => localDate(a.publishedAt, timeZone) <= date && a.publishedAt.getTime() < until).slice(-3);
+        const until = edition === 'morning' ? (ofDay.find((a) => !a.morning)?.story.publishedAt.getTime() ?? Infinity) : Infinity;
+        stories = byTime.filter((a) => a.day <= date && a.story.publishedAt.getTime() < until).slice(-3);
       }
       if (stories.length === 0) continue;
-      const { title, text } = composeEdition(date, edition, stories.slice(-PER_EDITION));
+      const { title, text } = composeEdition(date, edition, stories.slice(-PER_EDITION).map((a) => a.story));
       if (text.length < 200) continue;
       const hour = edition === 'morning' ? '09:00:00' : '19:00:00';
       await editions.put(date, edition, { title, text, publishedAt: new Date(`${date}T${hour}-03:00`).toISOString() });

@@ -3,7 +3,7 @@
  * /health then says so): the first connection is retried in the background until it succeeds, and
  * after that the driver reconnects by itself.
  */
-import mongoose, { type Connection, type ConnectOptions, type Model, type Schema } from 'mongoose';
+import mongoose, { type Connection, type ConnectOptions, type Model, type mongo, type Schema } from 'mongoose';
 import { type Config, mongoUri } from '../config';
 
 export interface MongoHandle {
@@ -84,6 +84,43 @@ export async function writeRacingOnUniqueKey<T>(write: () => Promise<T>): Promis
       if (!isWriteDeadlock(err) || attempt >= 5) throw err;
     }
   }
+}
+
+/** The per-document errors of an unordered bulk write (the driver gives one or a list), or null when `err` is not one. */
+function writeErrorsOf(err: unknown): { index: number; code: number }[] | null {
+  const found = (err as { writeErrors?: { index: number; code: number }[] | { index: number; code: number } } | null)?.writeErrors;
+  if (found === undefined) return null;
+  return (Array.isArray(found) ? found : [found]).map((e) => ({ index: e.index, code: e.code }));
+}
+
+/**
+ * `insertMany` unordered, racing other writers on unique keys: the documents the development
+ * database aborted as deadlocks are inserted again (as writeRacingOnUniqueKey does for one), so
+ * callers see MongoDB's outcomes only. Returns the positions in `docs` refused by a unique index
+ * (E11000), in order; any other write error is thrown.
+ */
+export async function insertManyRacing<T extends mongo.Document>(collection: mongo.Collection<T>, docs: readonly mongo.OptionalUnlessRequiredId<T>[]): Promise<number[]> {
+  const refused: number[] = [];
+  let pending = docs.map((_, i) => i);
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    let failed: { index: number; code: number }[] = [];
+    try {
+      await collection.insertMany(pending.map((i) => docs[i]!), { ordered: false });
+    } catch (err) {
+      // One document may come back as a plain write error rather than a bulk one.
+      const single = pending.length === 1 && (isDuplicateKey(err) || isWriteDeadlock(err)) ? [{ index: 0, code: (err as { code: number }).code }] : null;
+      const errors = writeErrorsOf(err) ?? single;
+      if (!errors) throw err;
+      failed = errors;
+    }
+    const unexpected = failed.find((f) => !isDuplicateKey(f) && !isWriteDeadlock(f));
+    if (unexpected) throw new Error(`insert into ${collection.collectionName} failed with code ${unexpected.code}`);
+    refused.push(...failed.filter(isDuplicateKey).map((f) => pending[f.index]!));
+    const deadlocked = failed.filter(isWriteDeadlock).map((f) => pending[f.index]!);
+    if (deadlocked.length > 0 && attempt >= 5) throw new Error(`insert into ${collection.collectionName} deadlocked ${attempt} times`);
+    pending = deadlocked;
+  }
+  return refused.sort((a, b) => a - b);
 }
 
 /**

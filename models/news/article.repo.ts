@@ -4,14 +4,9 @@
  * the database, not a single writer, decides which import's copy wins.
  */
 import type { Connection } from 'mongoose';
-import { countMatching, isDuplicateKey, isWriteDeadlock } from '../infra/mongo';
+import { countMatching, insertManyRacing } from '../infra/mongo';
 import type { ArticleDoc } from './article.rules';
 import { articleModel } from './article.model';
-
-interface WriteError {
-  index: number;
-  code: number;
-}
 
 export function createArticleRepo(conn: Connection) {
   const model = articleModel(conn);
@@ -46,19 +41,7 @@ export function createArticleRepo(conn: Connection) {
     async insertNew(docs: readonly ArticleDoc[]): Promise<{ inserted: number; duplicates: number }> {
       if (docs.length === 0) return { inserted: 0, duplicates: 0 };
       await indexed();
-      let pending = [...docs];
-      const refused: ArticleDoc[] = [];
-      // Concurrent imports of one URL may deadlock on the development database: those are repeated.
-      for (let attempt = 1; ; attempt++) {
-        const failed = await insertUnordered(pending);
-        const unexpected = failed.find((f) => !isDuplicateKey(f) && !isWriteDeadlock(f));
-        if (unexpected) throw new Error(`article insert failed with code ${unexpected.code}`);
-        refused.push(...failed.filter(isDuplicateKey).map((f) => pending[f.index]!));
-        const deadlocked = failed.filter(isWriteDeadlock);
-        if (deadlocked.length === 0) break;
-        if (attempt >= 5) throw new Error(`article insert deadlocked ${attempt} times`);
-        pending = deadlocked.map((f) => pending[f.index]!);
-      }
+      const refused = (await insertManyRacing(articles(), docs)).map((i) => docs[i]!);
       if (refused.length === 0) return { inserted: docs.length, duplicates: 0 };
       // A refused article is ours when its id holds its URL (an earlier attempt wrote it).
       const owners = await articles()
@@ -71,19 +54,6 @@ export function createArticleRepo(conn: Connection) {
 
     count: () => countMatching(conn, collection, {}),
   };
-
-  /** Inserts what it can; returns the write errors (index into `docs` and code). */
-  async function insertUnordered(docs: readonly ArticleDoc[]): Promise<WriteError[]> {
-    try {
-      await articles().insertMany(docs as ArticleDoc[], { ordered: false });
-      return [];
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: WriteError[] | WriteError }).writeErrors;
-      if (!writeErrors && isDuplicateKey(err) && docs.length === 1) return [{ index: 0, code: 11000 }];
-      if (!writeErrors) throw err;
-      return (Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => ({ index: e.index, code: e.code }));
-    }
-  }
 }
 
 export type ArticleRepo = ReturnType<typeof createArticleRepo>;

@@ -41,6 +41,7 @@ export function createReadingRepo(conn: Connection) {
     },
     /** The days a reader read (any edition, any source), newest first. */
     async daysRead(userId: string): Promise<string[]> {
+      await ensureIndexes();
       const docs = await readings().find({ userId }, { projection: { date: 1 } }).toArray();
       return [...new Set(docs.map((d) => d.date))].sort().reverse();
     },

@@ -3,8 +3,8 @@
  * ticket, whose unique id `<operationId>:<ticketId>` makes every ticket count exactly once.
  */
 import type { Connection } from 'mongoose';
-import type { BulkParams, BulkState, BulkType } from './bulk.rules';
-import { isDuplicateKey } from '../infra/mongo';
+import { bulkKey, type BulkParams, type BulkState, type BulkType } from './bulk.rules';
+import { insertManyRacing } from '../infra/mongo';
 
 export interface ChunkSummary {
   processed: number;
@@ -52,7 +52,7 @@ export function createBulkRepo(conn: Connection) {
     /** Which of these tickets the operation already processed (one read). */
     async processedOf(operationId: string, ticketIds: readonly number[]): Promise<Set<number>> {
       const found = await items()
-        .find({ _id: { $in: ticketIds.map((t) => `${operationId}:${t}`) } }, { projection: { ticketId: 1 } })
+        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } }, { projection: { ticketId: 1 } })
         .toArray();
       return new Set(found.map((f) => f.ticketId));
     },
@@ -60,20 +60,15 @@ export function createBulkRepo(conn: Connection) {
     async recordMany(operationId: string, outcomes: readonly { ticketId: number; error: string | null }[]): Promise<void> {
       if (outcomes.length === 0) return;
       const at = new Date();
-      await items()
-        .insertMany(
-          outcomes.map((o) => ({ _id: `${operationId}:${o.ticketId}`, operationId, ticketId: o.ticketId, ok: o.error === null, error: o.error, at })),
-          { ordered: false },
-        )
-        .catch((err: { writeErrors?: { code: number }[] | { code: number } }) => {
-          const errors = err.writeErrors === undefined ? [err] : Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-          if (!errors.every(isDuplicateKey)) throw err;
-        });
+      await insertManyRacing(
+        items(),
+        outcomes.map((o) => ({ _id: bulkKey(operationId, o.ticketId), operationId, ticketId: o.ticketId, ok: o.error === null, error: o.error, at })),
+      );
     },
     /** Outcome of the given tickets of an operation, from their items. */
     async summarize(operationId: string, ticketIds: number[]): Promise<ChunkSummary> {
       const done = await items()
-        .find({ _id: { $in: ticketIds.map((t) => `${operationId}:${t}`) } })
+        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } })
         .toArray();
       const failed = done.filter((d) => !d.ok).sort((a, b) => a.ticketId - b.ticketId);
       return { processed: done.length, succeeded: done.length - failed.length, failed: failed.length, errors: failed.map((f) => ({ ticketId: f.ticketId, error: f.error ?? 'failed' })) };

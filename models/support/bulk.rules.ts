@@ -4,7 +4,12 @@ export type BulkType = (typeof BULK_TYPES)[number];
 export const BULK_MAX_TICKETS = 10_000;
 /** Tickets per activity call: small enough to heartbeat often, large enough to keep history short. */
 export const BULK_CHUNK_SIZE = 200;
+/** Tickets per group inside a chunk: the unit of its round trips, progress and cancellation. */
+export const BULK_GROUP = 100;
 export type BulkState = 'running' | 'completed' | 'cancelled' | 'failed';
+
+/** The key of one ticket's change in an operation: its history event's and its outcome's `_id`. */
+export const bulkKey = (operationId: string, ticketId: number) => `${operationId}:${ticketId}`;
 
 export interface BulkParams {
   status?: 'open' | 'in_progress' | 'resolved' | 'closed';

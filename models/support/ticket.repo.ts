@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, QueryFilter } from 'mongoose';
 import { AppError } from '../errors';
 import { nextId, reserveIds } from '../infra/counters';
-import { countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { countMatching, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
 import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
@@ -127,8 +127,7 @@ export function createTicketRepo(conn: Connection) {
    * changeStatus for many tickets in a few round trips (bulk operations): earlier attempts found
    * with one read, versions claimed with one unordered insert of the events, tickets moved with one
    * unordered bulk of conditional updates. A change whose claim is refused (another change holds
-   * the version, or the development database aborted the insert as a deadlock) takes the
-   * one-ticket path, which settles it as changeStatus does. Same outcomes as calling changeStatus
+   * the version) takes the one-ticket path, which settles it as changeStatus does. Same outcomes as calling changeStatus
    * for each; a refused transition is that ticket's AppError.
    */
   async function changeStatusMany(
@@ -151,16 +150,7 @@ export function createTicketRepo(conn: Connection) {
       else if (!canTransition(from, c.to)) results.set(c.dedupeKey, new AppError('CONFLICT', `A ticket cannot go from ${from} to ${c.to}`, { details: { from, to: c.to } }));
       else fresh.push({ _id: c.dedupeKey, ticketId: c.ticket._id, version: c.ticket.statusVersion, from, to: c.to, by, at: now, source });
     }
-    const refused = new Set<number>();
-    if (fresh.length) {
-      try {
-        await rawEvents().insertMany(fresh, { ordered: false });
-      } catch (err) {
-        const writeErrors = (err as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
-        if (!writeErrors) throw err;
-        for (const e of Array.isArray(writeErrors) ? writeErrors : [writeErrors]) refused.add(e.index);
-      }
-    }
+    const refused = new Set(fresh.length ? await insertManyRacing(rawEvents(), fresh) : []);
     const claimed = fresh.filter((_, i) => !refused.has(i));
     const moves = [...earlier.values(), ...claimed].map(applyUpdate);
     if (moves.length) await rawTickets().bulkWrite(moves.map((m) => ({ updateOne: m })), { ordered: false });
