@@ -145,7 +145,7 @@ async function minioReady(port: number): Promise<boolean> {
 }
 
 /** Where the database's C sources are kept, beside the repository (shared/vendor). */
-const VENDOR_DIR = path.resolve(__dirname, '..', '..', 'shared', 'vendor');
+export const VENDOR_DIR = path.resolve(__dirname, '..', '..', 'shared', 'vendor');
 
 interface DevBinaries {
   temporal: string;

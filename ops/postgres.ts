@@ -7,12 +7,13 @@
  * directories relative to their own location, so a copy of `lib/postgresql/15` and
  * `share/postgresql/15` under a new prefix is a complete installation that `make install` writes into.
  *
- * The C sources come from `../shared/vendor/` beside the repository (checked against the sha256
- * pinned here) or, elsewhere, from their upstream repositories' tags.
+ * The C sources come from `../shared/vendor/` beside the repository or, elsewhere, from their
+ * upstream repositories' tags; each is checked against the sha256 pinned here and kept in the
+ * cache (`<cache>/sources`), so a clone anywhere on the machine finds them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withLock } from './binaries';
@@ -97,6 +98,7 @@ export interface PostgresBuildOptions {
 export async function ensurePostgres(o: PostgresBuildOptions): Promise<string> {
   const prefix = postgresPrefix(o.cacheDir);
   const complete = path.join(prefix, '.complete');
+  keepVendoredSources(o);
   if (existsSync(complete)) return prefix;
   await withLock(path.join(o.cacheDir, 'locks', path.basename(prefix)), o.log, async () => {
     if (existsSync(complete)) return;
@@ -157,25 +159,51 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
   });
 }
 
-function sha256(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+/** Where checked source archives are kept. */
+export const sourcesDir = (cacheDir: string) => path.join(cacheDir, 'sources');
+
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** Writes a source archive into the cache once its bytes match the pinned sha256 (`origin` names where they came from). */
+function keep(src: ExtensionSource, data: Buffer, origin: string, cacheDir: string): string {
+  const actual = sha256(data);
+  if (actual !== src.sha256) throw new PostgresSetupError(`${origin}: sha256 ${actual}, expected ${src.sha256}`);
+  mkdirSync(sourcesDir(cacheDir), { recursive: true });
+  const kept = path.join(sourcesDir(cacheDir), src.file);
+  const partial = `${kept}.${process.pid}.partial`;
+  writeFileSync(partial, data);
+  renameSync(partial, kept);
+  return kept;
 }
 
-/** The source archive of one extension: the vendored copy (checksum checked) or the upstream tag. */
-async function sourceArchive(src: ExtensionSource, o: PostgresBuildOptions, downloads: string): Promise<string> {
-  const vendored = path.join(o.vendorDir, src.file);
-  if (existsSync(vendored)) {
-    const actual = sha256(vendored);
-    if (actual !== src.sha256) throw new PostgresSetupError(`${vendored}: sha256 ${actual}, expected ${src.sha256}`);
-    return vendored;
+/**
+ * Copies the vendored sources the cache does not hold yet (no download; cheap once done), so a
+ * clone away from shared/ finds them too. A vendored file that does not match its pin is left
+ * where it is: a build that needs it says so (sourceArchive).
+ */
+function keepVendoredSources(o: PostgresBuildOptions): void {
+  for (const src of EXTENSION_SOURCES) {
+    const vendored = path.join(o.vendorDir, src.file);
+    if (existsSync(path.join(sourcesDir(o.cacheDir), src.file)) || !existsSync(vendored)) continue;
+    const data = readFileSync(vendored);
+    if (sha256(data) === src.sha256) keep(src, data, vendored, o.cacheDir);
   }
+}
+
+/**
+ * The checked source archive of one extension: kept in the cache, else the vendored copy, else
+ * downloaded from the upstream tag (each checked against the pinned sha256 and then kept).
+ */
+export async function sourceArchive(src: ExtensionSource, o: PostgresBuildOptions): Promise<string> {
+  const kept = path.join(sourcesDir(o.cacheDir), src.file);
+  if (existsSync(kept)) return kept;
+  const vendored = path.join(o.vendorDir, src.file);
+  if (existsSync(vendored)) return keep(src, readFileSync(vendored), vendored, o.cacheDir);
   const url = `https://github.com/${src.repository}/archive/refs/tags/${src.tag}.tar.gz`;
   o.log(`  ${src.file} is not in ${o.vendorDir}: downloading ${src.repository} ${src.tag}`);
   const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
   if (!res.ok) throw new PostgresSetupError(`downloading ${url}: HTTP ${res.status}`);
-  const file = path.join(downloads, src.file);
-  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-  return file;
+  return keep(src, Buffer.from(await res.arrayBuffer()), url, o.cacheDir);
 }
 
 /** Unpacks an archive whatever its top folder is called, into `dir`. */
@@ -264,11 +292,10 @@ ${ADD_TO_SET_FUNCTION}
 
 async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
   const work = path.join(prefix, 'build');
-  const downloads = path.join(work, 'downloads');
-  mkdirSync(downloads, { recursive: true });
+  mkdirSync(work, { recursive: true });
   // Sources first: a wrong checksum stops the build before anything is copied.
   const archives = new Map<ExtensionSource, string>();
-  for (const src of EXTENSION_SOURCES) archives.set(src, await sourceArchive(src, o, downloads));
+  for (const src of EXTENSION_SOURCES) archives.set(src, await sourceArchive(src, o));
 
   // The private installation: Debian's server (with PostGIS and RUM, installed by the packages above).
   const pgLib = path.join(prefix, 'lib', 'postgresql');
