@@ -37,7 +37,7 @@ export const readingRoutes = [
     description: 'For the sending system (JWT permission quiz.readings). Idempotent: 201 when recorded, 200 when it was recorded before. The date is a day with editions (Monday to Saturday), not after today.',
     tags,
     auth: bearer(QUIZ_READINGS),
-    body: z.strictObject({ userId: z.string().trim().min(1).max(200), date: EditionDate, edition: EditionName }),
+    body: z.strictObject({ userId: z.string().max(200).trim().min(1), date: EditionDate, edition: EditionName }),
     response: ReadingView,
     status: 201,
     alsoStatus: [200],

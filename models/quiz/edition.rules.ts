@@ -29,10 +29,12 @@ export const EditionDate = z
 export const EditionName = z.enum(EDITIONS);
 
 /** What an edition is made of (the body of PUT and of the CLI's file). */
+// Maximum lengths are checked before trimming, as the published schema states them (fuzzing found a
+// 301-character title with a leading space accepted).
 export const EditionContent = z.strictObject({
-  title: z.string().trim().min(1).max(300),
+  title: z.string().max(300).trim().min(1),
   /** The edition's text (plain text or Markdown), at least a paragraph: quizzes are grounded in it. */
-  text: z.string().trim().min(200, 'text must hold the edition (at least 200 characters): quizzes are made from it').max(200_000),
+  text: z.string().max(200_000).trim().min(200, 'text must hold the edition (at least 200 characters): quizzes are made from it'),
   publishedAt: z.iso.datetime({ offset: true }).optional(),
 });
 export type EditionContent = z.output<typeof EditionContent>;

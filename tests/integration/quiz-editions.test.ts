@@ -40,6 +40,7 @@ describe('PUT /quiz/admin/editions/{date}/{edition}', () => {
       [MON, 'afternoon', { title: 'x', text: TEXT }, /edition/],
       [MON, 'night', { title: 'Curta', text: 'Pouco texto.' }, /200 characters/],
       [MON, 'night', { title: 'x', text: TEXT, extra: true }, /extra/],
+      [MON, 'night', { title: ` ${'*'.repeat(300)}`, text: TEXT }, /title/], // 301 characters: over the documented maximum, spaces count
     ];
     for (const [date, edition, body, message] of cases) {
       const res = await put(date, edition, body).expect(400);
