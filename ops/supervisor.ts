@@ -4,8 +4,9 @@
  * group it started, escalating to SIGKILL, so nothing is left behind.
  *
  * Nothing it starts outlives it, whatever happens to it: on Linux each child is started through
- * util-linux's `setpriv --pdeathsig SIGTERM`, so the kernel sends the child SIGTERM (a graceful
- * stop) the moment the supervisor dies, even by SIGKILL. Children never write to the terminal
+ * util-linux's `setpriv --pdeathsig <its stop signal>`, so the kernel sends the child the signal a
+ * graceful stop would (SIGTERM, or PostgreSQL's SIGINT fast shutdown: SIGTERM would make it wait for
+ * its clients) the moment the supervisor dies, even by SIGKILL. Children never write to the terminal
  * themselves: their output is relayed, so a pipe reader that died first (`npm start | tee log`
  * after Ctrl-C) cannot break them.
  */
@@ -76,7 +77,7 @@ export class Supervisor {
       m.log = createWriteStream(spec.output.file, { flags: 'a' });
     }
     // detached: each process leads its own group, so a stop reaches the children it spawns too.
-    const [command, args] = withParentDeathSignal(spec.command, spec.args, spec.user);
+    const [command, args] = withParentDeathSignal(spec.command, spec.args, spec.stopSignal ?? 'SIGTERM', spec.user);
     const child = spawn(command, args, {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
@@ -185,11 +186,11 @@ export function tolerateClosedOutput(): void {
 let setprivPath: string | null | undefined;
 
 /**
- * `setpriv --pdeathsig SIGTERM -- cmd args` where util-linux's setpriv exists (Linux); else as is.
+ * `setpriv --pdeathsig <signal> -- cmd args` where util-linux's setpriv exists (Linux); else as is.
  * With a user, setpriv changes to it first (the kernel clears a parent-death signal set before a
  * change of user; setpriv sets it after).
  */
-function withParentDeathSignal(command: string, args: string[], user?: string): [string, string[]] {
+function withParentDeathSignal(command: string, args: string[], signal: NodeJS.Signals, user?: string): [string, string[]] {
   if (setprivPath === undefined) {
     const found = process.platform === 'linux' ? spawnSync('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'true'], { stdio: 'ignore' }) : undefined;
     setprivPath = found?.status === 0 ? 'setpriv' : null;
@@ -199,7 +200,7 @@ function withParentDeathSignal(command: string, args: string[], user?: string): 
     return [command, args];
   }
   const asUser = user ? [`--reuid=${user}`, `--regid=${user}`, '--init-groups'] : [];
-  return [setprivPath, [...asUser, '--pdeathsig', 'SIGTERM', '--', command, ...args]];
+  return [setprivPath, [...asUser, '--pdeathsig', signal, '--', command, ...args]];
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

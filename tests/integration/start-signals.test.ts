@@ -34,10 +34,11 @@ function processesOf(dataDir: string): { pid: number; cmd: string }[] {
   return found;
 }
 
-async function until(what: string, test: () => boolean, timeoutMs: number): Promise<void> {
+/** Polls `test`; on timeout the error carries `left()` (say, the processes still there). */
+async function until(what: string, test: () => boolean, timeoutMs: number, left: () => unknown = () => undefined): Promise<void> {
   const started = Date.now();
   while (!test()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(left())}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -113,7 +114,7 @@ it('one Ctrl-C in a terminal stops every service gracefully, despite npm forward
   expect(processesOf(s.dataDir).length).toBeGreaterThanOrEqual(7); // 3 dev services, worker, 3 APIs
   ctrlC(s);
   await s.exited;
-  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 30_000);
+  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 30_000, () => processesOf(s.dataDir));
   expect(s.startLog()).toContain('SIGINT: stopping every process gracefully');
   expect(s.startLog()).toContain('all processes stopped');
   expect(s.startLog()).not.toContain('killing everything now');
@@ -124,7 +125,7 @@ it('with the output piped, the reader dies of the same Ctrl-C and the stop still
   current = await npmStart('npm start | cat');
   const s = current;
   ctrlC(s);
-  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 60_000);
+  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 60_000, () => processesOf(s.dataDir));
   expect(s.startLog()).toContain('all processes stopped');
   expect(s.startLog()).not.toContain('killing everything now');
 });
@@ -139,7 +140,7 @@ it('a second Ctrl-C a moment later forces the stop of a service that hangs', asy
   ctrlC(s);
   await new Promise((r) => setTimeout(r, 1_500));
   ctrlC(s);
-  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 30_000);
+  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 30_000, () => processesOf(s.dataDir));
   expect(s.startLog()).toContain('SIGINT again: killing everything now');
 });
 
@@ -149,6 +150,6 @@ it('no service outlives a start script that is killed outright', async () => {
   const script = processesOf(s.dataDir).find((p) => p.cmd.includes('ops/start.ts'));
   expect(script).toBeDefined();
   process.kill(script!.pid, 'SIGKILL');
-  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 60_000);
+  await until('every process to be gone', () => processesOf(s.dataDir).length === 0, 60_000, () => processesOf(s.dataDir));
   expect(s.startLog()).not.toContain('all processes stopped');
 });
