@@ -22,6 +22,14 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+const ianaTimeZone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as America/Sao_Paulo');
 
 /** Documented variable by variable in .env.example; keep the two in step. */
 export const EnvSchema = z.object({
@@ -100,17 +108,17 @@ export const EnvSchema = z.object({
   AI_TOOL_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   /** Quiz: the time zone whose calendar days editions, quizzes and streaks count in (an IANA name). */
-  QUIZ_TIME_ZONE: z
+  QUIZ_TIME_ZONE: ianaTimeZone.default('America/Sao_Paulo'),
+  /** When the daily quiz generation runs (HH:MM in QUIZ_GENERATION_TIME_ZONE; docs/decisions.md "Quiz generation"). */
+  QUIZ_GENERATION_TIME: z
     .string()
-    .default('America/Sao_Paulo')
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be an IANA time zone such as America/Sao_Paulo'),
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day written HH:MM (24 hours)')
+    .default('07:00'),
+  QUIZ_GENERATION_TIME_ZONE: ianaTimeZone.default('UTC'),
+  /** Whether the worker creates (or updates) the daily generation schedule when it starts. */
+  QUIZ_SCHEDULE_ENABLED: bool.default(true),
+  /** The model that writes quizzes (default: AI_MODEL_ADVANCED). */
+  QUIZ_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
 
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
@@ -165,7 +173,7 @@ export interface Config {
     toolCaFile: string | undefined;
     mcpStdioCommands: string[];
   };
-  quiz: { timeZone: string };
+  quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
   devServices: {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
@@ -293,7 +301,16 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       toolCaFile: e.AI_TOOL_CA_FILE,
       mcpStdioCommands: e.AI_MCP_STDIO_COMMANDS ?? [],
     },
-    quiz: { timeZone: e.QUIZ_TIME_ZONE },
+    quiz: {
+      timeZone: e.QUIZ_TIME_ZONE,
+      generation: {
+        hour: Number(e.QUIZ_GENERATION_TIME.slice(0, 2)),
+        minute: Number(e.QUIZ_GENERATION_TIME.slice(3)),
+        timeZone: e.QUIZ_GENERATION_TIME_ZONE,
+        scheduled: e.QUIZ_SCHEDULE_ENABLED,
+      },
+      model: e.QUIZ_MODEL ?? e.AI_MODEL_ADVANCED,
+    },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },

@@ -18,6 +18,8 @@ import { ConfigError, parseConfig } from '../models/config';
 import { freePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
 import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
+import { defaultCacheDir } from './binaries';
+import { resolveTimeSkippingServer } from './time-skipping-server';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -97,6 +99,9 @@ async function main(): Promise<number> {
 
   const started = Date.now();
   let code = 1;
+  // Fetched (first time only) while the dev services start; tests of workflow timing use it.
+  const timeSkippingServer = resolveTimeSkippingServer({ configured: process.env.TEMPORAL_TEST_SERVER_BIN, cacheDir: defaultCacheDir(config.devServices.cacheDir), log: say });
+  timeSkippingServer.catch(() => undefined);
   try {
     await startDevServices(supervisor, {
       dataDir,
@@ -131,6 +136,9 @@ async function main(): Promise<number> {
       AI_TOOL_HOST_ALLOWLIST: '127.0.0.1,localhost',
       AI_TOOL_CA_FILE: await testCertificate(dataDir),
       AI_MCP_STDIO_COMMANDS: process.execPath,
+      // The shared worker makes no schedule that could fire mid-run; the schedule's test makes its own.
+      QUIZ_SCHEDULE_ENABLED: 'false',
+      TEMPORAL_TEST_SERVER_BIN: await timeSkippingServer,
     });
     await supervisor.start({
       name: 'openai-double',

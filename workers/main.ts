@@ -4,12 +4,14 @@
  * (shutdownGraceTime) before the process exits.
  */
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfigOrExit } from '../models/config';
 import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
-import { taskQueueName } from '../workflows/ids';
+import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
+import { ensureQuizSchedule } from './quiz-schedule';
 import { selectQueues } from './queues';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
@@ -71,6 +73,16 @@ async function main(): Promise<void> {
     ),
   );
   logger.info({ queues: queues.map((q) => taskQueueName(config.temporal.taskQueuePrefix, q.queue)) }, 'worker polling');
+  // The workers serving quiz generation keep its daily schedule in step with the configuration.
+  if (config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz)) {
+    const clientConnection = await Connection.connect({ address: config.temporal.address });
+    try {
+      const outcome = await retry('Temporal schedules', () => ensureQuizSchedule(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config), warn);
+      logger.info({ schedule: outcome, at: config.quiz.generation }, 'quiz generation schedule ready');
+    } finally {
+      await clientConnection.close();
+    }
+  }
   try {
     // Runtime's default shutdown signals (SIGINT, SIGTERM…) make every run() resolve.
     await Promise.all(workers.map((w) => w.run()));

@@ -7,6 +7,7 @@ import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
 import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
+import { createQuizActivities } from '../activities/quiz.activities';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
@@ -63,6 +64,13 @@ export const QUEUES: QueueDefinition[] = [
     // per worker keep the database responsive for the APIs.
     maxConcurrentActivities: 2,
     maxConcurrentWorkflowTasks: 5,
+  },
+  {
+    queue: TASK_QUEUES.quiz,
+    activities: (d) => createQuizActivities({ conn: d.conn, llm: createLlmClient(d.config), model: d.config.quiz.model }),
+    // A few quizzes a day; model calls wait on the network.
+    maxConcurrentActivities: 10,
+    maxConcurrentWorkflowTasks: 10,
   },
 ];
 

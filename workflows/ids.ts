@@ -13,6 +13,8 @@ export const TASK_QUEUES = {
   support: 'support-ops',
   /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
+  /** Quizzes: the daily generation and its model calls. */
+  quiz: 'quiz-generation',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -32,4 +34,11 @@ export const workflowIds = {
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
   /** One article import (its id is the import id clients poll). */
   newsImport: (importId: string) => `news-import-${importId}`,
+  /** The generation of one quiz: one run at a time per quiz date (`2026-11-21` or `2026-11-21-night`). */
+  quizGeneration: (quizDate: string) => `quiz-generation-${quizDate}`,
+  /** A generation asked for by an admin, for the quizzes of one edition day. */
+  quizGenerationDay: (date: string) => `quiz-daily-manual-${date}`,
 };
+
+/** The daily quiz generation schedule (its runs are `<id>-<scheduled time>`), per deployment prefix. */
+export const quizScheduleId = (prefix: string): string => `${prefix}quiz-daily-generation`;

@@ -6,3 +6,4 @@ export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
 export { newsImportWorkflow } from './news/import.workflow';
 /** Deprecated: the single-writer import queue, kept registered so runs started before the upgrade finish. */
 export { newsIngestWorkflow } from './news/ingest.workflow';
+export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';

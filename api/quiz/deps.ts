@@ -4,6 +4,8 @@ import { createAiUsageRepo, type AiUsageRepo } from '../../models/ai/usage.repo'
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import { createOutbound, type Outbound } from '../../models/infra/outbound';
 import { createEditionRepo, type EditionRepo } from '../../models/quiz/edition.repo';
+import { createAttemptRepo, type AttemptRepo } from '../../models/quiz/attempt.repo';
+import { createQuizRepo, type QuizRepo } from '../../models/quiz/quiz.repo';
 import { createReadingRepo, type ReadingRepo } from '../../models/quiz/reading.repo';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
@@ -19,6 +21,28 @@ export interface AiServices {
 export interface QuizServices {
   editions: EditionRepo;
   readings: ReadingRepo;
+  quizzes: QuizRepo;
+  attempts: AttemptRepo;
+  /** The days a reader read an edition or recovered by passing its quiz (what streaks count). */
+  readDays(userId: string): Promise<Set<string>>;
+  /** The clock "today" is read from (tests set a day of their own). */
+  now: () => Date;
+}
+
+function createQuizServices(conn: Infra['mongo']['conn']): QuizServices {
+  const readings = createReadingRepo(conn);
+  const attempts = createAttemptRepo(conn);
+  return {
+    editions: createEditionRepo(conn),
+    readings,
+    quizzes: createQuizRepo(conn),
+    attempts,
+    async readDays(userId) {
+      const [read, recovered] = await Promise.all([readings.daysRead(userId), attempts.recoveredDays(userId)]);
+      return new Set([...read, ...recovered]);
+    },
+    now: () => new Date(),
+  };
 }
 
 export interface QuizDeps extends Infra {
@@ -43,6 +67,6 @@ export function makeQuizDeps(infra: Infra, overrides: Partial<AiServices> = {}):
       outbound: createOutbound(config),
       ...overrides,
     },
-    quiz: { editions: createEditionRepo(mongo.conn), readings: createReadingRepo(mongo.conn) },
+    quiz: createQuizServices(mongo.conn),
   };
 }

@@ -80,7 +80,7 @@ export const editionRoutes = [
     }),
     response: z.array(EditionView),
     handler: async ({ query, deps }) => {
-      const to = query.to ?? localDate(new Date(), deps.config.quiz.timeZone);
+      const to = query.to ?? localDate(deps.quiz.now(), deps.config.quiz.timeZone);
       const from = query.from ?? addDays(to, -13);
       return (await deps.quiz.editions.between(from, to)).map(present);
     },

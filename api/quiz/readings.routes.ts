@@ -42,7 +42,7 @@ export const readingRoutes = [
     status: 201,
     alsoStatus: [200],
     handler: async ({ body, deps }) => {
-      const today = localDate(new Date(), deps.config.quiz.timeZone);
+      const today = localDate(deps.quiz.now(), deps.config.quiz.timeZone);
       if (body.date > today) throw new AppError('VALIDATION_FAILED', `A reading cannot be dated after today (${today})`, { details: [{ path: 'date', message: 'after today' }] });
       const { doc, created } = await deps.quiz.readings.record(body.userId, body.date, body.edition, 'read');
       return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: present(doc) });
@@ -58,8 +58,8 @@ export const readingRoutes = [
     auth: bearer(),
     response: StreakView,
     handler: async ({ auth, deps }) => {
-      const today = localDate(new Date(), deps.config.quiz.timeZone);
-      const s = streakOf(await deps.quiz.readings.daysRead(auth.sub), today);
+      const today = localDate(deps.quiz.now(), deps.config.quiz.timeZone);
+      const s = streakOf(await deps.quiz.readDays(auth.sub), today);
       return { ...s, today, missedRecoverable: s.missedRecoverable.map((date) => ({ date, quizDates: EDITIONS.map((e) => quizDateOf(date, e)) })) };
     },
   }),

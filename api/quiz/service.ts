@@ -7,6 +7,7 @@ import { chatRoutes } from '../ai/chat.routes';
 import { registryRoutes } from '../ai/registry.routes';
 import type { QuizDeps } from './deps';
 import { editionRoutes } from './editions.routes';
+import { quizRoutes } from './quizzes.routes';
 import { readingRoutes } from './readings.routes';
 
 export { makeQuizDeps, type QuizDeps } from './deps';
@@ -21,6 +22,6 @@ export function createQuizService(config: Config): ServiceDefinition<QuizDeps> {
     envelope: quizEnvelope,
     // The AI area formats failures as {success:false, error}.
     envelopeRules: [{ prefix: '/ai', envelope: aiEnvelope }],
-    routes: [...readingRoutes, ...editionRoutes, ...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
+    routes: [...readingRoutes, ...editionRoutes, ...quizRoutes, ...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
   };
 }

@@ -1,0 +1,98 @@
+/**
+ * Daily quiz generation (issue 12; docs/decisions.md "Quiz generation").
+ *
+ * - `quizDailyWorkflow` is what the schedule starts each day (and POST /quiz/admin/generate): it
+ *   works out the day from the time it was scheduled for, and generates the quizzes due that day
+ *   (both editions of the last edition day before it), one child workflow per quiz.
+ * - `quizGenerationWorkflow` (id `quiz-generation-<quizDate>`) makes one quiz: nothing when the
+ *   quiz exists; otherwise a model draft (an invalid answer is asked for again) and its storage
+ *   under the unique {date, edition} index. A missing edition or AI provider ends it with that
+ *   reason in its result, without retrying forever.
+ *
+ * Two runs for one quiz cannot overlap (the child's id), and runs one after the other find the
+ * quiz made: a re-run, a retry, the schedule and an admin never make two quizzes of one date.
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import type { createQuizActivities } from '../../activities/quiz.activities';
+import { dueQuizzes, EDITIONS, localDate, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
+import { workflowIds } from '../ids';
+
+type Activities = ReturnType<typeof createQuizActivities>;
+
+const { findQuiz, saveQuiz } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/** Failure types that end a quiz's generation at once (QUIZ_FAILURES, AI_FAILURES). */
+const GIVE_UP = ['QUIZ_EDITION_MISSING', 'AI_PROVIDER_NOT_CONFIGURED', 'AI_PROVIDER_MISCONFIGURED', 'AI_PROVIDER_REJECTED'];
+
+const { draftQuiz } = proxyActivities<Activities>({
+  // A model call takes up to the provider time-out (60 s); the heartbeat-free call is bounded here.
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: GIVE_UP },
+});
+
+export type QuizGenerationResult =
+  | { quizDate: string; status: 'created' | 'exists'; quizId: string }
+  | { quizDate: string; status: 'skipped'; reason: string; failure: string }
+  | { quizDate: string; status: 'running elsewhere'; workflowId: string };
+
+export async function quizGenerationWorkflow(input: { date: string; edition: Edition }): Promise<QuizGenerationResult> {
+  const quizDate = quizDateOf(input.date, input.edition);
+  const existing = await findQuiz(input);
+  if (existing) return { quizDate, status: 'exists', quizId: existing.quizId };
+  let draft;
+  try {
+    draft = await draftQuiz(input);
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure) {
+      // Given up (a missing edition or provider, or the model failing every attempt): the reason is the result.
+      return { quizDate, status: 'skipped', failure: cause.type ?? 'unknown', reason: cause.message };
+    }
+    throw err;
+  }
+  const saved = await saveQuiz({ draft, workflowId: workflowInfo().workflowId });
+  return { quizDate, status: saved.created ? 'created' : 'exists', quizId: saved.quizId };
+}
+
+export interface QuizDailyInput {
+  /** The newsletter's time zone (the day of the run is a calendar day there). */
+  timeZone: string;
+  /** Generate this edition day's quizzes instead of the ones due today. */
+  date?: string;
+}
+
+export interface QuizDailyResult {
+  runDay: string;
+  quizzes: QuizGenerationResult[];
+}
+
+/** When the schedule meant this run to start (a late or caught-up run still makes its own day's quizzes). */
+function scheduledAt(): Date {
+  const attr = workflowInfo().searchAttributes?.TemporalScheduledStartTime;
+  const first = Array.isArray(attr) ? attr[0] : undefined;
+  const at = first instanceof Date ? first : typeof first === 'string' ? new Date(first) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : new Date();
+}
+
+export async function quizDailyWorkflow(input: QuizDailyInput): Promise<QuizDailyResult> {
+  const runDay = localDate(scheduledAt(), input.timeZone);
+  const due = input.date ? EDITIONS.map((edition) => ({ date: input.date!, edition, quizDate: quizDateOf(input.date!, edition) })) : dueQuizzes(runDay);
+  const quizzes = await Promise.all(
+    due.map(async ({ date, edition, quizDate }): Promise<QuizGenerationResult> => {
+      const workflowId = workflowIds.quizGeneration(quizDate);
+      try {
+        const child = await startChild(quizGenerationWorkflow, { workflowId, args: [{ date, edition }] });
+        return await child.result();
+      } catch (err) {
+        // Another run (an admin's, or a slow earlier one) is making this quiz right now.
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return { quizDate, status: 'running elsewhere', workflowId };
+        throw err;
+      }
+    }),
+  );
+  return { runDay, quizzes };
+}
