@@ -45,12 +45,12 @@ export function alive(pid: number): boolean {
 
 /**
  * A worker process of its own on the task-queue prefix `prefix` (so a test may kill it without
- * disturbing others), resolved once it polls.
+ * disturbing others), resolved once it polls; `env` adds variables (its own database…).
  */
-export async function startOwnWorker(prefix: string, config: Config): Promise<ChildProcess> {
+export async function startOwnWorker(prefix: string, config: Config, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TASK_QUEUE_PREFIX: prefix },
+    env: { ...process.env, ...env, TASK_QUEUE_PREFIX: prefix },
     stdio: 'ignore',
     detached: true,
   });
