@@ -4,7 +4,7 @@ import { createAiUsageRepo, type AiUsageRepo } from '../../models/ai/usage.repo'
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import { createOutbound, type Outbound } from '../../models/infra/outbound';
 import { createEditionRepo, type EditionRepo } from '../../models/quiz/edition.repo';
-import { createAttemptRepo, type AttemptRepo } from '../../models/quiz/attempt.repo';
+import { createAttemptRepo, type AttemptDoc, type AttemptRepo } from '../../models/quiz/attempt.repo';
 import { createQuizRepo, type QuizRepo } from '../../models/quiz/quiz.repo';
 import { createReadingRepo, type ReadingRepo } from '../../models/quiz/reading.repo';
 import type { Infra } from '../shared/infra';
@@ -25,6 +25,8 @@ export interface QuizServices {
   attempts: AttemptRepo;
   /** The days a reader read an edition or recovered by passing its quiz (what streaks count). */
   readDays(userId: string): Promise<Set<string>>;
+  /** What a reader did on the days from `from` to `to`: the days read or recovered, and the attempts made. */
+  daysBetween(userId: string, from: string, to: string): Promise<{ read: Set<string>; attempts: AttemptDoc[] }>;
   /** The clock "today" is read from (tests set a day of their own). */
   now: () => Date;
 }
@@ -40,6 +42,10 @@ function createQuizServices(conn: Infra['mongo']['conn']): QuizServices {
     async readDays(userId) {
       const [read, recovered] = await Promise.all([readings.daysRead(userId), attempts.recoveredDays(userId)]);
       return new Set([...read, ...recovered]);
+    },
+    async daysBetween(userId, from, to) {
+      const [read, made] = await Promise.all([readings.daysRead(userId, { from, to }), attempts.between(userId, from, to)]);
+      return { read: new Set([...read, ...made.filter((a) => a.streakRecovered).map((a) => a.date)]), attempts: made };
     },
     now: () => new Date(),
   };

@@ -9,7 +9,6 @@ import { addDays, EDITIONS, localDate, MAX_DAYS_RECOVERY, previousEditionDay, qu
 import { editionId, EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import type { AttemptDoc } from '../../models/quiz/attempt.repo';
 import { Answers, ManualQuestion, publicQuestions, QUIZ_RULES, quizDescription, quizTitle, score, type QuizDoc } from '../../models/quiz/quiz.rules';
-import { streakOf } from '../../models/quiz/streak.rules';
 import { wholeNumber } from '../../models/params.rules';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import type { quizDailyWorkflow, quizGenerationWorkflow, QuizGenerationResult } from '../../workflows/quiz/generation.workflow';
@@ -66,7 +65,8 @@ const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), lim
 const pagination = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 const QuizIdParams = z.object({ id: z.string().max(100) });
 
-const readDays = (deps: QuizDeps, userId: string) => deps.quiz.readDays(userId);
+/** The reader's attempt at a quiz among attempts. */
+const attemptAt = (attempts: readonly AttemptDoc[], quizId: string) => attempts.find((a) => a.quizId === quizId);
 
 const AdminQuiz = z.object({
   id: z.string(),
@@ -116,9 +116,9 @@ export const quizRoutes = [
     response: z.object({ quizzes: z.array(QuizSummary), rules: Rules }),
     handler: async ({ auth, deps }) => {
       const on = today(deps);
-      const quizzes = await deps.quiz.quizzes.between(addDays(on, -MAX_DAYS_RECOVERY), addDays(on, -1));
-      const [attempts, days] = await Promise.all([deps.quiz.attempts.of(auth.sub, quizzes.map((q) => q._id)), readDays(deps, auth.sub)]);
-      return { quizzes: quizzes.map((q) => summary(q, attempts.get(q._id), days, on)), rules: { ...QUIZ_RULES } };
+      const window = { from: addDays(on, -MAX_DAYS_RECOVERY), to: addDays(on, -1) };
+      const [quizzes, days] = await Promise.all([deps.quiz.quizzes.between(window.from, window.to), deps.quiz.daysBetween(auth.sub, window.from, window.to)]);
+      return { quizzes: quizzes.map((q) => summary(q, attemptAt(days.attempts, q._id), days.read, on)), rules: { ...QUIZ_RULES } };
     },
   }),
 
@@ -175,7 +175,7 @@ export const quizRoutes = [
     summary: 'Submit your answers',
     description:
       'One attempt per quiz: a second one is 403, however many arrive at once. A quiz can be taken on the 3 days after its date, for a day you have not read ' +
-      '(otherwise 403, and nothing is recorded). 6 or more correct answers pass and recover the day in your streak, in the same write as the attempt. ' +
+      '(otherwise 403, and nothing is recorded). 6 or more correct answers pass and recover the day in your streak (GET /quiz/streak), in the same write as the attempt. ' +
       'The result shows which options were correct.',
     tags: readerTags,
     auth: bearer(),
@@ -189,7 +189,6 @@ export const quizRoutes = [
       minCorrectAnswers: z.number().int(),
       streakRecovered: z.boolean(),
       results: z.array(z.object({ number: z.number().int(), chosen: z.number().int(), correct: z.number().int(), isCorrect: z.boolean() })),
-      streak: z.object({ current: z.number().int(), longest: z.number().int(), lastReadDate: z.string().nullable() }),
     }),
     errors: [404],
     handler: async ({ auth, body, deps }) => {
@@ -199,9 +198,9 @@ export const quizRoutes = [
         const until = addDays(quiz.date, MAX_DAYS_RECOVERY);
         throw new AppError('FORBIDDEN', on <= quiz.date ? `This quiz opens on ${addDays(quiz.date, 1)}` : `This quiz could be taken until ${until}; it can no longer be submitted`);
       }
-      const [attempted, days] = await Promise.all([deps.quiz.attempts.of(auth.sub, [quiz._id]), readDays(deps, auth.sub)]);
-      if (attempted.size > 0) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
-      if (days.has(quiz.date)) throw new AppError('FORBIDDEN', `You already read the edition of ${quiz.date}: there is nothing to recover`);
+      const days = await deps.quiz.daysBetween(auth.sub, quiz.date, quiz.date);
+      if (attemptAt(days.attempts, quiz._id)) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
+      if (days.read.has(quiz.date)) throw new AppError('FORBIDDEN', `You already read the edition of ${quiz.date}: there is nothing to recover`);
       const scored = score(quiz, body.answers);
       const recorded = await deps.quiz.attempts.insert({
         userId: auth.sub,
@@ -220,8 +219,6 @@ export const quizRoutes = [
       });
       // Another submission of the same reader got there first.
       if (!recorded) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
-      if (scored.passed) days.add(quiz.date);
-      const { current, longest, lastReadDate } = streakOf(days, on);
       return reply({
         message: scored.passed ? 'Quiz passed: the day is recovered in your streak' : `Quiz not passed: ${scored.correctAnswers} of ${quiz.questions.length} correct, ${quiz.minCorrectAnswers} needed`,
         data: {
@@ -233,7 +230,6 @@ export const quizRoutes = [
           minCorrectAnswers: quiz.minCorrectAnswers,
           streakRecovered: scored.passed,
           results: scored.results,
-          streak: { current, longest, lastReadDate },
         },
       });
     },
@@ -381,8 +377,8 @@ export const quizRoutes = [
     errors: [404],
     handler: async ({ auth, params, deps }) => {
       const quiz = (await deps.quiz.quizzes.get(params.id)) ?? notFound('Quiz');
-      const [attempts, days] = await Promise.all([deps.quiz.attempts.of(auth.sub, [quiz._id]), readDays(deps, auth.sub)]);
-      return { ...summary(quiz, attempts.get(quiz._id), days, today(deps)), totalQuestions: quiz.questions.length, questions: publicQuestions(quiz.questions) };
+      const days = await deps.quiz.daysBetween(auth.sub, quiz.date, quiz.date);
+      return { ...summary(quiz, attemptAt(days.attempts, quiz._id), days.read, today(deps)), totalQuestions: quiz.questions.length, questions: publicQuestions(quiz.questions) };
     },
   }),
 ];

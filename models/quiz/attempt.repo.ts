@@ -34,8 +34,8 @@ export function createAttemptRepo(conn: Connection) {
   const ensureIndexes = () =>
     (indexed ??= attempts().createIndexes([
       { key: { userId: 1, at: -1 }, name: 'user_at' },
-      // The days a reader recovered (streaks).
-      { key: { userId: 1, streakRecovered: 1, date: 1 }, name: 'user_recovered_date' },
+      // A reader's attempts at the quizzes of some days (a quiz's state), and the days recovered (streaks).
+      { key: { userId: 1, date: 1 }, name: 'user_date' },
     ]));
   return {
     ensureIndexes,
@@ -50,16 +50,16 @@ export function createAttemptRepo(conn: Connection) {
         throw err;
       }
     },
-    /** A reader's attempts at these quizzes, by quiz id. */
-    async of(userId: string, quizIds: string[]): Promise<Map<string, AttemptDoc>> {
-      if (quizIds.length === 0) return new Map();
-      const found = await attempts().find({ _id: { $in: quizIds.map((q) => attemptId(userId, q)) } }).toArray();
-      return new Map(found.map((a) => [a.quizId, a]));
+    /** A reader's attempts at the quizzes of the days from `from` to `to` (inclusive). */
+    async between(userId: string, from: string, to: string): Promise<AttemptDoc[]> {
+      await ensureIndexes();
+      // At most two quizzes a day: a few days' attempts fit one batch.
+      return await attempts().find({ userId, date: { $gte: from, $lte: to } }, { limit: 100, singleBatch: true }).toArray();
     },
     async history(userId: string, page: number, limit: number): Promise<{ items: AttemptDoc[]; total: number }> {
       await ensureIndexes();
       const [items, total] = await Promise.all([
-        attempts().find({ userId }, { sort: { at: -1 }, skip: (page - 1) * limit, limit }).toArray(),
+        attempts().find({ userId }, { sort: { at: -1 }, skip: (page - 1) * limit, limit, singleBatch: true }).toArray(),
         countMatching(conn, 'quiz_attempts', { userId }),
       ]);
       return { items, total };
@@ -67,7 +67,8 @@ export function createAttemptRepo(conn: Connection) {
     /** The days a reader recovered by passing a quiz. */
     async recoveredDays(userId: string): Promise<string[]> {
       await ensureIndexes();
-      return (await attempts().find({ userId, streakRecovered: true }, { projection: { _id: 0, date: 1 } }).toArray()).map((a) => a.date);
+      const docs = await attempts().find({ userId, streakRecovered: true }, { projection: { _id: 0, date: 1 }, batchSize: 5_000 }).toArray();
+      return docs.map((d) => d.date);
     },
   };
 }

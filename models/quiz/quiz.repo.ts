@@ -45,10 +45,10 @@ export function createQuizRepo(conn: Connection) {
     },
     get: (id: string) => quizzes().findOne({ _id: id }),
     find: (date: string, edition: Edition) => quizzes().findOne({ date, edition }),
-    /** Quizzes dated between two days (inclusive), newest first; without their questions. */
+    /** Quizzes dated between two days (inclusive), newest first, at most 100 (a few days' worth); without their questions. */
     between: (from: string, to: string) =>
       quizzes()
-        .find({ date: { $gte: from, $lte: to } }, { sort: { date: -1, edition: 1 }, projection: { questions: 0 } })
+        .find({ date: { $gte: from, $lte: to } }, { sort: { date: -1, edition: 1 }, projection: { questions: 0 }, limit: 100, singleBatch: true })
         .toArray() as Promise<Omit<QuizDoc, 'questions'>[]>,
     async list(q: QuizListQuery): Promise<{ items: Omit<QuizDoc, 'questions'>[]; total: number }> {
       await ensureIndexes();
@@ -57,7 +57,7 @@ export function createQuizRepo(conn: Connection) {
       if (q.from || q.to) filter.date = { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lte: q.to } : {}) };
       const [items, total] = await Promise.all([
         quizzes()
-          .find(filter, { sort: { date: -1, edition: 1 }, skip: (q.page - 1) * q.limit, limit: q.limit, projection: { questions: 0 } })
+          .find(filter, { sort: { date: -1, edition: 1 }, skip: (q.page - 1) * q.limit, limit: q.limit, projection: { questions: 0 }, singleBatch: true })
           .toArray(),
         countMatching(conn, 'quizzes', filter),
       ]);

@@ -39,10 +39,15 @@ export function createReadingRepo(conn: Connection) {
         return { doc: (await readings().findOne({ _id: doc._id }))!, created: false };
       }
     },
-    /** The days a reader read (any edition, any source), newest first. */
-    async daysRead(userId: string): Promise<string[]> {
+    /** The days a reader read (any edition), newest first; only those from `from` to `to` (inclusive) when given. */
+    async daysRead(userId: string, range?: { from: string; to: string }): Promise<string[]> {
       await ensureIndexes();
-      const docs = await readings().find({ userId }, { projection: { date: 1 } }).toArray();
+      // One batch for years of history: a cursor left open costs a round trip and, on the
+      // development database, a pooled connection (docs/benchmarks.md). Not `distinct`: DocumentDB
+      // answers it without the index (110 ms for 432,000 readings, against 2.4 ms for this).
+      const docs = await readings()
+        .find(range ? { userId, date: { $gte: range.from, $lte: range.to } } : { userId }, { projection: { _id: 0, date: 1 }, batchSize: 5_000 })
+        .toArray();
       return [...new Set(docs.map((d) => d.date))].sort().reverse();
     },
   };

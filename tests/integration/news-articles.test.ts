@@ -3,6 +3,7 @@
  * the real path: admin endpoint → MinIO → news import workflow (the test run's worker) → articles
  * collection. The only test file that imports articles, so the collection holds exactly this fixture.
  */
+import type { QuizDoc } from '../../models/quiz/quiz.rules';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -392,6 +393,19 @@ describe('CLI import and seed (same path: MinIO → import workflow → articles
     expect(summary.quiz.editions).toBeGreaterThanOrEqual(20);
     const editions = await svc.deps.mongo.conn.db!.collection<{ _id: string; date: string; text: string }>('editions').find({}).toArray();
     expect(editions.every((e) => new Date(`${e.date}T12:00:00Z`).getUTCDay() !== 0 && e.text.length >= 200)).toBe(true);
+    // …and demonstration quizzes on them, so a fresh install shows quizzes without an AI provider.
+    expect(summary.quiz.quizzes).toBeGreaterThanOrEqual(10);
+    const quizzes = await svc.deps.mongo.conn.db!.collection<QuizDoc>('quizzes').find({ description: /demonstração/ }).toArray();
+    expect(quizzes.length).toBe(summary.quiz.quizzes);
+    for (const q of quizzes) {
+      const edition = editions.find((e) => e._id === q.postId)!;
+      expect(q.questions).toHaveLength(10);
+      for (const question of q.questions) {
+        expect(new Set(question.options).size).toBe(4);
+        // The right answer is in the edition; the others are not.
+        expect(question.options.filter((o) => edition.text.includes(o))).toEqual([question.options[question.correct]]);
+      }
+    }
     // Search has something to find: a seeded title finds its article.
     const found = await list(`/api/articles/search?q=${encodeURIComponent(page.data[0].title)}&limit=100`);
     expect(found.data.map((a: { id: string }) => a.id)).toContain(page.data[0].id);

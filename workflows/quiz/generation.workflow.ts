@@ -31,7 +31,9 @@ const GIVE_UP = ['QUIZ_EDITION_MISSING', 'AI_PROVIDER_NOT_CONFIGURED', 'AI_PROVI
 const { draftQuiz } = proxyActivities<Activities>({
   // A model call takes up to the provider time-out (60 s); the heartbeat-free call is bounded here.
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: GIVE_UP },
+  // Four tries over ~7 s: a model that fails four times running is not fixed by waiting, and an
+  // admin waiting on POST /quiz/admin/create gets the reason; the next day's run (or an admin) tries again.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: GIVE_UP },
 });
 
 export type QuizGenerationResult =
