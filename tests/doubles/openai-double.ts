@@ -111,7 +111,9 @@ function instanceOf(schema: unknown, depth = 0): unknown {
 /**
  * The unscripted answer, in the format asked for: text echoes the prompt; json_object is a JSON
  * object; json_schema is the simplest value of the schema, or OpenAI's 400 for a strict schema it
- * does not support.
+ * does not support. One task is known by name, as a model would do it: `edition_quiz` (the quiz
+ * generation's format) gets ten questions quoting the edition in the prompt, so the platform run
+ * without a script (`npm run fuzz`, a developer's `npm start` pointed at the double) makes quizzes.
  */
 function defaultReply(body: ChatBody): Step {
   const format = body.response_format;
@@ -119,6 +121,7 @@ function defaultReply(body: ChatBody): Step {
   if (format?.type === 'json_schema') {
     const problem = format.json_schema.strict ? strictSchemaProblem(format.json_schema.schema) : undefined;
     if (problem) return { kind: 'error', status: 400, message: `Invalid schema for response_format '${format.json_schema.name}': ${problem}` };
+    if (format.json_schema.name === 'edition_quiz') return { kind: 'reply', content: JSON.stringify(editionQuiz(lastUserMessage(body))) };
     return { kind: 'reply', content: JSON.stringify(instanceOf(format.json_schema.schema)) };
   }
   return { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
@@ -249,6 +252,19 @@ export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Ten questions about the edition after the prompt's first line, each quoting a passage of it. */
+function editionQuiz(prompt: string): unknown {
+  const text = prompt.slice(prompt.indexOf('\n\n') + 2).replace(/\s+/g, ' ').trim();
+  const span = Math.min(200, Math.max(20, Math.floor(text.length / 10)));
+  return {
+    questions: Array.from({ length: 10 }, (_, i) => ({
+      question: `O que a edição diz no trecho ${i + 1}?`,
+      options: [0, 1, 2, 3].map((o) => ({ text: `Trecho ${i + 1}, opção ${o + 1}`, correct: o === i % 4 })),
+      evidence: text.slice(Math.min(i * span, Math.max(0, text.length - span)), Math.min(i * span, Math.max(0, text.length - span)) + span),
+    })),
   };
 }
 
