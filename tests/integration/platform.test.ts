@@ -45,8 +45,8 @@ describe('platform plumbing (real MongoDB-protocol DB, Temporal, MinIO)', () => 
     expect(n.body).toEqual({ success: false, error: 'Route not found: GET /api/nothing', statusCode: 404, code: 'ROUTE_NOT_FOUND' });
     const s = await request(support.callback).get('/support/x/y/z').expect(404);
     expect(s.body).toEqual({ success: false, message: 'Route not found: GET /support/x/y/z', error: 'ROUTE_NOT_FOUND' });
-    const q = await request(quiz.callback).get('/quiz/nothing').expect(404);
-    expect(q.body).toEqual({ success: false, message: 'Route not found: GET /quiz/nothing', code: 'ROUTE_NOT_FOUND' });
+    const q = await request(quiz.callback).get('/quiz/nothing/here').expect(404);
+    expect(q.body).toEqual({ success: false, message: 'Route not found: GET /quiz/nothing/here', code: 'ROUTE_NOT_FOUND' });
     const a = await request(quiz.callback).get('/ai/nothing').expect(404);
     expect(a.body).toEqual({ success: false, error: 'Route not found: GET /ai/nothing', code: 'ROUTE_NOT_FOUND' });
   });
