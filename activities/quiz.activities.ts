@@ -11,7 +11,7 @@ import type { Edition } from '../models/quiz/calendar.rules';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { editionId } from '../models/quiz/edition.rules';
 import { createQuizRepo } from '../models/quiz/quiz.repo';
-import { MODEL_QUIZ_SCHEMA, QUIZ_RULES, quizDescription, quizPrompt, quizTitle, readModelQuiz, type QuizQuestion } from '../models/quiz/quiz.rules';
+import { MODEL_QUIZ_SCHEMA, QUIZ_FAILURES, QUIZ_RULES, quizDescription, quizPrompt, quizTitle, readModelQuiz, type QuizQuestion } from '../models/quiz/quiz.rules';
 import { quizDateOf } from '../models/quiz/calendar.rules';
 import { toApplicationFailure } from './ai.activities';
 
@@ -20,9 +20,6 @@ export interface QuizActivityDeps {
   llm: LlmClient;
   model: string;
 }
-
-/** Failure types of quiz generation; the first two end a quiz's generation with their reason. */
-export const QUIZ_FAILURES = { editionMissing: 'QUIZ_EDITION_MISSING', invalidModelOutput: 'QUIZ_INVALID_MODEL_OUTPUT' } as const;
 
 export interface QuizDraft {
   date: string;

@@ -8,7 +8,7 @@ import { AppError, notFound } from '../../models/errors';
 import { addDays, EDITIONS, localDate, MAX_DAYS_RECOVERY, previousEditionDay, quizDateOf, withinRecovery } from '../../models/quiz/calendar.rules';
 import { editionId, EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import type { AttemptDoc } from '../../models/quiz/attempt.repo';
-import { Answers, ManualQuestion, publicQuestions, QUIZ_RULES, quizDescription, quizTitle, score, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { Answers, ManualQuestion, publicQuestions, QUIZ_FAILURES, QUIZ_RULES, quizDescription, quizTitle, score, type QuizDoc } from '../../models/quiz/quiz.rules';
 import { wholeNumber } from '../../models/params.rules';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import type { quizDailyWorkflow, quizGenerationWorkflow, QuizGenerationResult } from '../../workflows/quiz/generation.workflow';
@@ -101,7 +101,7 @@ const exists = (quizDate: string) => new AppError('CONFLICT', `A quiz already ex
 
 /** What a generation that gave up means to the admin who asked for it. */
 function generationRefused(result: Extract<QuizGenerationResult, { status: 'skipped' }>): AppError {
-  if (result.failure === 'QUIZ_EDITION_MISSING') return new AppError('VALIDATION_FAILED', `${result.reason}: store it first (PUT /quiz/admin/editions/{date}/{edition}) or send the questions`);
+  if (result.failure === QUIZ_FAILURES.editionMissing) return new AppError('VALIDATION_FAILED', `${result.reason}: store it first (PUT /quiz/admin/editions/{date}/{edition}) or send the questions`);
   return new AppError('DEPENDENCY_UNAVAILABLE', `The AI provider did not produce a quiz: ${result.reason}`, { details: { dependency: 'ai-provider' } });
 }
 

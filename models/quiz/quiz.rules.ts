@@ -10,6 +10,12 @@ import { type Edition, MAX_DAYS_RECOVERY } from './calendar.rules';
 export const QUIZ_RULES = { maxDaysRecovery: MAX_DAYS_RECOVERY, minCorrectAnswers: 6, totalQuestions: 10, attemptsPerQuiz: 1 } as const;
 export const OPTIONS_PER_QUESTION = 4;
 
+/**
+ * Failure types of quiz generation (activities, the workflow, the admin routes): a missing edition
+ * ends a quiz's generation at once; an unusable model answer is asked for again.
+ */
+export const QUIZ_FAILURES = { editionMissing: 'QUIZ_EDITION_MISSING', invalidModelOutput: 'QUIZ_INVALID_MODEL_OUTPUT' } as const;
+
 export interface QuizQuestion {
   text: string;
   options: string[];

@@ -8,25 +8,65 @@ export function percentile(xs: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
+export interface TimedRequest {
+  method?: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  /** A JSON body (POST). */
+  body?: string;
+}
+
 /**
- * A GET over `agent`, resolving to its latency in ms. Answers other than 200 are counted in
+ * A request over `agent`, resolving to its latency in ms. Answers other than 2xx are counted in
  * `statuses` (the first of each status shown), not fatal: under load a dependency timing out is
  * answered 503, which is part of the result.
  */
-export function timedGet(agent: http.Agent, url: string, headers: Record<string, string>, statuses: Map<number, number>): Promise<number> {
+export function timedRequest(agent: http.Agent, r: TimedRequest, statuses: Map<number, number>): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const started = performance.now();
-    http
-      .get(url, { agent, headers }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status !== 200 && !statuses.has(status)) say(`  GET ${url} answered ${status}: ${body.slice(0, 300)}`);
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          resolve(performance.now() - started);
-        });
-      })
-      .on('error', reject);
+    const method = r.method ?? 'GET';
+    const req = http.request(r.url, { agent, method, headers: { ...r.headers, ...(r.body ? { 'Content-Type': 'application/json' } : {}) } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        if ((status < 200 || status > 299) && !statuses.has(status)) say(`  ${method} ${r.url} answered ${status}: ${body.slice(0, 300)}`);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        resolve(performance.now() - started);
+      });
+    });
+    req.on('error', reject);
+    req.end(r.body);
   });
+}
+
+export const timedGet = (agent: http.Agent, url: string, headers: Record<string, string>, statuses: Map<number, number>): Promise<number> =>
+  timedRequest(agent, { url, headers }, statuses);
+
+/**
+ * Sends `warmup` and then `requests` over `connections` concurrent keep-alive connections (each
+ * connection sends its next request when its last is answered) and prints one Markdown row:
+ * `| name | p50 | p99 | requests/s | answers |`. Warm-up answers are not counted.
+ */
+export async function measureLoad(name: string, agent: http.Agent, connections: number, requests: readonly TimedRequest[], warmup: readonly TimedRequest[]): Promise<void> {
+  say(`${name}…`);
+  const statuses = new Map<number, number>();
+  const latencies: number[] = [];
+  const run = async (list: readonly TimedRequest[], record: boolean) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (next < list.length) {
+          const ms = await timedRequest(agent, list[next++]!, record ? statuses : new Map());
+          if (record) latencies.push(ms);
+        }
+      }),
+    );
+  };
+  await run(warmup, false);
+  const started = performance.now();
+  await run(requests, true);
+  const ms = performance.now() - started;
+  const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
+  process.stdout.write(`| ${name} | ${percentile(latencies, 50).toFixed(1)} ms | **${percentile(latencies, 99).toFixed(1)} ms** | ${((requests.length * 1000) / ms).toFixed(0)} | ${answers} |\n`);
 }

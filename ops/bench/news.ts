@@ -23,7 +23,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { corpusEntities } from '../news-corpus';
 import { seedNewsCorpus } from '../seed';
-import { percentile, say, timedGet } from './load';
+import { measureLoad, say } from './load';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 100_000);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
@@ -68,30 +68,11 @@ async function main(): Promise<void> {
   const newKey = async () => (await deps.apiKeys.create({ userId, name: 'bench', mode: 'test', scopes: ['*'], expiresAt: null })).key;
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const get = (url: string, key: string | null, statuses: Map<number, number>) => timedGet(agent, url, key ? { 'X-API-Key': key } : {}, statuses);
 
+  /** `REQUESTS` requests cycling over `paths` (and a warm-up over the same paths). */
   async function measure(name: string, origin: string, paths: string[], key: string | null): Promise<void> {
-    say(`${name}…`);
-    const statuses = new Map<number, number>();
-    const latencies: number[] = [];
-    const run = async (count: number, record: boolean) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
-          while (next < count) {
-            const i = next++;
-            const ms = await get(`${origin}${paths[i % paths.length]}`, key, record ? statuses : new Map());
-            if (record) latencies.push(ms);
-          }
-        }),
-      );
-    };
-    await run(WARMUP, false);
-    const started = performance.now();
-    await run(REQUESTS, true);
-    const ms = performance.now() - started;
-    const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
-    row([name, `${percentile(latencies, 50).toFixed(1)} ms`, `**${percentile(latencies, 99).toFixed(1)} ms**`, ((REQUESTS * 1000) / ms).toFixed(0), answers]);
+    const list = (n: number) => Array.from({ length: n }, (_, i) => ({ url: `${origin}${paths[i % paths.length]}`, headers: key ? { 'X-API-Key': key } : ({} as Record<string, string>) }));
+    await measureLoad(name, agent, CONNECTIONS, list(REQUESTS), list(WARMUP));
   }
 
   const pages = (path: string) => [0, 20, 100, 400, 1000].map((offset) => `${path}${path.includes('?') ? '&' : '?'}limit=20&offset=${offset}`);

@@ -23,7 +23,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { addDays, EDITIONS, hasEditions, localDate, MAX_DAYS_RECOVERY, quizDateOf } from '../../models/quiz/calendar.rules';
 import { QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
-import { percentile, say } from './load';
+import { measureLoad, say, type TimedRequest } from './load';
 
 const READERS = Number(process.env.BENCH_READERS ?? 100_000);
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 50_000);
@@ -154,52 +154,12 @@ async function main(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const token = (userId: string) => signToken(config.auth.jwtSecret!, { sub: userId, permissions: [] });
 
-  function timed(method: 'GET' | 'POST', url: string, auth: string, body: string | undefined, statuses: Map<number, number>): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      const started = performance.now();
-      const req = http.request(url, { agent, method, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/json' } : {}) } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status >= 300 && !statuses.has(status)) say(`  ${method} ${url} answered ${status}: ${text.slice(0, 300)}`);
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          resolve(performance.now() - started);
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-
-  type Call = { method: 'GET' | 'POST'; url: string; auth: string; body?: string };
-  async function measure(name: string, calls: Call[], warmup: Call[]): Promise<void> {
-    say(`${name}…`);
-    const statuses = new Map<number, number>();
-    const latencies: number[] = [];
-    const run = async (list: Call[], record: boolean) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
-          while (next < list.length) {
-            const c = list[next++]!;
-            const ms = await timed(c.method, c.url, c.auth, c.body, record ? statuses : new Map());
-            if (record) latencies.push(ms);
-          }
-        }),
-      );
-    };
-    await run(warmup, false);
-    const started = performance.now();
-    await run(calls, true);
-    const ms = performance.now() - started;
-    const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
-    process.stdout.write(`| ${name} | ${percentile(latencies, 50).toFixed(1)} ms | **${percentile(latencies, 99).toFixed(1)} ms** | ${((calls.length * 1000) / ms).toFixed(0)} | ${answers} |\n`);
-  }
+  type Call = TimedRequest;
+  const measure = (name: string, calls: Call[], warmup: Call[]) => measureLoad(name, agent, CONNECTIONS, calls, warmup);
 
   const randomReaders = async (count: number, salt: string) =>
     await Promise.all(Array.from({ length: count }, async (_, i) => `Bearer ${await token(readerId(Math.floor(unit(`${salt}|${i}`) * READERS)))}`));
-  const gets = async (path: string, count: number, salt: string): Promise<Call[]> => (await randomReaders(count, salt)).map((auth) => ({ method: 'GET', url: `${base}${path}`, auth }));
+  const gets = async (path: string, count: number, salt: string): Promise<Call[]> => (await randomReaders(count, salt)).map((auth) => ({ url: `${base}${path}`, headers: { Authorization: auth } }));
 
   const fixed = await (await fetch(`${base}/quiz/available`, { headers: { Authorization: (await randomReaders(1, 'fixed'))[0]! } })).text();
   const bare = new Koa();
@@ -210,7 +170,7 @@ async function main(): Promise<void> {
   const bareServer = http.createServer(bare.callback());
   await new Promise<void>((r) => bareServer.listen(0, '127.0.0.1', () => r()));
   const bareBase = `http://127.0.0.1:${(bareServer.address() as { port: number }).port}`;
-  const bareCalls = (n: number): Call[] => Array.from({ length: n }, () => ({ method: 'GET', url: `${bareBase}/`, auth: 'Bearer x' }));
+  const bareCalls = (n: number): Call[] => Array.from({ length: n }, () => ({ url: `${bareBase}/`, headers: { Authorization: 'Bearer x' } }));
 
   await measure('bare Koa, fixed /quiz/available body (ceiling)', bareCalls(REQUESTS), bareCalls(WARMUP));
   await measure('GET /quiz/available', await gets('/quiz/available', REQUESTS, 'available'), await gets('/quiz/available', WARMUP, 'available-warm'));
@@ -222,7 +182,7 @@ async function main(): Promise<void> {
         const n = Math.floor(((from + i) * READERS) / (REQUESTS + WARMUP)) % READERS;
         const quiz = windowQuizzes[(from + i) % windowQuizzes.length]!;
         const answers = CORRECT.map((c, q) => (unit(`answer|${n}|${q}`) < 0.7 ? c : (c + 1) % 4));
-        return { method: 'POST' as const, url: `${base}/quiz/submit`, auth: `Bearer ${await token(readerId(n))}`, body: JSON.stringify({ quizId: quiz._id, answers }) };
+        return { method: 'POST' as const, url: `${base}/quiz/submit`, headers: { Authorization: `Bearer ${await token(readerId(n))}` }, body: JSON.stringify({ quizId: quiz._id, answers }) };
       }),
     );
   await measure('POST /quiz/submit', await submissions(WARMUP, REQUESTS), await submissions(0, WARMUP));

@@ -16,6 +16,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { createQuizActivities } from '../../activities/quiz.activities';
 import { dueQuizzes, EDITIONS, localDate, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
+import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
+import { QUIZ_FAILURES } from '../../models/quiz/quiz.rules';
 import { workflowIds } from '../ids';
 
 type Activities = ReturnType<typeof createQuizActivities>;
@@ -25,8 +27,8 @@ const { findQuiz, saveQuiz } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** Failure types that end a quiz's generation at once (QUIZ_FAILURES, AI_FAILURES). */
-const GIVE_UP = ['QUIZ_EDITION_MISSING', 'AI_PROVIDER_NOT_CONFIGURED', 'AI_PROVIDER_MISCONFIGURED', 'AI_PROVIDER_REJECTED'];
+/** Failure types that end a quiz's generation at once: no edition, or a provider that cannot be used. */
+const GIVE_UP = [QUIZ_FAILURES.editionMissing, ...NON_RETRYABLE_AI_FAILURES];
 
 const { draftQuiz } = proxyActivities<Activities>({
   // A model call takes up to the provider time-out (60 s); the heartbeat-free call is bounded here.
