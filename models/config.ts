@@ -120,6 +120,23 @@ export const EnvSchema = z.object({
   /** The model that writes quizzes (default: AI_MODEL_ADVANCED). */
   QUIZ_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
 
+  // Billing (Stripe). Without STRIPE_SECRET_KEY the billing endpoints answer 503; npm start and
+  // npm test run stripe-mock and set it (with STRIPE_API_URL) unless a real key is given.
+  STRIPE_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_… key)').optional()),
+  /** Where the Stripe API is (stripe-mock in development); Stripe's own when unset. */
+  STRIPE_API_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  /** The webhook endpoint's signing secret (whsec_…); generated per data directory in development. */
+  STRIPE_WEBHOOK_SECRET: z.preprocess(emptyAsUndefined, z.string().startsWith('whsec_', 'must be a webhook signing secret (whsec_…)').optional()),
+  /** Monthly prices of the paid plans (Stripe price ids). */
+  STRIPE_PRICE_PRO: z.string().regex(/^price_\w+$/, 'must be a Stripe price id (price_…)').default('price_pro_monthly'),
+  STRIPE_PRICE_BUSINESS: z.string().regex(/^price_\w+$/, 'must be a Stripe price id (price_…)').default('price_business_monthly'),
+  /** The dashboard page Checkout and the customer portal send the customer back to. */
+  BILLING_RETURN_URL: z.url().default('http://localhost:3000/account/billing'),
+  /** Days a past_due subscription keeps its paid plan before the account drops to Starter. */
+  BILLING_GRACE_DAYS: z.coerce.number().min(0).max(60).default(7),
+  STRIPE_MOCK_PORT: port.default(12111),
+  STRIPE_MOCK_BIN: z.string().min(1).optional(),
+
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
@@ -173,11 +190,20 @@ export interface Config {
     toolCaFile: string | undefined;
     mcpStdioCommands: string[];
   };
+  billing: {
+    /** Undefined when no Stripe key is configured (billing endpoints answer 503). */
+    stripe: { secretKey: string; apiUrl: string | undefined } | undefined;
+    webhookSecret: string | undefined;
+    prices: { pro: string; business: string };
+    returnUrl: string;
+    graceMs: number;
+  };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
   devServices: {
     cacheDir: string | undefined;
-    bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined };
+    bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined; stripeMock: string | undefined };
     ferretdbPort: number;
+    stripeMockPort: number;
     postgresPort: number;
     ferretdbDebugAddr: string | undefined;
   };
@@ -191,6 +217,7 @@ interface DevSecrets {
   JWT_SECRET: string;
   MINIO_ACCESS_KEY: string;
   MINIO_SECRET_KEY: string;
+  STRIPE_WEBHOOK_SECRET: string;
 }
 
 /**
@@ -200,7 +227,12 @@ interface DevSecrets {
 function devSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, 'secrets.json');
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSecrets>;
+    // A data directory made before billing existed: add its webhook secret once.
+    if (kept.STRIPE_WEBHOOK_SECRET) return kept as DevSecrets;
+    const filled = { ...kept, STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64url')}` } as DevSecrets;
+    writeFileSync(file, JSON.stringify(filled, null, 2), { mode: 0o600 });
+    return filled;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -208,6 +240,7 @@ function devSecrets(dataDir: string): DevSecrets {
     JWT_SECRET: randomBytes(32).toString('base64url'),
     MINIO_ACCESS_KEY: `dev-${randomBytes(6).toString('hex')}`,
     MINIO_SECRET_KEY: randomBytes(24).toString('base64url'),
+    STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64url')}`,
   };
   mkdirSync(dataDir, { recursive: true });
   try {
@@ -243,7 +276,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const secrets = isProduction
     ? undefined
-    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY
+    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? undefined
       : devSecrets(dataDir);
 
@@ -301,6 +334,13 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       toolCaFile: e.AI_TOOL_CA_FILE,
       mcpStdioCommands: e.AI_MCP_STDIO_COMMANDS ?? [],
     },
+    billing: {
+      stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiUrl: e.STRIPE_API_URL } : undefined,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET ?? secrets?.STRIPE_WEBHOOK_SECRET,
+      prices: { pro: e.STRIPE_PRICE_PRO, business: e.STRIPE_PRICE_BUSINESS },
+      returnUrl: e.BILLING_RETURN_URL,
+      graceMs: Math.round(e.BILLING_GRACE_DAYS * 86_400_000),
+    },
     quiz: {
       timeZone: e.QUIZ_TIME_ZONE,
       generation: {
@@ -313,8 +353,9 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
-      bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN },
+      bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN },
       ferretdbPort: e.FERRETDB_PORT,
+      stripeMockPort: e.STRIPE_MOCK_PORT,
       postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },

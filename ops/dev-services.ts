@@ -1,6 +1,6 @@
 /**
  * The dev services (Temporal dev server, PostgreSQL with DocumentDB and FerretDB v2 in front of it,
- * MinIO) as supervised processes, for `npm start` and `npm test`. State lives under the data directory.
+ * MinIO, and stripe-mock when no real Stripe key is configured) as supervised processes, for `npm start` and `npm test`. State lives under the data directory.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -20,6 +20,7 @@ export interface DevServicePorts {
   postgres: number;
   minio: number;
   minioConsole: number;
+  stripeMock: number;
 }
 
 export interface DevServicesOptions {
@@ -29,9 +30,11 @@ export interface DevServicesOptions {
   minio: { accessKey: string; secretKey: string };
   /** Start the dev database, PostgreSQL and FerretDB (false when MONGODB_URI points to a database of its own). */
   ferretdb: boolean;
+  /** Run stripe-mock (false when a real Stripe key is configured). */
+  stripeMock: boolean;
   /** Serve the Temporal Web UI (off in tests). */
   temporalUi: boolean;
-  bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined };
+  bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined; stripeMock?: string | undefined };
   cacheDir: string | undefined;
   /** FerretDB's debug endpoint (pprof); off when undefined. */
   ferretdbDebugAddr?: string | undefined;
@@ -152,6 +155,7 @@ interface DevBinaries {
   minio: string;
   /** FerretDB, and the PostgreSQL prefix with DocumentDB it runs on. */
   database?: { ferretdb: string; postgresPrefix: string };
+  stripeMock?: string;
 }
 
 /** Resolves (building when needed) every binary before anything starts. */
@@ -159,13 +163,19 @@ async function resolveDevBinaries(o: DevServicesOptions): Promise<DevBinaries> {
   const cacheDir = defaultCacheDir(o.cacheDir);
   const common = { cacheDir, searchPath: o.searchPath, log: o.log };
   // Built side by side on a cold machine: much of each build is waiting for downloads.
-  const [temporal, minio, postgresPrefix, ferretdb] = await Promise.all([
+  const [temporal, minio, postgresPrefix, ferretdb, stripeMock] = await Promise.all([
     resolveBinary(BINARIES.temporal, { ...common, configured: o.bins.temporal }),
     resolveBinary(BINARIES.minio, { ...common, configured: o.bins.minio }),
     o.ferretdb ? ensurePostgres({ cacheDir, vendorDir: VENDOR_DIR, log: o.log }) : undefined,
     o.ferretdb ? resolveBinary(BINARIES.ferretdb, { ...common, configured: o.bins.ferretdb }) : undefined,
+    o.stripeMock ? resolveBinary(BINARIES['stripe-mock'], { ...common, configured: o.bins.stripeMock }) : undefined,
   ]);
-  return postgresPrefix && ferretdb ? { temporal, minio, database: { ferretdb, postgresPrefix } } : { temporal, minio };
+  return {
+    temporal,
+    minio,
+    ...(postgresPrefix && ferretdb ? { database: { ferretdb, postgresPrefix } } : {}),
+    ...(stripeMock ? { stripeMock } : {}),
+  };
 }
 
 /** The dev services as chains: each chain starts in order, the chains side by side. */
@@ -257,6 +267,15 @@ function devServiceChains(
     output: { file: path.join(logs, 'minio.log') },
     ready: () => minioReady(o.ports.minio),
   }]);
+  if (bins.stripeMock) {
+    chains.push([{
+      name: 'stripe-mock',
+      command: bins.stripeMock,
+      args: ['-http-addr', `127.0.0.1:${o.ports.stripeMock}`],
+      output: { file: path.join(logs, 'stripe-mock.log') },
+      ready: () => tcpOpen(o.ports.stripeMock),
+    }]);
+  }
   return chains;
 }
 

@@ -42,7 +42,10 @@ async function main(): Promise<void> {
     postgres: config.devServices.postgresPort,
     minio: config.minio.port,
     minioConsole: config.minio.consolePort,
+    stripeMock: config.devServices.stripeMockPort,
   };
+  // Without a real Stripe key, billing talks to stripe-mock (Stripe's own mock of its API).
+  const useStripeMock = config.billing.stripe === undefined;
   const useFerret = config.mongo.uri === undefined;
   const wanted: [number, string][] = [
     [ports.temporal, 'Temporal'],
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     [config.http.ports.support, 'support API'],
     [config.http.ports.quiz, 'quiz API'],
   ];
+  if (useStripeMock) wanted.push([ports.stripeMock, 'stripe-mock']);
   if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
   for (const [port, what] of wanted) {
     await assertPortFree(port, what);
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     minio: { accessKey: config.minio.accessKey, secretKey: config.minio.secretKey },
     ferretdb: useFerret,
+    stripeMock: useStripeMock,
     temporalUi: true,
     bins: config.devServices.bins,
     cacheDir: config.devServices.cacheDir,
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
   const env = childEnv(config, {
     MONGODB_URI: config.mongo.uri ?? `mongodb://127.0.0.1:${ports.ferretdb}/`,
     DATA_DIR: config.dataDir,
+    ...(useStripeMock ? { STRIPE_SECRET_KEY: 'sk_test_stripemock', STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}` } : {}),
   });
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
@@ -91,6 +97,7 @@ async function main(): Promise<void> {
   say(`  quiz+AI API   http://${host}:${config.http.ports.quiz}`);
   say(`  Temporal UI   http://127.0.0.1:${ports.temporalUi}   (gRPC ${config.temporal.address})`);
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
+  say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
   say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);
   say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
 }

@@ -90,6 +90,7 @@ async function main(): Promise<number> {
     postgres: await freePort(),
     minio: await freePort(),
     minioConsole: await freePort(),
+    stripeMock: await freePort(),
   };
   const openaiPort = await freePort();
   const externalMongo = config.mongo.uri;
@@ -109,6 +110,8 @@ async function main(): Promise<number> {
       namespace: config.temporal.namespace,
       minio: { accessKey: config.minio.accessKey, secretKey: config.minio.secretKey },
       ferretdb: !externalMongo,
+      // Tests always use stripe-mock: a real key in the developer's shell must not be charged.
+      stripeMock: true,
       temporalUi: false,
       bins: config.devServices.bins,
       cacheDir: config.devServices.cacheDir,
@@ -127,6 +130,10 @@ async function main(): Promise<number> {
       MINIO_ACCESS_KEY: config.minio.accessKey,
       MINIO_SECRET_KEY: config.minio.secretKey,
       JWT_SECRET: config.auth.jwtSecret!,
+      // Stripe's API is stripe-mock (Stripe's own wire-compatible mock); webhooks are signed with this secret.
+      STRIPE_SECRET_KEY: 'sk_test_stripemock',
+      STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}`,
+      STRIPE_WEBHOOK_SECRET: config.billing.webhookSecret!,
       // The paid AI provider is replaced by a wire-compatible double (tests/doubles).
       OPENAI_BASE_URL: `http://127.0.0.1:${openaiPort}/v1`,
       OPENAI_API_KEY: 'test-key',

@@ -8,6 +8,8 @@ import { createOpsActivities } from '../activities/ops.activities';
 import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
+import { createBillingActivities } from '../activities/billing.activities';
+import { createStripe } from '../models/infra/stripe';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
@@ -71,6 +73,13 @@ export const QUEUES: QueueDefinition[] = [
     // A few quizzes a day; model calls wait on the network.
     maxConcurrentActivities: 10,
     maxConcurrentWorkflowTasks: 10,
+  },
+  {
+    queue: TASK_QUEUES.billing,
+    activities: (d) => createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices }),
+    // Webhook bursts: many customers' workflows at once, each a small database write.
+    maxConcurrentActivities: 20,
+    maxConcurrentWorkflowTasks: 20,
   },
 ];
 

@@ -15,6 +15,8 @@ export const TASK_QUEUES = {
   news: 'news-ingest',
   /** Quizzes: the daily generation and its model calls. */
   quiz: 'quiz-generation',
+  /** Billing: the subscription workflows driven by Stripe's webhooks. */
+  billing: 'billing',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -38,6 +40,8 @@ export const workflowIds = {
   quizGeneration: (quizDate: string) => `quiz-generation-${quizDate}`,
   /** A generation asked for by an admin, for the quizzes of one edition day. */
   quizGenerationDay: (date: string) => `quiz-daily-manual-${date}`,
+  /** The long-lived subscription workflow of one Stripe customer (signal-with-start). */
+  subscription: (customerId: string) => `subscription-${customerId}`,
 };
 
 /** The daily quiz generation schedule (its runs are `<id>-<scheduled time>`), per deployment prefix. */

@@ -7,3 +7,4 @@ export { newsImportWorkflow } from './news/import.workflow';
 /** Deprecated: the single-writer import queue, kept registered so runs started before the upgrade finish. */
 export { newsIngestWorkflow } from './news/ingest.workflow';
 export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';
+export { subscriptionWorkflow } from './billing/subscription.workflow';

@@ -8,6 +8,9 @@ import { createImportRepo, type ImportRepo } from '../../models/news/import.repo
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
+import type Stripe from 'stripe';
+import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
+import { createStripe } from '../../models/infra/stripe';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -23,6 +26,9 @@ export interface NewsDeps extends Infra {
   imports: ImportRepo;
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
+  billing: BillingRepo;
+  /** Undefined when no Stripe key is configured (billing answers 503). */
+  stripe: Stripe | undefined;
 }
 
 export function makeNewsDeps(infra: Infra): NewsDeps {
@@ -45,5 +51,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     queries: createArticleQueries(conn),
     imports: createImportRepo(conn),
     keyLimiters,
+    billing: createBillingRepo(conn),
+    stripe: createStripe(infra.config),
   };
 }

@@ -4,6 +4,7 @@ import { newsEnvelope } from '../shared/envelope';
 import { opsRoutes } from '../shared/ops.routes';
 import type { NewsDeps } from './deps';
 import { articleRoutes } from './articles.routes';
+import { billingRoutes } from './billing.routes';
 import { entityRoutes } from './entities.routes';
 import { importRoutes } from './imports.routes';
 import { keyRoutes } from './keys.routes';
@@ -18,6 +19,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...billingRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };

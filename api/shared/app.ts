@@ -109,13 +109,15 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   for (const make of service.middleware ?? []) app.use(make(deps));
 
   // 3. Bodies: JSON, form and text up to the configured limit. Multipart routes parse their own.
+  // Routes that verify a signature over the body (webhooks) also get its exact text.
   const limit = config.http.bodyLimitBytes;
-  app.use(
+  const parser = (includeUnparsed: boolean) =>
     koaBody({
       json: true,
       text: true,
       urlencoded: true,
       multipart: false,
+      includeUnparsed,
       jsonLimit: limit,
       formLimit: limit,
       textLimit: limit,
@@ -127,8 +129,11 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
         if (typeof status === 'number' && status >= 400 && status < 500) throw err;
         throw new AppError('VALIDATION_FAILED', 'The request body could not be read: it is malformed or its Content-Encoding is wrong');
       },
-    }),
-  );
+    });
+  const parseBody = parser(false);
+  const parseBodyKeepingText = parser(true);
+  const rawBodyPaths = new Set(service.routes.filter((r) => r.rawBody).map((r) => r.path));
+  app.use((ctx, next) => (rawBodyPaths.has(ctx.path) ? parseBodyKeepingText(ctx, next) : parseBody(ctx, next)));
 
   const router = new Router();
   const checks = options.healthChecks ?? healthChecks(deps);

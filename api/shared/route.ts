@@ -61,6 +61,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   body?: B;
   /** Media type of the request body (multipart routes parse their own body). */
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
+  /** Keep the body's exact text in `ctx.request.rawBody` too (signed webhooks verify it). */
+  rawBody?: boolean;
   /** Schema of `data` in the success envelope (documentation). */
   response?: R;
   /** Success status (200 unless said). */
@@ -90,6 +92,7 @@ export interface AnyRoute<D = unknown> {
   query?: z.ZodType;
   body?: z.ZodType;
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
+  rawBody?: boolean;
   response?: z.ZodType;
   status?: number;
   alsoStatus?: number[];
