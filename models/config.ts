@@ -134,6 +134,8 @@ export const EnvSchema = z.object({
   BILLING_RETURN_URL: z.url().default('http://localhost:3000/account/billing'),
   /** Days a past_due subscription keeps its paid plan before the account drops to Starter. */
   BILLING_GRACE_DAYS: z.coerce.number().min(0).max(60).default(7),
+  /** Whether the worker creates (or updates) the billing event relay's schedule (every minute) when it starts. */
+  BILLING_RELAY_SCHEDULE_ENABLED: bool.default(true),
   STRIPE_MOCK_PORT: port.default(12111),
   STRIPE_MOCK_BIN: z.string().min(1).optional(),
 
@@ -197,6 +199,7 @@ export interface Config {
     prices: { pro: string; business: string };
     returnUrl: string;
     graceMs: number;
+    relayScheduled: boolean;
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
   devServices: {
@@ -340,6 +343,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       prices: { pro: e.STRIPE_PRICE_PRO, business: e.STRIPE_PRICE_BUSINESS },
       returnUrl: e.BILLING_RETURN_URL,
       graceMs: Math.round(e.BILLING_GRACE_DAYS * 86_400_000),
+      relayScheduled: e.BILLING_RELAY_SCHEDULE_ENABLED,
     },
     quiz: {
       timeZone: e.QUIZ_TIME_ZONE,

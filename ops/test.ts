@@ -145,6 +145,7 @@ async function main(): Promise<number> {
       AI_MCP_STDIO_COMMANDS: process.execPath,
       // The shared worker makes no schedule that could fire mid-run; the schedule's test makes its own.
       QUIZ_SCHEDULE_ENABLED: 'false',
+      BILLING_RELAY_SCHEDULE_ENABLED: 'false',
       TEMPORAL_TEST_SERVER_BIN: await timeSkippingServer,
     });
     await supervisor.start({

@@ -11,7 +11,7 @@ import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import { ensureQuizSchedule } from './quiz-schedule';
+import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule } from './schedules';
 import { selectQueues } from './queues';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
@@ -73,12 +73,22 @@ async function main(): Promise<void> {
     ),
   );
   logger.info({ queues: queues.map((q) => taskQueueName(config.temporal.taskQueuePrefix, q.queue)) }, 'worker polling');
-  // The workers serving quiz generation keep its daily schedule in step with the configuration.
-  if (config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz)) {
+  // The workers serving quiz generation keep its daily schedule in step with the configuration;
+  // those serving billing keep the event relay's.
+  const wantsQuiz = config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz);
+  const wantsRelay = config.billing.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.billing);
+  if (wantsQuiz || wantsRelay) {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
+    const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
     try {
-      const outcome = await retry('Temporal schedules', () => ensureQuizSchedule(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config), warn);
-      logger.info({ schedule: outcome, at: config.quiz.generation }, 'quiz generation schedule ready');
+      if (wantsQuiz) {
+        const outcome = await retry('Temporal schedules', () => ensureQuizSchedule(client, config), warn);
+        logger.info({ schedule: outcome, at: config.quiz.generation }, 'quiz generation schedule ready');
+      }
+      if (wantsRelay) {
+        const outcome = await retry('Temporal schedules', () => ensureSchedule(client, billingRelayScheduleOptions(config)), warn);
+        logger.info({ schedule: outcome }, 'billing event relay schedule ready');
+      }
     } finally {
       await clientConnection.close();
     }

@@ -10,6 +10,7 @@ import { createSupportActivities } from '../activities/support.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
 import { createStripe } from '../models/infra/stripe';
+import { createTemporalClient } from '../models/infra/temporal';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
@@ -76,7 +77,7 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.billing,
-    activities: (d) => createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices }),
+    activities: (d) => createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices, client: createTemporalClient(d.config).client, config: d.config }),
     // Webhook bursts: many customers' workflows at once, each a small database write.
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 20,

@@ -46,3 +46,6 @@ export const workflowIds = {
 
 /** The daily quiz generation schedule (its runs are `<id>-<scheduled time>`), per deployment prefix. */
 export const quizScheduleId = (prefix: string): string => `${prefix}quiz-daily-generation`;
+
+/** The billing event relay's schedule (every minute), per deployment prefix. */
+export const billingRelayScheduleId = (prefix: string): string => `${prefix}billing-event-relay`;

@@ -8,3 +8,4 @@ export { newsImportWorkflow } from './news/import.workflow';
 export { newsIngestWorkflow } from './news/ingest.workflow';
 export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';
 export { subscriptionWorkflow } from './billing/subscription.workflow';
+export { billingRelayWorkflow } from './billing/relay.workflow';

@@ -4,19 +4,19 @@
  * The account's self-service, by its bearer JWT: Checkout for Pro or Business, the customer
  * portal, and the subscription as its workflow sees it. And Stripe's webhook: the signature over
  * the exact body is checked with the `stripe` library (endpoint secret, default tolerance); a
- * verified event is stored once by its id and signalled to its customer's subscription workflow
- * (signal-with-start), and answered at once: the work happens in the workflow.
+ * verified event is stored once by its id and answered at once; it is then signalled to its
+ * customer's subscription workflow (signal-with-start), where the work happens. What could not be
+ * handed over then is handed over by the relay (activities/billing.relay.ts).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { type BillingEvent, type SubscriptionView, SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
+import { type SubscriptionView, SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import { summariseEvent } from '../../models/billing/stripe-events';
 import { AppError, dependencyUnavailable } from '../../models/errors';
 import { requireStripe, stripeFailure } from '../../models/infra/stripe';
 import { PLANS, type Plan } from '../../models/news/plan.rules';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import type { subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
+import { workflowIds } from '../../workflows/ids';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { NewsDeps } from './deps';
@@ -202,7 +202,7 @@ export const billingRoutes = [
     path: '/api/subscriptions/webhook',
     summary: "Stripe's webhook (spec §4.9)",
     description:
-      'Stripe sends its events here. The Stripe-Signature header must be Stripe\'s signature of the exact body with the endpoint secret, made within the last 5 minutes; otherwise 400 and nothing changes. A verified event is stored once by its id and answered at once; its customer\'s subscription workflow applies it (redeliveries and out-of-order deliveries are harmless). Used: ' +
+      'Stripe sends its events here. The Stripe-Signature header must be Stripe\'s signature of the exact body with the endpoint secret, made within the last 5 minutes; otherwise 400 and nothing changes. A verified event is stored once by its id and answered at once; its customer\'s subscription workflow then applies it (redeliveries and out-of-order deliveries are harmless). Used: ' +
       'checkout.session.completed, checkout.session.async_payment_succeeded, invoice.payment_succeeded, invoice.payment_failed, customer.subscription.created, customer.subscription.updated, customer.subscription.deleted; other types are stored and acknowledged.',
     tags,
     auth: stripeSignature,
@@ -212,31 +212,21 @@ export const billingRoutes = [
     errors: [503],
     handler: async ({ auth: event, deps }) => {
       const summary = summariseEvent(event, deps.config.billing.prices);
-      const customerId = 'event' in summary ? summary.event.customerId : null;
+      const handled = 'event' in summary;
+      // The answer waits for this record only (the outbox): the hand-over to the workflow follows.
       const { fresh, stored } = await deps.billing.record({
         _id: event.id,
         type: event.type,
         created: new Date(event.created * 1000),
-        customerId,
+        customerId: handled ? summary.event.customerId : null,
         livemode: event.livemode === true,
-        ignored: 'ignored' in summary ? summary.ignored : null,
+        ignored: handled ? null : summary.ignored,
+        summary: handled ? summary.event : null,
       });
-      if (!('event' in summary)) return { received: true as const, eventId: event.id, duplicate: !fresh, handled: false };
-      // Handed over already: a redelivery changes nothing. Not yet (Temporal was down): hand it over now.
-      if (stored.forwardedAt) return { received: true as const, eventId: event.id, duplicate: true, handled: true };
-      await signal(deps, summary.event);
-      await deps.billing.markForwarded(event.id);
-      return { received: true as const, eventId: event.id, duplicate: !fresh, handled: true };
+      // Not handed over yet (the first delivery, or one whose hand-over failed): now, after the answer.
+      // A failure is left to the relay, which hands over what is left every minute.
+      if (handled && !stored.forwardedAt) deps.background.run(deps.handOver.push(summary.event));
+      return { received: true as const, eventId: event.id, duplicate: !fresh, handled };
     },
   }),
 ];
-
-async function signal(deps: NewsDeps, event: BillingEvent): Promise<void> {
-  await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [BillingEvent]>('subscriptionWorkflow', {
-    workflowId: workflowIds.subscription(event.customerId),
-    taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.billing),
-    args: [{ customerId: event.customerId, graceMs: deps.config.billing.graceMs }],
-    signal: 'stripeEvent',
-    signalArgs: [event],
-  });
-}

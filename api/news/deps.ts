@@ -10,6 +10,7 @@ import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
 import type Stripe from 'stripe';
 import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
+import { createEventRelay, createHandOver, type EventRelay, type HandOver } from '../../activities/billing.relay';
 import { createStripe } from '../../models/infra/stripe';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
@@ -27,9 +28,16 @@ export interface NewsDeps extends Infra {
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
   billing: BillingRepo;
+  /** Hands verified Stripe events to their subscription workflows. */
+  relay: EventRelay;
+  /** The webhook's hand-over queue (a few Temporal calls at a time). */
+  handOver: HandOver;
   /** Undefined when no Stripe key is configured (billing answers 503). */
   stripe: Stripe | undefined;
 }
+
+/** Temporal calls the webhook's hand-over makes at once, per API process (docs/benchmarks.md). */
+const HAND_OVER_CONCURRENCY = 8;
 
 export function makeNewsDeps(infra: Infra): NewsDeps {
   const { conn, ready } = infra.mongo;
@@ -44,6 +52,8 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
       }),
     ]),
   ) as Record<Plan, Limiter>;
+  const billing = createBillingRepo(conn);
+  const relay = createEventRelay({ client: infra.temporal.client, config: infra.config, billing });
   return {
     ...infra,
     apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
@@ -51,7 +61,14 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     queries: createArticleQueries(conn),
     imports: createImportRepo(conn),
     keyLimiters,
-    billing: createBillingRepo(conn),
+    billing,
+    relay,
+    handOver: createHandOver(relay, {
+      concurrency: HAND_OVER_CONCURRENCY,
+      deadlineMs: 5_000,
+      withDeadline: (deadline, fn) => infra.temporal.connection.withDeadline(deadline, fn),
+      onError: (eventId, err) => infra.logger.warn({ eventId, err: (err as Error).message }, 'stripe event not handed to its workflow yet; the relay will'),
+    }),
     stripe: createStripe(infra.config),
   };
 }

@@ -14,6 +14,23 @@ export interface Infra {
   mongo: MongoHandle;
   temporal: TemporalHandle;
   storage: Storage;
+  /** Work a request started and did not wait for (the webhook's hand-over); waited for at close. */
+  background: BackgroundWork;
+}
+
+/** Promises a request left running; closing the process's connections waits for them (bounded). */
+export class BackgroundWork {
+  private readonly tasks = new Set<Promise<unknown>>();
+
+  run(task: Promise<unknown>): void {
+    const tracked = task.catch(() => undefined).finally(() => this.tasks.delete(tracked));
+    this.tasks.add(tracked);
+  }
+
+  async settle(timeoutMs: number): Promise<void> {
+    if (this.tasks.size === 0) return;
+    await Promise.race([Promise.allSettled([...this.tasks]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
 }
 
 export type DependencyName = 'mongodb' | 'temporal' | 'minio';
@@ -27,7 +44,7 @@ export function createInfra(config: Config, name: string, logger = createLogger(
   const mongo = connectMongo(config, (err) => logger.warn({ err: (err as Error).message }, 'MongoDB not reachable yet; retrying'));
   const storage = createStorage(config);
   const temporal = createTemporalClient(config);
-  return { config, logger, mongo, temporal, storage };
+  return { config, logger, mongo, temporal, storage, background: new BackgroundWork() };
 }
 
 export function healthChecks(infra: Infra): HealthCheck[] {
@@ -51,5 +68,7 @@ export function healthChecks(infra: Infra): HealthCheck[] {
 }
 
 export async function closeInfra(infra: Infra): Promise<void> {
+  // Background work uses the connections: let it end first (it is bounded by its own deadlines).
+  await infra.background.settle(infra.config.http.shutdownGraceMs);
   await Promise.allSettled([infra.mongo.close(), infra.temporal.close()]);
 }

@@ -8,7 +8,8 @@
  *   handed over by Stripe's next delivery of it).
  */
 import type { Connection } from 'mongoose';
-import { isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { collectionOf, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import type { BillingEvent } from './subscription.rules';
 
 export interface BillingCustomerDoc {
   _id: string;
@@ -29,17 +30,21 @@ export interface StripeEventDoc {
   forwardedAt: Date | null;
   /** Why the event needs no workflow (a type we do not use, no customer). */
   ignored: string | null;
+  /** What the subscription workflow is sent (null when ignored). */
+  summary: BillingEvent | null;
   deliveries: number;
 }
 
 export function createBillingRepo(conn: Connection) {
-  const customers = () => conn.db!.collection<BillingCustomerDoc>('billing_customers');
-  const events = () => conn.db!.collection<StripeEventDoc>('stripe_events');
+  const customers = () => collectionOf<BillingCustomerDoc>(conn, 'billing_customers');
+  const events = () => collectionOf<StripeEventDoc>(conn, 'stripe_events');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
     (indexed ??= Promise.all([
       customers().createIndex({ customerId: 1 }, { unique: true, name: 'customer_unique' }),
       events().createIndex({ customerId: 1, created: -1 }, { name: 'customer_created' }),
+      // The relay's question: what is not handed over yet, oldest first.
+      events().createIndex({ forwardedAt: 1, receivedAt: 1 }, { name: 'forwarded_received' }),
     ]).catch((err) => {
       indexed = undefined;
       throw err;
@@ -71,6 +76,7 @@ export function createBillingRepo(conn: Connection) {
      * a redelivery counts itself and gives the record as it is.
      */
     async record(doc: Omit<StripeEventDoc, 'receivedAt' | 'forwardedAt' | 'deliveries'>): Promise<{ fresh: boolean; stored: StripeEventDoc }> {
+      await ensureIndexes();
       const stored: StripeEventDoc = { ...doc, receivedAt: new Date(), forwardedAt: null, deliveries: 1 };
       try {
         await events().insertOne(stored);
@@ -85,6 +91,13 @@ export function createBillingRepo(conn: Connection) {
       await events().updateOne({ _id: eventId, forwardedAt: null }, { $set: { forwardedAt: new Date() } });
     },
     event: async (eventId: string) => await events().findOne({ _id: eventId }),
+    /** Events for a workflow, not handed over, received before `before`; oldest first. */
+    pending: async (before: Date, limit: number) => {
+      await ensureIndexes();
+      return await events()
+        .find({ forwardedAt: null, receivedAt: { $lt: before }, summary: { $ne: null } }, { sort: { forwardedAt: 1, receivedAt: 1 }, limit, batchSize: limit })
+        .toArray();
+    },
   };
 }
 

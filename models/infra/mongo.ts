@@ -5,6 +5,7 @@
  */
 import mongoose, { type Connection, type ConnectOptions, type Model, type mongo, type Schema } from 'mongoose';
 import { type Config, mongoUri } from '../config';
+import { dependencyUnavailable } from '../errors';
 
 export interface MongoHandle {
   conn: Connection;
@@ -50,6 +51,16 @@ export function connectMongo(config: Config, onRetry?: (err: unknown) => void): 
       await conn.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A collection of the connection's database. Before the first connection is made (the database
+ * was down when the process started) there is no database handle yet: that is MongoDB being
+ * unavailable (503), not a programming error (500).
+ */
+export function collectionOf<T extends mongo.Document>(conn: Connection, name: string): mongo.Collection<T> {
+  if (!conn.db) throw dependencyUnavailable('mongodb');
+  return conn.db.collection<T>(name);
 }
 
 export async function pingMongo(conn: Connection): Promise<void> {

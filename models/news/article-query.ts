@@ -4,7 +4,7 @@
  * `count` command (models/infra/mongo.ts countMatching).
  */
 import type { Connection } from 'mongoose';
-import { countMatching } from '../infra/mongo';
+import { collectionOf, countMatching } from '../infra/mongo';
 import { articleModel, SORTS } from './article.model';
 import { articleFilter, feedScore, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
 import type { ArticleDoc, Ordering } from './article.rules';
@@ -28,7 +28,7 @@ export const FEED_PER_LIST = 200;
 
 export function createArticleQueries(conn: Connection) {
   const collection = articleModel(conn).collection.collectionName;
-  const articles = () => conn.db!.collection<ArticleDoc>(collection);
+  const articles = () => collectionOf<ArticleDoc>(conn, collection);
 
   async function page(query: Record<string, unknown>, sort: Record<string, unknown>, p: Page): Promise<ArticlePage> {
     const [docs, total] = await Promise.all([

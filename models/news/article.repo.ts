@@ -4,14 +4,14 @@
  * the database, not a single writer, decides which import's copy wins.
  */
 import type { Connection } from 'mongoose';
-import { countMatching, insertManyRacing } from '../infra/mongo';
+import { collectionOf, countMatching, insertManyRacing } from '../infra/mongo';
 import type { ArticleDoc } from './article.rules';
 import { articleModel } from './article.model';
 
 export function createArticleRepo(conn: Connection) {
   const model = articleModel(conn);
   const collection = model.collection.collectionName;
-  const articles = () => conn.db!.collection<ArticleDoc>(collection);
+  const articles = () => collectionOf<ArticleDoc>(conn, collection);
   /**
    * The collection's indexes exist: inserts rely on the unique one. Built once; a failure (articles
    * of an earlier release without their key) is said plainly and tried again on the next call, so

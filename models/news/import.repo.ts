@@ -3,6 +3,7 @@
  * can follow one (GET /api/admin/imports/{id}) and a retried run resumes where it stopped.
  */
 import type { Connection } from 'mongoose';
+import { collectionOf } from '../infra/mongo';
 
 export const IMPORT_STATES = ['queued', 'running', 'completed', 'failed'] as const;
 export type ImportState = (typeof IMPORT_STATES)[number];
@@ -37,7 +38,7 @@ export interface ImportDoc extends ImportCounts {
 export const ZERO_COUNTS: ImportCounts = { linesDone: 0, inserted: 0, duplicates: 0, invalid: 0, unlinkedMentions: 0 };
 
 export function createImportRepo(conn: Connection) {
-  const imports = () => conn.db!.collection<ImportDoc>('news_imports');
+  const imports = () => collectionOf<ImportDoc>(conn, 'news_imports');
   return {
     create: async (doc: ImportDoc) => {
       await imports().insertOne(doc);

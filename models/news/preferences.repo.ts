@@ -5,12 +5,12 @@
  */
 import type { Connection } from 'mongoose';
 import { defaultPreferences, type Preferences } from './preferences.rules';
-import { isDuplicateKey } from '../infra/mongo';
+import { collectionOf, isDuplicateKey } from '../infra/mongo';
 
 type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
 
 export function createPreferencesRepo(conn: Connection) {
-  const prefs = () => conn.db!.collection<PreferencesDoc>('user_preferences');
+  const prefs = () => collectionOf<PreferencesDoc>(conn, 'user_preferences');
 
   async function ensure(userId: string): Promise<void> {
     if (await prefs().findOne({ _id: userId }, { projection: { _id: 1 } })) return;

@@ -4,6 +4,7 @@
  * `$inc` upsert.
  */
 import type { Connection } from 'mongoose';
+import { collectionOf } from '../infra/mongo';
 
 interface UsageDoc {
   _id: string;
@@ -20,7 +21,7 @@ export function nextMonthStart(at: Date): Date {
 }
 
 export function createUsageRepo(conn: Connection) {
-  const usage = () => conn.db!.collection<UsageDoc>('news_usage');
+  const usage = () => collectionOf<UsageDoc>(conn, 'news_usage');
   return {
     /** Counts one request of the user in the month of `at`; returns the month's count so far. */
     async increment(userId: string, at: Date): Promise<number> {

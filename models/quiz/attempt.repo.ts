@@ -5,7 +5,7 @@
  * written in one step, so a pass can never be half-recorded (docs/decisions.md "Quizzes").
  */
 import type { Connection } from 'mongoose';
-import { countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { collectionOf, countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import type { Edition } from './calendar.rules';
 
 export interface AttemptDoc {
@@ -29,7 +29,7 @@ export interface AttemptDoc {
 const attemptId = (userId: string, quizId: string) => `${encodeURIComponent(userId)}|${quizId}`;
 
 export function createAttemptRepo(conn: Connection) {
-  const attempts = () => conn.db!.collection<AttemptDoc>('quiz_attempts');
+  const attempts = () => collectionOf<AttemptDoc>(conn, 'quiz_attempts');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
     (indexed ??= attempts().createIndexes([

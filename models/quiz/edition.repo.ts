@@ -1,11 +1,11 @@
 /** Editions by day and edition: created or replaced whole (an `_id` upsert), read by id or by date range. */
 import type { Connection } from 'mongoose';
-import { isDuplicateKey } from '../infra/mongo';
+import { collectionOf, isDuplicateKey } from '../infra/mongo';
 import type { Edition } from './calendar.rules';
 import { editionId, type EditionContent, type EditionDoc } from './edition.rules';
 
 export function createEditionRepo(conn: Connection) {
-  const editions = () => conn.db!.collection<EditionDoc>('editions');
+  const editions = () => collectionOf<EditionDoc>(conn, 'editions');
   return {
     /** Creates or replaces one edition; says whether it was new. Repeating it changes nothing but `updatedAt`. */
     async put(date: string, edition: Edition, content: EditionContent, now = new Date()): Promise<{ doc: EditionDoc; created: boolean }> {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { collectionOf, countMatching, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import type { Edition } from './calendar.rules';
 import type { QuizDoc } from './quiz.rules';
 
@@ -18,7 +18,7 @@ export interface QuizListQuery {
 }
 
 export function createQuizRepo(conn: Connection) {
-  const quizzes = () => conn.db!.collection<QuizDoc>('quizzes');
+  const quizzes = () => collectionOf<QuizDoc>(conn, 'quizzes');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
     (indexed ??= quizzes().createIndexes([

@@ -4,7 +4,7 @@
  * reader's history is read by `{userId, date}`; the streak is computed from it (streak.rules).
  */
 import type { Connection } from 'mongoose';
-import { isDuplicateKey } from '../infra/mongo';
+import { collectionOf, isDuplicateKey } from '../infra/mongo';
 import type { Edition } from './calendar.rules';
 
 export const READING_SOURCES = ['read', 'quiz'] as const;
@@ -23,7 +23,7 @@ export interface ReadingDoc {
 const readingId = (userId: string, date: string, edition: Edition) => `${encodeURIComponent(userId)}|${date}|${edition}`;
 
 export function createReadingRepo(conn: Connection) {
-  const readings = () => conn.db!.collection<ReadingDoc>('readings');
+  const readings = () => collectionOf<ReadingDoc>(conn, 'readings');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () => (indexed ??= readings().createIndex({ userId: 1, date: -1 }));
   return {

@@ -4,7 +4,7 @@
  */
 import type { Connection } from 'mongoose';
 import { bulkKey, type BulkParams, type BulkState, type BulkType } from './bulk.rules';
-import { insertManyRacing } from '../infra/mongo';
+import { collectionOf, insertManyRacing } from '../infra/mongo';
 
 export interface ChunkSummary {
   processed: number;
@@ -38,8 +38,8 @@ export interface BulkItemDoc {
 }
 
 export function createBulkRepo(conn: Connection) {
-  const ops = () => conn.db!.collection<BulkOperationDoc>('bulk_operations');
-  const items = () => conn.db!.collection<BulkItemDoc>('bulk_operation_items');
+  const ops = () => collectionOf<BulkOperationDoc>(conn, 'bulk_operations');
+  const items = () => collectionOf<BulkItemDoc>(conn, 'bulk_operation_items');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () => (indexed ??= items().createIndex({ operationId: 1, ok: 1 }).catch(() => undefined));
 

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, QueryFilter } from 'mongoose';
 import { AppError } from '../errors';
 import { nextId, reserveIds } from '../infra/counters';
-import { countMatching, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
 import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
@@ -46,8 +46,8 @@ export function createTicketRepo(conn: Connection) {
   const Events = statusEventModel(conn);
   const load = (id: number) => Tickets.findById(id).lean<TicketDoc>().exec();
   /** The driver's collections, for unordered bulk writes (no Mongoose casting or validation: the documents are built here). */
-  const rawEvents = () => conn.db!.collection<StatusEventDoc>(Events.collection.collectionName);
-  const rawTickets = () => conn.db!.collection<TicketDoc>(Tickets.collection.collectionName);
+  const rawEvents = () => collectionOf<StatusEventDoc>(conn, Events.collection.collectionName);
+  const rawTickets = () => collectionOf<TicketDoc>(conn, Tickets.collection.collectionName);
 
   function filterQuery(f: TicketFilters): QueryFilter<TicketDoc> {
     const q: QueryFilter<TicketDoc> = {};

@@ -46,7 +46,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createBillingActivities({ conn, stripe: createStripe(testConfig()), prices: testConfig().billing.prices }),
+    activities: createBillingActivities({ conn, stripe: createStripe(testConfig()), prices: testConfig().billing.prices, client: env.client, config: testConfig() }),
   });
   running = worker.run();
 });

@@ -10,7 +10,7 @@ import type { ScheduleHandle } from '@temporalio/client';
 import request from 'supertest';
 import { EDITIONS, localDate, previousEditionDay, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
 import type { QuizDoc } from '../../models/quiz/quiz.rules';
-import { ensureQuizSchedule } from '../../workers/quiz-schedule';
+import { ensureQuizSchedule } from '../../workers/schedules';
 import { provider, startAiService, type AiService } from '../helpers/ai';
 import { killGroup, startOwnWorker } from '../helpers/processes';
 import { editionText, modelQuiz } from '../helpers/quiz';

@@ -1,12 +1,14 @@
 /**
- * The daily quiz generation schedule (issue 12; docs/decisions.md "Quiz generation"), created at
+ * The schedules workers keep: the daily quiz generation (issue 12) and the billing event relay
+ * (issue 13). The daily quiz generation schedule (docs/decisions.md "Quiz generation") is created at
  * worker start-up and kept in step with the configuration: created when missing, updated when it
  * exists (another worker, or an earlier start, made it), so any number of workers starting at once
  * leave exactly one schedule, visible in the Temporal UI with its next runs.
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { quizScheduleId, taskQueueName, TASK_QUEUES } from '../workflows/ids';
+import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES } from '../workflows/ids';
+import type { BillingRelayInput } from '../workflows/billing/relay.workflow';
 import type { QuizDailyInput } from '../workflows/quiz/generation.workflow';
 
 export function quizScheduleOptions(config: Config): ScheduleOptions {
@@ -37,7 +39,14 @@ export function quizScheduleOptions(config: Config): ScheduleOptions {
 
 /** Creates the schedule, or brings an existing one in step with `config`. Says which. */
 export async function ensureQuizSchedule(client: Client, config: Config): Promise<'created' | 'updated'> {
-  const options = quizScheduleOptions(config);
+  return await ensureSchedule(client, quizScheduleOptions(config));
+}
+
+/**
+ * Creates a schedule, or brings an existing one (another worker, an earlier start) in step with
+ * `options`: any number of workers starting at once leave exactly one. Says which.
+ */
+export async function ensureSchedule(client: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
   try {
     await client.schedule.create(options);
     return 'created';
@@ -46,4 +55,25 @@ export async function ensureQuizSchedule(client: Client, config: Config): Promis
   }
   await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
   return 'updated';
+}
+
+/** The billing event relay, every minute (docs/decisions.md "Billing"). */
+export function billingRelayScheduleOptions(config: Config): ScheduleOptions {
+  const prefix = config.temporal.taskQueuePrefix;
+  const input: BillingRelayInput = { olderThanMs: 30_000, limit: 1_000 };
+  return {
+    scheduleId: billingRelayScheduleId(prefix),
+    spec: { intervals: [{ every: '1 minute' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'billingRelayWorkflow',
+      workflowId: `${prefix}billing-event-relay`,
+      taskQueue: taskQueueName(prefix, TASK_QUEUES.billing),
+      args: [input],
+      workflowExecutionTimeout: '10 minutes',
+    },
+    // One relay at a time; runs missed while Temporal was down are not worth taking one by one.
+    policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
+    memo: { purpose: 'Hands stored Stripe events not yet handed over to their subscription workflows (docs/decisions.md "Billing")' },
+  };
 }

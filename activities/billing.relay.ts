@@ -1,0 +1,87 @@
+/**
+ * Hands verified Stripe events to their customer's subscription workflow (signal-with-start on
+ * `subscription-<customerId>`), and records that it did. The webhook calls `forward` after it has
+ * answered; the relay workflow (every minute, workers/schedules.ts) calls `forwardPending` for what
+ * is left. Handing an event over twice is harmless: the workflow knows the ids it has applied.
+ */
+import type { Client } from '@temporalio/client';
+import type { Config } from '../models/config';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../workflows/ids';
+import type { subscriptionWorkflow } from '../workflows/billing/subscription.workflow';
+import type { BillingRepo } from '../models/billing/billing.repo';
+import type { BillingEvent } from '../models/billing/subscription.rules';
+
+export interface EventRelayDeps {
+  client: Client;
+  config: Pick<Config, 'billing' | 'temporal'>;
+  billing: BillingRepo;
+}
+
+export function createEventRelay(deps: EventRelayDeps) {
+  const forward = async (event: BillingEvent): Promise<void> => {
+    await deps.client.workflow.signalWithStart<typeof subscriptionWorkflow, [BillingEvent]>('subscriptionWorkflow', {
+      workflowId: workflowIds.subscription(event.customerId),
+      taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.billing),
+      args: [{ customerId: event.customerId, graceMs: deps.config.billing.graceMs }],
+      signal: 'stripeEvent',
+      signalArgs: [event],
+    });
+    await deps.billing.markForwarded(event.id);
+  };
+  return {
+    forward,
+    /** Hands over the events received more than `olderThanMs` ago and not handed over yet. */
+    async forwardPending(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
+      const pending = await deps.billing.pending(new Date(Date.now() - input.olderThanMs), input.limit);
+      // Oldest first, a few at a time (the workflow orders them by Stripe's time anyway).
+      for (let i = 0; i < pending.length; i += 10) {
+        await Promise.all(pending.slice(i, i + 10).map((doc) => forward(doc.summary!)));
+      }
+      return { forwarded: pending.length };
+    },
+  };
+}
+
+export type EventRelay = ReturnType<typeof createEventRelay>;
+
+/**
+ * The webhook's hand-over: events queue in the process and go to Temporal a few at a time (a burst
+ * of deliveries must not become a burst of Temporal calls that starves the answers), each call
+ * bounded by a deadline. What fails or is still queued when the process dies is the relay's.
+ */
+export function createHandOver(relay: EventRelay, options: { concurrency: number; deadlineMs: number; withDeadline: <T>(deadline: number, fn: () => Promise<T>) => Promise<T>; onError: (eventId: string, err: unknown) => void }) {
+  const queue: BillingEvent[] = [];
+  let active = 0;
+  let idle: (() => void)[] = [];
+  const pump = (): void => {
+    while (active < options.concurrency && queue.length > 0) {
+      const event = queue.shift()!;
+      active += 1;
+      options
+        .withDeadline(Date.now() + options.deadlineMs, () => relay.forward(event))
+        .catch((err: unknown) => options.onError(event.id, err))
+        .finally(() => {
+          active -= 1;
+          pump();
+        });
+    }
+    if (active === 0 && queue.length === 0) {
+      for (const resolve of idle) resolve();
+      idle = [];
+    }
+  };
+  return {
+    /** Queues the event's hand-over; resolves when the queue is empty again. */
+    push(event: BillingEvent): Promise<void> {
+      queue.push(event);
+      const drained = new Promise<void>((resolve) => idle.push(resolve));
+      pump();
+      return drained;
+    },
+    get pending(): number {
+      return queue.length + active;
+    },
+  };
+}
+
+export type HandOver = ReturnType<typeof createHandOver>;

@@ -1,0 +1,22 @@
+/**
+ * The billing event relay (issue 13; docs/decisions.md "Billing"): run every minute by the
+ * `billing-event-relay` schedule, it hands the Stripe events stored but not yet handed to their
+ * subscription workflows (the webhook answers once an event is stored and hands it over after) to
+ * those workflows. Events younger than `olderThanMs` are left to the webhook's own hand-over.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { createBillingActivities } from '../../activities/billing.activities';
+
+const { forwardPendingEvents } = proxyActivities<ReturnType<typeof createBillingActivities>>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+export interface BillingRelayInput {
+  olderThanMs: number;
+  limit: number;
+}
+
+export async function billingRelayWorkflow(input: BillingRelayInput = { olderThanMs: 30_000, limit: 1_000 }): Promise<{ forwarded: number }> {
+  return await forwardPendingEvents(input);
+}
