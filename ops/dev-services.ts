@@ -271,7 +271,9 @@ function devServiceChains(
     chains.push([{
       name: 'stripe-mock',
       command: bins.stripeMock,
-      args: ['-http-addr', `127.0.0.1:${o.ports.stripeMock}`],
+      // Without -https-addr it also serves HTTPS on *:12112, which a second stack (npm test beside
+      // npm start) cannot bind; an empty port lets the kernel choose one on loopback.
+      args: ['-http-addr', `127.0.0.1:${o.ports.stripeMock}`, '-https-addr', '127.0.0.1:'],
       output: { file: path.join(logs, 'stripe-mock.log') },
       ready: () => tcpOpen(o.ports.stripeMock),
     }]);

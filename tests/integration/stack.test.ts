@@ -3,9 +3,11 @@
  * comes back without restarting the APIs, and SIGINT leaves no process behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Stripe from 'stripe';
+import { signToken } from '../../models/auth/token.rules';
 import { freePort } from '../../ops/dev-services';
 import { ROOT, alive, runTs } from '../helpers/processes';
 
@@ -35,10 +37,10 @@ describe('npm start (the whole stack, supervised)', () => {
   const ports: Record<string, number> = {};
 
   beforeAll(async () => {
-    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console']) ports[k] = await freePort();
+    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe']) ports[k] = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
-    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY']) delete env[k];
+    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET']) delete env[k];
     Object.assign(env, {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
@@ -51,11 +53,14 @@ describe('npm start (the whole stack, supervised)', () => {
       FERRETDB_PORT: String(ports.ferretdb),
       MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
       MINIO_CONSOLE_PORT: String(ports.console),
+      STRIPE_MOCK_PORT: String(ports.stripe),
     });
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    await until('everything is up', async () => (output.includes('everything is up') ? true : undefined), 180_000);
+    await until('everything is up', async () => (output.includes('everything is up') ? true : undefined), 180_000).catch((err: Error) => {
+      throw new Error(`${err.message}; npm start said:\n${output.split('\n').filter((l) => !l.startsWith('{')).slice(-30).join('\n')}`);
+    });
   });
 
   afterAll(async () => {
@@ -82,6 +87,25 @@ describe('npm start (the whole stack, supervised)', () => {
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
   });
 
+  it('bills through stripe-mock: a Checkout URL for an account, and a webhook signed with the generated secret', async () => {
+    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { JWT_SECRET: string; STRIPE_WEBHOOK_SECRET: string };
+    const token = await signToken(secrets.JWT_SECRET, { sub: 'stack-buyer', email: 'buyer@example.com' });
+    const checkout = await fetch(`http://127.0.0.1:${ports.news}/api/subscriptions/checkout`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ plan: 'pro' }),
+    });
+    expect(checkout.status).toBe(201);
+    expect(((await checkout.json()) as { data: { url: string } }).data.url).toMatch(/^https:\/\//);
+    const payload = JSON.stringify({ id: 'evt_stack_1', object: 'event', type: 'charge.refunded', created: Math.floor(Date.now() / 1000), data: { object: { id: 'ch_1', object: 'charge' } } });
+    const webhook = await fetch(`http://127.0.0.1:${ports.news}/api/subscriptions/webhook`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: secrets.STRIPE_WEBHOOK_SECRET }) },
+      body: payload,
+    });
+    expect(webhook.status).toBe(200);
+  });
+
   it('reports MinIO down with 503 when it is killed, and 200 again after the supervisor restarts it', async () => {
     const apiPids = ['news', 'support', 'quiz'].map(pidOf);
     const minio = pidOf('minio');
@@ -103,7 +127,7 @@ describe('npm start (the whole stack, supervised)', () => {
 
   it('stops every process it started on SIGINT', async () => {
     const pids = startedPids();
-    expect(pids.length).toBeGreaterThanOrEqual(8);
+    expect(pids.length).toBeGreaterThanOrEqual(9); // stripe-mock too
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
