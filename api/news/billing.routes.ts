@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { type SubscriptionView, SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import { summariseEvent } from '../../models/billing/stripe-events';
 import { AppError, dependencyUnavailable } from '../../models/errors';
-import { requireStripe, stripeFailure } from '../../models/infra/stripe';
+import { callStripe, requireStripe } from '../../models/infra/stripe';
 import { PLANS, type Plan } from '../../models/news/plan.rules';
 import { workflowIds } from '../../workflows/ids';
 import { bearer, type AuthPolicy } from '../shared/auth';
@@ -76,12 +76,7 @@ async function currentSubscription(deps: NewsDeps, userId: string): Promise<z.in
 async function ensureCustomer(deps: NewsDeps, stripe: Stripe, userId: string, email: string | undefined): Promise<string> {
   const existing = await deps.billing.customerOf(userId);
   if (existing) return existing.customerId;
-  let created: Stripe.Customer;
-  try {
-    created = await stripe.customers.create({ ...(email ? { email } : {}), metadata: { userId } }, { idempotencyKey: `customer-for-account-${userId}` });
-  } catch (err) {
-    throw stripeFailure(err);
-  }
+  const created = await callStripe(() => stripe.customers.create({ ...(email ? { email } : {}), metadata: { userId } }, { idempotencyKey: `customer-for-account-${userId}` }));
   return (await deps.billing.linkCustomer(userId, created.id, email ?? null)).customerId;
 }
 
@@ -143,8 +138,8 @@ export const billingRoutes = [
       success.searchParams.set('checkout', 'success');
       const cancel = new URL(returnUrl);
       cancel.searchParams.set('checkout', 'cancelled');
-      try {
-        const session = await stripe.checkout.sessions.create({
+      const session = await callStripe(() =>
+        stripe.checkout.sessions.create({
           mode: 'subscription',
           customer,
           client_reference_id: auth.sub,
@@ -154,12 +149,10 @@ export const billingRoutes = [
           cancel_url: cancel.toString(),
           metadata,
           subscription_data: { metadata },
-        });
-        if (!session.url) throw new Error('Stripe gave a Checkout session without a URL');
-        return reply({ status: 201, data: { sessionId: session.id, url: session.url } });
-      } catch (err) {
-        throw stripeFailure(err);
-      }
+        }),
+      );
+      if (!session.url) throw new Error('Stripe gave a Checkout session without a URL');
+      return reply({ status: 201, data: { sessionId: session.id, url: session.url } });
     },
   }),
 
@@ -176,12 +169,8 @@ export const billingRoutes = [
       const stripe = requireStripe(deps.stripe);
       const customer = await deps.billing.customerOf(auth.sub);
       if (!customer) throw new AppError('NOT_FOUND', 'No billing account yet: start with POST /api/subscriptions/checkout');
-      try {
-        const session = await stripe.billingPortal.sessions.create({ customer: customer.customerId, return_url: deps.config.billing.returnUrl });
-        return { url: session.url };
-      } catch (err) {
-        throw stripeFailure(err);
-      }
+      const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer: customer.customerId, return_url: deps.config.billing.returnUrl }));
+      return { url: session.url };
     },
   }),
 

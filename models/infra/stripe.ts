@@ -53,3 +53,12 @@ export function stripeFailure(err: unknown): Error {
   }
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/** A Stripe call, its failures as the API answers them ({@link stripeFailure}). */
+export async function callStripe<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw stripeFailure(err);
+  }
+}

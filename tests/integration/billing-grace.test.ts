@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowClient } from '@temporalio/client';
+import type { WorkflowClient } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import mongoose from 'mongoose';
 import { createBillingActivities } from '../../activities/billing.activities';
 import { summariseEvent } from '../../models/billing/stripe-events';
@@ -22,6 +22,7 @@ import { createUserRepo } from '../../models/users/user.repo';
 import type { subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { checkoutObject, eventually, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
 import { testConfig } from '../helpers/service';
+import { timeSkippingEnvironment } from '../helpers/time-skipping';
 
 jest.setTimeout(180_000);
 
@@ -36,11 +37,7 @@ let running: Promise<void>;
 const taskQueue = `billing-grace-${randomUUID().slice(0, 6)}`;
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-  if (!server) throw new Error('TEMPORAL_TEST_SERVER_BIN is not set: run through npm test');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
-  client = new WorkflowClient({ connection: env.connection, namespace: env.namespace ?? 'default' });
+  ({ env, client } = await timeSkippingEnvironment());
   conn = await mongoose.createConnection(testConfig().mongo.uri!, { dbName: `billing_grace_${randomUUID().slice(0, 8)}` }).asPromise();
   worker = await Worker.create({
     connection: env.nativeConnection,

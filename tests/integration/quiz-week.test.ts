@@ -7,9 +7,9 @@
  * generation with its reason, and a model answer that fails the checks is asked for again.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowClient } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { WorkflowClient } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import mongoose from 'mongoose';
 import { createQuizActivities } from '../../activities/quiz.activities';
 import { createLlmClient } from '../../models/infra/llm';
@@ -20,6 +20,7 @@ import type { quizDailyWorkflow, quizGenerationWorkflow } from '../../workflows/
 import { provider } from '../helpers/ai';
 import { editionText, modelQuiz } from '../helpers/quiz';
 import { testConfig } from '../helpers/service';
+import { timeSkippingEnvironment } from '../helpers/time-skipping';
 
 jest.setTimeout(180_000);
 
@@ -35,11 +36,7 @@ let conn: mongoose.Connection;
 const workflowsPath = require.resolve('../../workflows');
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-  if (!server) throw new Error('TEMPORAL_TEST_SERVER_BIN is not set: run through npm test');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
-  client = new WorkflowClient({ connection: env.connection, namespace: env.namespace ?? 'default' });
+  ({ env, client } = await timeSkippingEnvironment());
   const config = testConfig();
   conn = await mongoose.createConnection(config.mongo.uri!, { dbName: `quiz_week_${randomUUID().slice(0, 8)}` }).asPromise();
 });
