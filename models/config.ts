@@ -85,6 +85,9 @@ export const EnvSchema = z.object({
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Support reports: the time zone their days, hours and weeks are counted in, and how long one is cached. */
+  SUPPORT_REPORT_TIME_ZONE: ianaTimeZone.default('America/Sao_Paulo'),
+  SUPPORT_REPORT_CACHE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(7_200),
 
   // AI provider: any OpenAI-compatible endpoint. Without a key the AI features answer 503.
   OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
@@ -179,7 +182,7 @@ export interface Config {
     consolePort: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
-  support: { rateLimitPerMinute: number; createRateLimitPerMinute: number };
+  support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
   news: { perMinute: Record<Plan, number> };
   ai: {
     baseUrl: string | undefined;
@@ -322,7 +325,11 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,
     },
-    support: { rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE, createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE },
+    support: {
+      rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE,
+      createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE,
+      reports: { timeZone: e.SUPPORT_REPORT_TIME_ZONE, cacheTtlMs: e.SUPPORT_REPORT_CACHE_SECONDS * 1000 },
+    },
     news: {
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
     },

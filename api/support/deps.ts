@@ -2,6 +2,8 @@
 import { createAttachmentRepo, createQuickReplyRepo, createTagRepo, type AttachmentRepo, type QuickReplyRepo, type TagRepo } from '../../models/support/catalog.repo';
 import { createBulkRepo, type BulkRepo } from '../../models/support/bulk.repo';
 import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.repo';
+import { createReportRepo, type ReportRepo } from '../../models/support/report.repo';
+import { createReportCache, type ReportCache } from '../../models/support/report-cache.repo';
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
@@ -12,6 +14,10 @@ export interface SupportDeps extends Infra {
   attachments: AttachmentRepo;
   quickReplies: QuickReplyRepo;
   bulk: BulkRepo;
+  reports: ReportRepo;
+  reportCache: ReportCache;
+  /** The clock reports count days by (tests set it). */
+  now: () => Date;
   llm: LlmClient;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
@@ -29,6 +35,9 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     attachments: createAttachmentRepo(conn),
     quickReplies: createQuickReplyRepo(conn),
     bulk: createBulkRepo(conn),
+    reports: createReportRepo(conn),
+    reportCache: createReportCache(conn, { ttlMs: infra.config.support.reports.cacheTtlMs }),
+    now: () => new Date(),
     llm: createLlmClient(infra.config),
     ipLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
       name: 'support-ip',

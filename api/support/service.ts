@@ -8,6 +8,7 @@ import { bulkRoutes } from './bulk/routes';
 import { fastResponseRoutes } from './fast-response.routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
+import { reportRoutes } from './reports.routes';
 
 export { makeSupportDeps, type SupportDeps } from './deps';
 
@@ -28,5 +29,5 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   envelope: supportEnvelope,
   middleware: [perIpLimit],
   everyRouteRateLimited: true,
-  routes: [...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  routes: [...reportRoutes, ...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

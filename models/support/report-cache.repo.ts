@@ -1,0 +1,112 @@
+/**
+ * The reports' cache (issue 14; spec §2.6): one document per report and distinct set of
+ * parameters, shared by every process, removed by the database itself when it expires (a TTL
+ * index; reads also ignore an expired document the TTL monitor has not removed yet). Two requests
+ * for the same uncached report compute it once: in a process, they share one promise; across
+ * processes, the first claims a lock document and the others wait for its result.
+ */
+import { createHash } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { collectionOf, isDuplicateKey } from '../infra/mongo';
+
+export interface ReportCacheDoc {
+  _id: string;
+  report: string;
+  params: Record<string, unknown>;
+  data: unknown;
+  computedAt: Date;
+  expiresAt: Date;
+}
+
+interface LockDoc {
+  _id: string;
+  expiresAt: Date;
+}
+
+export interface CacheInfo {
+  hit: boolean;
+  /** Seconds since it was computed (hits only). */
+  age?: number;
+  /** Seconds until it expires (hits only). */
+  expiresIn?: number;
+}
+
+/** Sorted keys, no undefined values: the same parameters give the same key whatever their order. */
+export function cacheKey(report: string, params: Record<string, unknown>): string {
+  const canonical = JSON.stringify(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))));
+  return `${report}:${createHash('sha256').update(canonical).digest('base64url').slice(0, 32)}`;
+}
+
+export function createReportCache(conn: Connection, options: { ttlMs: number; lockMs?: number; now?: () => Date }) {
+  const entries = () => collectionOf<ReportCacheDoc>(conn, 'report_cache');
+  const locks = () => collectionOf<LockDoc>(conn, 'report_cache_locks');
+  const now = options.now ?? (() => new Date());
+  const lockMs = options.lockMs ?? 60_000;
+  const inFlight = new Map<string, Promise<{ data: unknown; computedAt: Date; expiresAt: Date }>>();
+  let indexed: Promise<unknown> | undefined;
+  const ensureIndexes = () =>
+    (indexed ??= Promise.all([
+      entries().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
+      locks().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
+    ]).catch((err) => {
+      indexed = undefined;
+      throw err;
+    }));
+
+  const read = async (key: string) => await entries().findOne({ _id: key, expiresAt: { $gt: now() } });
+
+  async function computeOnce(key: string, report: string, params: Record<string, unknown>, compute: () => Promise<unknown>) {
+    // Another process computing it: wait for its result (bounded by its lock), then compute ourselves.
+    let claimed = false;
+    for (const until = Date.now() + lockMs; Date.now() < until; ) {
+      try {
+        await locks().insertOne({ _id: key, expiresAt: new Date(now().getTime() + lockMs) });
+        claimed = true;
+        break;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const done = await read(key);
+      if (done && done.computedAt.getTime() >= Date.now() - lockMs) return done;
+      await locks().deleteOne({ _id: key, expiresAt: { $lt: now() } });
+    }
+    try {
+      const data = await compute();
+      const computedAt = now();
+      const doc: ReportCacheDoc = { _id: key, report, params, data, computedAt, expiresAt: new Date(computedAt.getTime() + options.ttlMs) };
+      await entries().replaceOne({ _id: key }, doc, { upsert: true });
+      return doc;
+    } finally {
+      if (claimed) await locks().deleteOne({ _id: key }).catch(() => undefined);
+    }
+  }
+
+  return {
+    ensureIndexes,
+    /** The cached report, else computes it once (`fresh`: computes it again whatever is cached). */
+    async get<T>(report: string, params: Record<string, unknown>, compute: () => Promise<T>, fresh = false): Promise<{ data: T; cache: CacheInfo }> {
+      await ensureIndexes();
+      const key = cacheKey(report, params);
+      if (!fresh) {
+        const cached = await read(key);
+        if (cached) {
+          const at = now().getTime();
+          return {
+            data: cached.data as T,
+            cache: { hit: true, age: Math.floor((at - cached.computedAt.getTime()) / 1000), expiresIn: Math.max(0, Math.ceil((cached.expiresAt.getTime() - at) / 1000)) },
+          };
+        }
+      }
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = computeOnce(key, report, params, compute).finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      const doc = await pending;
+      return { data: doc.data as T, cache: { hit: false } };
+    },
+  };
+}
+
+export type ReportCache = ReturnType<typeof createReportCache>;

@@ -1,0 +1,173 @@
+/**
+ * Support reports (issue 14, first part): the filter options and the comparison (spec §4.11,
+ * §4.12) over a fixture with known instants in São Paulo (midnights at the period's edges, a
+ * deleted ticket), numbers worked out by hand below; the two-hour cache shared through MongoDB.
+ */
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { makeSupportDeps, supportService, type SupportDeps } from '../../api/support/service';
+import { createReportCache } from '../../models/support/report-cache.repo';
+import { startTestService, testConfig, tokenFor, type TestService } from '../helpers/service';
+
+jest.setTimeout(60_000);
+
+const db = `reports_${randomUUID().slice(0, 8)}`;
+let svc: TestService<SupportDeps>;
+let staffJwt: string;
+
+const at = (iso: string) => new Date(iso);
+/** id, main, issue, status, createdAt (UTC; São Paulo is UTC−3), newsletter. */
+const FIXTURE: [number, string, string, string, string, string | null][] = [
+  [1, 'Entrega', 'Não estou recebendo a edição', 'resolved', '2031-03-10T03:00:00Z', 'The News'], // 00:00 on 10 March in São Paulo: current
+  [2, 'Entrega', 'Não estou recebendo a edição', 'open', '2031-03-10T02:59:59Z', 'The News'], // 23:59:59 on 9 March: previous
+  [3, 'Prêmios', 'Não recebi meus prêmios', 'closed', '2031-03-17T02:59:59Z', 'The Bizness'], // 23:59:59 on 16 March: current
+  [4, 'Prêmios', 'Prêmio com defeito', 'open', '2031-03-17T03:00:00Z', null], // 00:00 on 17 March: after the period
+  [5, 'Cadastro', 'Alterações de cadastro', 'open', '2031-03-12T15:00:00Z', 'The News'], // current
+  [6, 'Cadastro', 'Outros', 'in_progress', '2031-03-13T15:00:00Z', null], // current
+  [7, 'Cadastro', 'Outros', 'deleted', '2031-03-14T15:00:00Z', null], // deleted: counted nowhere
+  [8, 'Prêmios', 'Não recebi meus prêmios', 'resolved', '2031-03-05T12:00:00Z', null], // previous
+  [9, 'Entrega', 'Não estou recebendo a edição', 'closed', '2030-03-12T12:00:00Z', null], // a year earlier
+];
+
+beforeAll(async () => {
+  svc = await startTestService(supportService, makeSupportDeps, { config: testConfig({ MONGODB_DB: db }) });
+  staffJwt = await tokenFor('manager-1', ['support.agent']);
+  const conn = svc.deps.mongo.conn;
+  await conn.db!.collection('tickets').insertMany(
+    FIXTURE.map(([id, main, issue, status, created, newsletter]) => ({
+      _id: id as never, main, issue, status, newsletter, description: 'fixture', email: `t${id}@example.com`, wantReply: true, replied: null, tags: [],
+      statusVersion: 1, statusBeforeDelete: null, deletedAt: status === 'deleted' ? at(created) : null, firstAdminReplyAt: null, resolvedAt: null, reopenCount: 0,
+      lastMessageAt: null, createdAt: at(created), updatedAt: at(created),
+    })),
+  );
+  await conn.db!.collection('ticket_status_events').insertMany([
+    { _id: 'e1' as never, ticketId: 1, version: 0, from: null, to: 'open', by: 't1@example.com', at: at('2031-03-10T03:00:00Z'), source: 'create' },
+    { _id: 'e2' as never, ticketId: 1, version: 1, from: 'open', to: 'resolved', by: 'agent-ana', at: at('2031-03-11T12:00:00Z'), source: 'patch' },
+  ]);
+  await conn.db!.collection('ticket_messages').insertMany([
+    { _id: 1 as never, ticketId: 3, conteudo: 'Olá', remetente: 'agent-bruno', origem: 'admin', dedupeKey: 'msg:1', createdAt: at('2031-03-12T12:00:00Z') },
+    { _id: 2 as never, ticketId: 3, conteudo: 'Oi', remetente: 't3@example.com', origem: 'usuario', dedupeKey: 'msg:2', createdAt: at('2031-03-12T13:00:00Z') },
+  ]);
+});
+afterAll(async () => {
+  await svc?.deps.mongo.conn.dropDatabase().catch(() => undefined);
+  await svc?.close();
+});
+
+const get = (path: string, jwt = staffJwt) => request(svc.callback).get(path).set('Authorization', `Bearer ${jwt}`);
+const period = (inicio: string, fim: string, extra = '') => `/support/relatorios/comparativo?data_inicio=${inicio}&data_fim=${fim}${extra}`;
+
+describe('GET /support/relatorios/comparativo', () => {
+  it('compares with the preceding period of equal length, counting days in São Paulo', async () => {
+    const res = await get(period('2031-03-10', '2031-03-16', '&fresh=true')).expect(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        // 1 resolved, 3 closed, 5 open, 6 in progress; 4 is after the period, 7 deleted.
+        atual: { totalTickets: 4, ticketsByStatus: { open: 1, in_progress: 1, resolved: 1, closed: 1 }, resolutionMetrics: { taxaResolucaoGeral: 50 }, periodo: { inicio: '2031-03-10', fim: '2031-03-16' } },
+        // 3 to 9 March: 2 open (23:59:59 on the 9th), 8 resolved.
+        anterior: { totalTickets: 2, ticketsByStatus: { open: 1, in_progress: 0, resolved: 1, closed: 0 }, resolutionMetrics: { taxaResolucaoGeral: 50 }, periodo: { inicio: '2031-03-03', fim: '2031-03-09' } },
+        variacao: { totalTickets: 100, taxaResolucao: 0 },
+        cache: { hit: false },
+      },
+    });
+  });
+
+  it('compares with the same period a year earlier', async () => {
+    const res = await get(period('2031-03-10', '2031-03-16', '&comparar_com=mesmo_periodo_ano_anterior&fresh=true')).expect(200);
+    expect(res.body.data.anterior).toEqual({ totalTickets: 1, ticketsByStatus: { open: 0, in_progress: 0, resolved: 0, closed: 1 }, resolutionMetrics: { taxaResolucaoGeral: 100 }, periodo: { inicio: '2030-03-10', fim: '2030-03-16' } });
+    // 1 → 4 tickets: +300%; resolution rate 100% → 50%: −50%.
+    expect(res.body.data.variacao).toEqual({ totalTickets: 300, taxaResolucao: -50 });
+  });
+
+  it('an empty period, and a change from zero', async () => {
+    const empty = await get(period('2029-01-01', '2029-01-31', '&fresh=true')).expect(200);
+    expect(empty.body.data.atual).toMatchObject({ totalTickets: 0, resolutionMetrics: { taxaResolucaoGeral: 0 } });
+    expect(empty.body.data.variacao).toEqual({ totalTickets: 0, taxaResolucao: 0 });
+    // 12 March 2030 has ticket 9 (closed); the 11th has nothing.
+    const fromZero = await get(period('2030-03-12', '2030-03-12', '&fresh=true')).expect(200);
+    expect(fromZero.body.data.anterior.periodo).toEqual({ inicio: '2030-03-11', fim: '2030-03-11' });
+    expect(fromZero.body.data.variacao).toEqual({ totalTickets: 100, taxaResolucao: 100 });
+  });
+
+  it('defaults to the 30 days up to today', async () => {
+    const res = await get('/support/relatorios/comparativo?fresh=true').expect(200);
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date());
+    expect(res.body.data.atual.periodo.fim).toBe(today);
+    expect(Date.parse(res.body.data.atual.periodo.fim) - Date.parse(res.body.data.atual.periodo.inicio)).toBe(30 * 86_400_000);
+  });
+
+  it('refuses impossible dates, a start after the end, an unknown comparison (400), and non-staff (403)', async () => {
+    for (const q of ['data_inicio=2031-02-30', 'data_fim=2031-13-01', 'data_inicio=2031-03-10&data_fim=2031-03-09', 'comparar_com=ontem', 'data_inicio=10/03/2031']) {
+      const res = await get(`/support/relatorios/comparativo?${q}`);
+      expect({ q, status: res.status, success: res.body.success }).toEqual({ q, status: 400, success: false });
+    }
+    await get(period('2031-03-10', '2031-03-16'), await tokenFor('reader-1', [])).expect(403);
+    await request(svc.callback).get(period('2031-03-10', '2031-03-16')).expect(401);
+  });
+});
+
+describe('GET /support/relatorios/filtros', () => {
+  it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
+    const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
+    expect(res.body.data).toEqual({
+      categorias: [
+        { main: 'Cadastro', issues: ['Alterações de cadastro', 'Outros'] },
+        { main: 'Entrega', issues: ['Não estou recebendo a edição'] },
+        { main: 'Prêmios', issues: ['Não recebi meus prêmios', 'Prêmio com defeito'] },
+      ],
+      agentes: ['agent-ana', 'agent-bruno'],
+      newsletters: ['The Bizness', 'The News'],
+      status: ['open', 'in_progress', 'resolved', 'closed'],
+      agrupamentos: ['hora', 'dia', 'semana', 'mes', 'ano'],
+      cache: { hit: false },
+    });
+  });
+});
+
+describe('the cache', () => {
+  it('hits on the second call with its age, misses on other parameters, expires after two hours, recomputes on fresh=true', async () => {
+    let clock = Date.parse('2031-04-01T12:00:00Z');
+    const original = svc.deps.reportCache;
+    svc.deps.reportCache = createReportCache(svc.deps.mongo.conn, { ttlMs: 2 * 3_600_000, now: () => new Date(clock) });
+    try {
+      const q = period('2031-03-01', '2031-03-31');
+      expect((await get(q).expect(200)).body.data.cache).toEqual({ hit: false });
+      clock += 90_000;
+      const hit = await get(q).expect(200);
+      expect(hit.body.data.cache).toEqual({ hit: true, age: 90, expiresIn: 7_110 });
+      expect(hit.body.data.atual.totalTickets).toBe(7); // all of March but the deleted 7
+      // The same parameters in another order are the same report; others are not.
+      expect((await get('/support/relatorios/comparativo?data_fim=2031-03-31&data_inicio=2031-03-01').expect(200)).body.data.cache.hit).toBe(true);
+      expect((await get(period('2031-03-01', '2031-03-30')).expect(200)).body.data.cache).toEqual({ hit: false });
+      expect((await get(`${q}&comparar_com=mesmo_periodo_ano_anterior`).expect(200)).body.data.cache).toEqual({ hit: false });
+      expect((await get(`${q}&fresh=true`).expect(200)).body.data.cache).toEqual({ hit: false });
+      clock += 2 * 3_600_000 + 1_000;
+      expect((await get(q).expect(200)).body.data.cache).toEqual({ hit: false });
+    } finally {
+      svc.deps.reportCache = original;
+    }
+  });
+
+  it('computes a report once when it is asked for at the same time, in one process and across two', async () => {
+    const other = await startTestService(supportService, makeSupportDeps, { config: testConfig({ MONGODB_DB: db }) });
+    try {
+      let computed = 0;
+      for (const s of [svc, other]) {
+        const counts = s.deps.reports.periodCounts.bind(s.deps.reports);
+        s.deps.reports.periodCounts = async (from, to) => {
+          computed += 1;
+          await new Promise((r) => setTimeout(r, 300)); // a slow report, so the requests overlap
+          return await counts(from, to);
+        };
+      }
+      const q = period('2031-01-01', '2031-01-31');
+      const answers = await Promise.all([...Array.from({ length: 4 }, () => get(q)), ...Array.from({ length: 4 }, () => request(other.callback).get(q).set('Authorization', `Bearer ${staffJwt}`))]);
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+      expect(computed).toBe(2); // one computation: the current period and the one before it
+      expect(new Set(answers.map((r) => JSON.stringify({ ...r.body.data, cache: undefined }))).size).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+});
