@@ -31,6 +31,36 @@ const PeriodStats = z.object({
   periodo: z.object({ inicio: z.string(), fim: z.string() }),
 });
 
+/** The period asked for (default: from 30 days ago to today); a start after the end is 400. */
+function periodOf(deps: SupportDeps, query: { data_inicio?: string | undefined; data_fim?: string | undefined }): Period {
+  const fallback = defaultPeriod(deps.now(), deps.config.support.reports.timeZone);
+  const period: Period = { inicio: query.data_inicio ?? fallback.inicio, fim: query.data_fim ?? fallback.fim };
+  if (period.inicio > period.fim) {
+    throw new AppError('VALIDATION_FAILED', `data_inicio (${period.inicio}) is after data_fim (${period.fim})`, { details: [{ path: 'query.data_inicio', message: 'must not be after data_fim' }] });
+  }
+  return period;
+}
+
+/** The filters the reports share, where they make sense. */
+const CommonFilters = z.strictObject({
+  data_inicio: day.optional().describe('first day (default: 30 days ago)'),
+  data_fim: day.optional().describe('last day (default: today)'),
+  status: z.enum(PATCHABLE_STATUSES).optional(),
+  main: z.string().trim().min(1).max(200).optional().describe('main category'),
+  issue: z.string().trim().min(1).max(200).optional(),
+  agente: z.string().trim().min(1).max(200).optional().describe('tickets this agent changed or answered'),
+  newsletter: z.string().trim().min(1).max(200).optional(),
+  tag: z.coerce.number().int().min(1).optional().describe('tag id'),
+  fresh,
+});
+
+const Durations = z.object({
+  median: z.number().nullable(),
+  p90: z.number().nullable().describe('nearest-rank 90th percentile'),
+  mean: z.number().nullable(),
+  count: z.number().int(),
+}).describe('seconds; null when there is nothing to measure');
+
 async function periodStats(deps: SupportDeps, period: Period): Promise<z.input<typeof PeriodStats>> {
   const { from, to } = periodRange(period, deps.config.support.reports.timeZone);
   const counts = await deps.reports.periodCounts(from, to);
@@ -77,11 +107,7 @@ export const reportRoutes = [
     }),
     response: z.object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache }),
     handler: async ({ query, deps }) => {
-      const fallback = defaultPeriod(deps.now(), deps.config.support.reports.timeZone);
-      const current: Period = { inicio: query.data_inicio ?? fallback.inicio, fim: query.data_fim ?? fallback.fim };
-      if (current.inicio > current.fim) {
-        throw new AppError('VALIDATION_FAILED', `data_inicio (${current.inicio}) is after data_fim (${current.fim})`, { details: [{ path: 'query.data_inicio', message: 'must not be after data_fim' }] });
-      }
+      const current = periodOf(deps, query);
       const params = { ...current, comparar_com: query.comparar_com };
       const { data, cache } = await deps.reportCache.get('comparativo', params, async () => {
         const [atual, anterior] = await Promise.all([periodStats(deps, current), periodStats(deps, comparedPeriod(current, query.comparar_com))]);
@@ -94,6 +120,33 @@ export const reportRoutes = [
           },
         };
       }, query.fresh);
+      return { ...data, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/metricas-resolucao',
+    summary: 'Resolution metrics: first-response time, resolution time, reopen rate',
+    description:
+      'Of the tickets created in the period that match the filters: time from creation to the first admin reply and to the resolution (seconds: median, nearest-rank p90, mean, count; exact), and the share of tickets ever resolved that were reopened. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters,
+    response: z.object({
+      periodo: z.object({ inicio: z.string(), fim: z.string() }),
+      primeiraResposta: Durations,
+      resolucao: Durations,
+      reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
+      cache: Cache,
+    }),
+    handler: async ({ query, deps }) => {
+      const { fresh: recompute, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const { data, cache } = await deps.reportCache.get('metricas-resolucao', { ...periodo, ...filters }, async () => {
+        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
+        return { periodo, ...(await deps.reports.resolutionMetrics({ from, to, ...filters })) };
+      }, recompute);
       return { ...data, cache };
     },
   }),

@@ -7,6 +7,48 @@ import { collectionOf } from '../infra/mongo';
 import type { MessageDoc, StatusEventDoc, TicketDoc } from './support.model';
 import { PATCHABLE_STATUSES, type PatchableStatus } from './ticket.rules';
 
+/** The filters reports share (spec: data_inicio, data_fim, status, main, issue, agente, newsletter, tag). */
+export interface ReportFilter {
+  from: Date;
+  to: Date;
+  status?: PatchableStatus | undefined;
+  main?: string | undefined;
+  issue?: string | undefined;
+  newsletter?: string | undefined;
+  tag?: number | undefined;
+  /** Tickets this agent changed the status of or answered. */
+  agente?: string | undefined;
+}
+
+/** median, p90, mean and count of durations in seconds (null when there are none). */
+export interface DurationStats {
+  median: number | null;
+  p90: number | null;
+  mean: number | null;
+  count: number;
+}
+
+const seconds = (end: string) => ({ $divide: [{ $subtract: [end, '$createdAt'] }, 1000] });
+const at = (index: unknown) => ({ $arrayElemAt: ['$values', index] });
+const half = { $floor: { $divide: ['$count', 2] } };
+
+/**
+ * Exact statistics of a sorted `values` array the pipeline built: the median (the middle value, or
+ * the mean of the two middle ones), the nearest-rank 90th percentile, the mean. Both branches of a
+ * `$cond` are evaluated by DocumentDB, so every index is a whole number.
+ */
+const STATS_STAGE = {
+  $project: {
+    _id: 0,
+    count: 1,
+    mean: 1,
+    p90: at({ $subtract: [{ $ceil: { $multiply: [0.9, '$count'] } }, 1] }),
+    median: { $cond: [{ $eq: [{ $mod: ['$count', 2] }, 1] }, at(half), { $avg: [at({ $subtract: [half, 1] }), at(half)] }] },
+  },
+};
+
+const round2 = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
+
 export interface PeriodCounts {
   totalTickets: number;
   ticketsByStatus: Record<PatchableStatus, number>;
@@ -16,7 +58,65 @@ export function createReportRepo(conn: Connection) {
   const tickets = () => collectionOf<TicketDoc>(conn, 'tickets');
   const events = () => collectionOf<StatusEventDoc>(conn, 'ticket_status_events');
   const messages = () => collectionOf<MessageDoc>(conn, 'ticket_messages');
+
+  /** The tickets an agent acted on: changed their status (not by creating them) or answered them. */
+  async function ticketsOf(agent: string): Promise<number[]> {
+    const [changed, answered] = await Promise.all([
+      events().aggregate<{ _id: number }>([{ $match: { by: agent, source: { $ne: 'create' } } }, { $group: { _id: '$ticketId' } }]).toArray(),
+      messages().aggregate<{ _id: number }>([{ $match: { remetente: agent, origem: 'admin' } }, { $group: { _id: '$ticketId' } }]).toArray(),
+    ]);
+    return [...new Set([...changed, ...answered].map((r) => r._id))];
+  }
+
+  /** The `$match` of a filter: tickets created in the period (deleted ones left out) and the rest. */
+  async function matchOf(f: ReportFilter): Promise<Record<string, unknown>> {
+    return {
+      createdAt: { $gte: f.from, $lt: f.to },
+      status: f.status ?? { $in: [...PATCHABLE_STATUSES] },
+      ...(f.main !== undefined ? { main: f.main } : {}),
+      ...(f.issue !== undefined ? { issue: f.issue } : {}),
+      ...(f.newsletter !== undefined ? { newsletter: f.newsletter } : {}),
+      ...(f.tag !== undefined ? { tags: f.tag } : {}),
+      ...(f.agente !== undefined ? { _id: { $in: await ticketsOf(f.agente) } } : {}),
+    };
+  }
+
+  async function durations(match: Record<string, unknown>, end: '$firstAdminReplyAt' | '$resolvedAt'): Promise<DurationStats> {
+    const field = end.slice(1);
+    const [row] = await tickets()
+      .aggregate<DurationStats>([
+        { $match: { ...match, [field]: { $type: 'date' } } },
+        { $project: { s: seconds(end) } },
+        { $sort: { s: 1 } },
+        { $group: { _id: null, values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } },
+        STATS_STAGE,
+      ])
+      .toArray();
+    return row ? { median: round2(row.median), p90: round2(row.p90), mean: round2(row.mean), count: row.count } : { median: null, p90: null, mean: null, count: 0 };
+  }
+
   return {
+    /**
+     * Resolution metrics of the tickets a filter selects: first-response time (creation to the
+     * first admin reply), resolution time (creation to the resolution), in seconds; and how many of
+     * the tickets ever resolved were reopened.
+     */
+    async resolutionMetrics(f: ReportFilter) {
+      const match = await matchOf(f);
+      const [primeiraResposta, resolucao, reopen] = await Promise.all([
+        durations(match, '$firstAdminReplyAt'),
+        durations(match, '$resolvedAt'),
+        tickets()
+          .aggregate<{ resolvidos: number; reabertos: number }>([
+            { $match: { ...match, $or: [{ resolvedAt: { $type: 'date' } }, { reopenCount: { $gt: 0 } }] } },
+            { $group: { _id: null, resolvidos: { $sum: 1 }, reabertos: { $sum: { $cond: [{ $gt: ['$reopenCount', 0] }, 1, 0] } } } },
+          ])
+          .toArray(),
+      ]);
+      const { resolvidos = 0, reabertos = 0 } = reopen[0] ?? {};
+      return { primeiraResposta, resolucao, reabertura: { taxa: resolvidos === 0 ? 0 : Math.round((reabertos / resolvidos) * 10_000) / 100, reabertos, resolvidos } };
+    },
+
     /** Tickets created in [from, to) (deleted ones left out), by their status now. */
     async periodCounts(from: Date, to: Date): Promise<PeriodCounts> {
       const rows = await tickets()

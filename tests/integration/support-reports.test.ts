@@ -40,6 +40,13 @@ beforeAll(async () => {
       lastMessageAt: null, createdAt: at(created), updatedAt: at(created),
     })),
   );
+  // Answers, resolutions and reopens (seconds after creation): 1 answered in 3,600 and resolved in
+  // 86,400; 3 answered in 600, resolved in 7,200, reopened once; 5 answered in 1,800; 8 answered in
+  // 120, resolved in 18,000, reopened twice; 2 and 6 never answered.
+  const after = (id: number, s: number) => new Date(Date.parse(FIXTURE.find((t) => t[0] === id)![4]) + s * 1000);
+  for (const [id, reply, resolved, reopens] of [[1, 3_600, 86_400, 0], [3, 600, 7_200, 1], [5, 1_800, null, 0], [8, 120, 18_000, 2]] as const) {
+    await conn.db!.collection('tickets').updateOne({ _id: id as never }, { $set: { firstAdminReplyAt: after(id, reply), resolvedAt: resolved === null ? null : after(id, resolved), reopenCount: reopens } });
+  }
   await conn.db!.collection('ticket_status_events').insertMany([
     { _id: 'e1' as never, ticketId: 1, version: 0, from: null, to: 'open', by: 't1@example.com', at: at('2031-03-10T03:00:00Z'), source: 'create' },
     { _id: 'e2' as never, ticketId: 1, version: 1, from: 'open', to: 'resolved', by: 'agent-ana', at: at('2031-03-11T12:00:00Z'), source: 'patch' },
@@ -104,6 +111,46 @@ describe('GET /support/relatorios/comparativo', () => {
     }
     await get(period('2031-03-10', '2031-03-16'), await tokenFor('reader-1', [])).expect(403);
     await request(svc.callback).get(period('2031-03-10', '2031-03-16')).expect(401);
+  });
+});
+
+describe('GET /support/relatorios/metricas-resolucao', () => {
+  const metrics = async (q: string) => (await get(`/support/relatorios/metricas-resolucao?fresh=true&${q}`).expect(200)).body.data;
+
+  it('first-response and resolution times (median, p90, mean, count) and the reopen rate, exact', async () => {
+    // 10–16 March: tickets 1, 3, 5, 6. Answers 3,600 / 600 / 1,800 s; resolutions 86,400 / 7,200 s; of 1 and 3 (resolved), 3 reopened.
+    expect(await metrics('data_inicio=2031-03-10&data_fim=2031-03-16')).toEqual({
+      periodo: { inicio: '2031-03-10', fim: '2031-03-16' },
+      primeiraResposta: { median: 1_800, p90: 3_600, mean: 2_000, count: 3 },
+      resolucao: { median: 46_800, p90: 86_400, mean: 46_800, count: 2 },
+      reabertura: { taxa: 50, reabertos: 1, resolvidos: 2 },
+      cache: { hit: false },
+    });
+  });
+
+  it('filters by category, agent and status; an empty period has nothing to measure', async () => {
+    // Prêmios in March: 3 (600 s, 7,200 s, reopened), 4 (nothing), 8 (120 s, 18,000 s, reopened).
+    expect(await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&main=Pr%C3%AAmios')).toMatchObject({
+      primeiraResposta: { median: 360, p90: 600, mean: 360, count: 2 },
+      resolucao: { median: 12_600, p90: 18_000, mean: 12_600, count: 2 },
+      reabertura: { taxa: 100, reabertos: 2, resolvidos: 2 },
+    });
+    // agent-bruno answered ticket 3 only; agent-ana resolved ticket 1.
+    expect((await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&agente=agent-bruno')).primeiraResposta).toEqual({ median: 600, p90: 600, mean: 600, count: 1 });
+    expect((await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&agente=agent-ana')).resolucao).toEqual({ median: 86_400, p90: 86_400, mean: 86_400, count: 1 });
+    expect((await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&status=open')).primeiraResposta).toEqual({ median: 1_800, p90: 1_800, mean: 1_800, count: 1 });
+    expect(await metrics('data_inicio=2029-01-01&data_fim=2029-01-31')).toMatchObject({
+      primeiraResposta: { median: null, p90: null, mean: null, count: 0 },
+      resolucao: { median: null, p90: null, mean: null, count: 0 },
+      reabertura: { taxa: 0, reabertos: 0, resolvidos: 0 },
+    });
+  });
+
+  it('refuses unknown filters and bad values (400)', async () => {
+    for (const q of ['status=deleted', 'tag=abc', 'agent=x', 'data_inicio=2031-03-10&data_fim=2031-03-01']) {
+      const res = await get(`/support/relatorios/metricas-resolucao?${q}`);
+      expect({ q, status: res.status }).toEqual({ q, status: 400 });
+    }
   });
 });
 
