@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../models/errors';
-import { isDate } from '../../models/quiz/calendar.rules';
-import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, type Period } from '../../models/support/report.rules';
+import { isDate, localDate } from '../../models/quiz/calendar.rules';
+import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Period } from '../../models/support/report.rules';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { routeFactory } from '../shared/route';
@@ -147,6 +147,40 @@ export const reportRoutes = [
         const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
         return { periodo, ...(await deps.reports.resolutionMetrics({ from, to, ...filters })) };
       }, recompute);
+      return { ...data, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/dashboard',
+    summary: 'The support dashboard: open now, unanswered, created and resolved today and this week, the oldest open',
+    description:
+      'Open and in-progress tickets now, those no admin has answered yet (`semResposta`: tickets have no assignee, so unanswered is what waits for an agent), the oldest of them with its age in seconds; tickets created and resolved (and still resolved or closed) since the start of today and of the week (Monday), in America/Sao_Paulo. Cached 2 hours (per day); fresh=true for the live numbers.',
+    tags,
+    auth: staff,
+    query: z.strictObject({ fresh }),
+    response: z.object({
+      abertos: z.number().int(),
+      emAndamento: z.number().int(),
+      semResposta: z.number().int(),
+      criados: z.object({ hoje: z.number().int(), semana: z.number().int() }),
+      resolvidos: z.object({ hoje: z.number().int(), semana: z.number().int() }),
+      maisAntigoAberto: z.object({ id: z.number().int(), status: z.string(), createdAt: z.string(), idadeSegundos: z.number().int() }).nullable(),
+      hoje: z.string(),
+      semanaDesde: z.string(),
+      cache: Cache,
+    }),
+    handler: async ({ query, deps }) => {
+      const timeZone = deps.config.support.reports.timeZone;
+      const now = deps.now();
+      const hoje = localDate(now, timeZone);
+      const semanaDesde = weekStartOf(hoje);
+      const { data, cache } = await deps.reportCache.get('dashboard', { hoje }, async () => ({
+        ...(await deps.reports.dashboard(now, startOfDay(hoje, timeZone), startOfDay(semanaDesde, timeZone))),
+        hoje,
+        semanaDesde,
+      }), query.fresh);
       return { ...data, cache };
     },
   }),

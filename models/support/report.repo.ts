@@ -97,6 +97,36 @@ export function createReportRepo(conn: Connection) {
 
   return {
     /**
+     * The dashboard at `now`: open and in-progress tickets, those no admin has answered yet, the
+     * oldest of them; tickets created and resolved since the start of today and of the week.
+     */
+    async dashboard(now: Date, todayStart: Date, weekStart: Date) {
+      const active = { status: { $in: ['open' as const, 'in_progress' as const] }, createdAt: { $lt: now } };
+      const count = (filter: Record<string, unknown>) => tickets().countDocuments(filter);
+      const resolved = (from: Date) => count({ status: { $in: ['resolved', 'closed'] }, resolvedAt: { $gte: from, $lt: now } });
+      const created = (from: Date) => count({ createdAt: { $gte: from, $lt: now }, status: { $in: [...PATCHABLE_STATUSES] } });
+      const [abertos, emAndamento, semResposta, criadosHoje, criadosSemana, resolvidosHoje, resolvidosSemana, oldest] = await Promise.all([
+        count({ ...active, status: 'open' }),
+        count({ ...active, status: 'in_progress' }),
+        count({ ...active, firstAdminReplyAt: null }),
+        created(todayStart),
+        created(weekStart),
+        resolved(todayStart),
+        resolved(weekStart),
+        tickets().find(active, { sort: { createdAt: 1 }, limit: 1, projection: { _id: 1, createdAt: 1, status: 1 } }).toArray(),
+      ]);
+      const first = oldest[0];
+      return {
+        abertos,
+        emAndamento,
+        semResposta,
+        criados: { hoje: criadosHoje, semana: criadosSemana },
+        resolvidos: { hoje: resolvidosHoje, semana: resolvidosSemana },
+        maisAntigoAberto: first ? { id: first._id, status: first.status, createdAt: first.createdAt.toISOString(), idadeSegundos: Math.floor((now.getTime() - first.createdAt.getTime()) / 1000) } : null,
+      };
+    },
+
+    /**
      * Resolution metrics of the tickets a filter selects: first-response time (creation to the
      * first admin reply), resolution time (creation to the resolution), in seconds; and how many of
      * the tickets ever resolved were reopened.

@@ -72,3 +72,9 @@ export function percentChange(before: number, after: number): number {
 
 /** A rate in percent, two decimals (0 of nothing). */
 export const percent = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100);
+
+/** The Monday (weeks start on Monday, ISO 8601) of the week of a calendar date. */
+export function weekStartOf(date: string): string {
+  const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
+  return addDays(date, weekday === 0 ? -6 : 1 - weekday);
+}

@@ -154,6 +154,30 @@ describe('GET /support/relatorios/metricas-resolucao', () => {
   });
 });
 
+describe('GET /support/relatorios/dashboard', () => {
+  it('counts open, unanswered, created and resolved today and this week, and finds the oldest open, on a Thursday afternoon in São Paulo', async () => {
+    const original = svc.deps.now;
+    svc.deps.now = () => new Date('2031-03-13T18:00:00Z'); // Thursday 13 March 2031, 15:00 in São Paulo
+    try {
+      const res = await get('/support/relatorios/dashboard?fresh=true').expect(200);
+      expect(res.body.data).toEqual({
+        abertos: 2, // 2 and 5 (4 is created after now)
+        emAndamento: 1, // 6
+        semResposta: 2, // 2 and 6 (5 was answered)
+        criados: { hoje: 1, semana: 3 }, // today: 6; since Monday 00:00: 1 (at 00:00 exactly), 5, 6
+        resolvidos: { hoje: 0, semana: 1 }, // 1, resolved on Tuesday 00:00
+        // 2, created at 23:59:59 on Sunday the 9th: 3 days, 15 hours and 1 second before now.
+        maisAntigoAberto: { id: 2, status: 'open', createdAt: '2031-03-10T02:59:59.000Z', idadeSegundos: 3 * 86_400 + 15 * 3_600 + 1 },
+        hoje: '2031-03-13',
+        semanaDesde: '2031-03-10',
+        cache: { hit: false },
+      });
+    } finally {
+      svc.deps.now = original;
+    }
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);

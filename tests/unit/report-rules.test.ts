@@ -1,5 +1,5 @@
 /** Periods and percentage changes of the support reports (issue 14). */
-import { comparedPeriod, percentChange, periodRange, startOfDay, yearEarlier } from '../../models/support/report.rules';
+import { comparedPeriod, percentChange, periodRange, startOfDay, weekStartOf, yearEarlier } from '../../models/support/report.rules';
 import { cacheKey } from '../../models/support/report-cache.repo';
 
 describe('report periods', () => {
@@ -17,6 +17,13 @@ describe('report periods', () => {
     expect(comparedPeriod({ inicio: '2031-03-01', fim: '2031-03-01' }, 'periodo_anterior')).toEqual({ inicio: '2031-02-28', fim: '2031-02-28' });
     expect(comparedPeriod({ inicio: '2032-02-01', fim: '2032-02-29' }, 'mesmo_periodo_ano_anterior')).toEqual({ inicio: '2031-02-01', fim: '2031-02-28' });
     expect(yearEarlier('2031-12-31')).toBe('2030-12-31');
+  });
+
+  it('weeks start on Monday', () => {
+    expect(weekStartOf('2031-03-13')).toBe('2031-03-10'); // Thursday
+    expect(weekStartOf('2031-03-10')).toBe('2031-03-10'); // Monday
+    expect(weekStartOf('2031-03-16')).toBe('2031-03-10'); // Sunday
+    expect(weekStartOf('2031-03-01')).toBe('2031-02-24'); // Saturday, across a month
   });
 
   it('percentage changes, from zero too', () => {
