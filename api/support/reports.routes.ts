@@ -9,7 +9,10 @@ import { isDate, localDate } from '../../models/quiz/calendar.rules';
 import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Period } from '../../models/support/report.rules';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
-import { routeFactory } from '../shared/route';
+import type { Context } from 'koa';
+import { RAW, routeFactory } from '../shared/route';
+import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
+import type { CacheInfo } from '../../models/support/report-cache.repo';
 import type { SupportDeps } from './deps';
 
 const route = routeFactory<SupportDeps>();
@@ -184,4 +187,54 @@ export const reportRoutes = [
       return { ...data, cache };
     },
   }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/categorias',
+    summary: 'Tickets per main category and issue',
+    description: 'For the tickets created in the period that match the filters: per main category and issue, the count by status now and the share resolved or closed (percent); most tickets first. `format=csv` downloads it as CSV. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
+    response: z.object({
+      periodo: z.object({ inicio: z.string(), fim: z.string() }),
+      categorias: z.array(z.object({ main: z.string(), issue: z.string(), total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() })),
+      cache: Cache,
+    }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const { data, cache } = await deps.reportCache.get('categorias', { ...periodo, ...filters }, async () => {
+        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
+        return { periodo, categorias: await deps.reports.byCategory({ from, to, ...filters }) };
+      }, recompute);
+      if (format === 'csv') {
+        sendCsv(ctx, `relatorio-categorias-${periodo.inicio}-${periodo.fim}.csv`, toCsv(CATEGORY_COLUMNS, data.categorias), cache);
+        return RAW;
+      }
+      return { ...data, cache };
+    },
+  }),
 ];
+
+type CategoryRow = Awaited<ReturnType<SupportDeps['reports']['byCategory']>>[number];
+const CATEGORY_COLUMNS: CsvColumn<CategoryRow>[] = [
+  { header: 'main', value: (r) => r.main },
+  { header: 'issue', value: (r) => r.issue },
+  { header: 'total', value: (r) => r.total },
+  { header: 'abertos', value: (r) => r.abertos },
+  { header: 'emAndamento', value: (r) => r.emAndamento },
+  { header: 'resolvidos', value: (r) => r.resolvidos },
+  { header: 'fechados', value: (r) => r.fechados },
+  { header: 'taxaResolucao', value: (r) => r.taxaResolucao },
+];
+
+/** A report as a CSV download; the cache state travels in a header (the body is the table only). */
+function sendCsv(ctx: Context, fileName: string, csv: string, cache: CacheInfo): void {
+  ctx.status = 200;
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
+  ctx.set('X-Report-Cache', cache.hit ? `hit; age=${cache.age}; expires-in=${cache.expiresIn}` : 'miss');
+  ctx.body = csv;
+}

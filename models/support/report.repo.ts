@@ -96,6 +96,34 @@ export function createReportRepo(conn: Connection) {
   }
 
   return {
+    /** Per main category and issue: tickets by status and the share resolved (most tickets first). */
+    async byCategory(f: ReportFilter) {
+      const rows = await tickets()
+        .aggregate<{ _id: { main: string; issue: string }; total: number; open: number; in_progress: number; resolved: number; closed: number }>([
+          { $match: await matchOf(f) },
+          {
+            $group: {
+              _id: { main: '$main', issue: '$issue' },
+              total: { $sum: 1 },
+              ...Object.fromEntries(PATCHABLE_STATUSES.map((st) => [st, { $sum: { $cond: [{ $eq: ['$status', st] }, 1, 0] } }])),
+            },
+          },
+        ])
+        .toArray();
+      return rows
+        .map((r) => ({
+          main: r._id.main,
+          issue: r._id.issue,
+          total: r.total,
+          abertos: r.open,
+          emAndamento: r.in_progress,
+          resolvidos: r.resolved,
+          fechados: r.closed,
+          taxaResolucao: Math.round(((r.resolved + r.closed) / r.total) * 10_000) / 100,
+        }))
+        .sort((a, b) => b.total - a.total || a.main.localeCompare(b.main) || a.issue.localeCompare(b.issue));
+    },
+
     /**
      * The dashboard at `now`: open and in-progress tickets, those no admin has answered yet, the
      * oldest of them; tickets created and resolved since the start of today and of the week.

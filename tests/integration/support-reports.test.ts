@@ -178,6 +178,36 @@ describe('GET /support/relatorios/dashboard', () => {
   });
 });
 
+describe('GET /support/relatorios/categorias', () => {
+  const MARCH = [
+    { main: 'Entrega', issue: 'Não estou recebendo a edição', total: 2, abertos: 1, emAndamento: 0, resolvidos: 1, fechados: 0, taxaResolucao: 50 }, // 1, 2
+    { main: 'Prêmios', issue: 'Não recebi meus prêmios', total: 2, abertos: 0, emAndamento: 0, resolvidos: 1, fechados: 1, taxaResolucao: 100 }, // 3, 8
+    { main: 'Cadastro', issue: 'Alterações de cadastro', total: 1, abertos: 1, emAndamento: 0, resolvidos: 0, fechados: 0, taxaResolucao: 0 }, // 5
+    { main: 'Cadastro', issue: 'Outros', total: 1, abertos: 0, emAndamento: 1, resolvidos: 0, fechados: 0, taxaResolucao: 0 }, // 6 (7 is deleted)
+    { main: 'Prêmios', issue: 'Prêmio com defeito', total: 1, abertos: 1, emAndamento: 0, resolvidos: 0, fechados: 0, taxaResolucao: 0 }, // 4
+  ];
+
+  it('counts per main category and issue, most tickets first; filters', async () => {
+    const res = await get('/support/relatorios/categorias?data_inicio=2031-03-01&data_fim=2031-03-31&fresh=true').expect(200);
+    expect(res.body.data).toEqual({ periodo: { inicio: '2031-03-01', fim: '2031-03-31' }, categorias: MARCH, cache: { hit: false } });
+    const news = await get('/support/relatorios/categorias?data_inicio=2031-03-01&data_fim=2031-03-31&newsletter=The%20News&fresh=true').expect(200);
+    expect(news.body.data.categorias).toEqual([
+      { main: 'Entrega', issue: 'Não estou recebendo a edição', total: 2, abertos: 1, emAndamento: 0, resolvidos: 1, fechados: 0, taxaResolucao: 50 },
+      { main: 'Cadastro', issue: 'Alterações de cadastro', total: 1, abertos: 1, emAndamento: 0, resolvidos: 0, fechados: 0, taxaResolucao: 0 },
+    ]);
+  });
+
+  it('downloads as CSV, which parses back to the same rows', async () => {
+    const res = await get('/support/relatorios/categorias?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv').expect(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="relatorio-categorias-2031-03-01-2031-03-31.csv"');
+    const [header, ...lines] = res.text.trimEnd().split('\r\n').map((l) => l.split(','));
+    expect(header).toEqual(['main', 'issue', 'total', 'abertos', 'emAndamento', 'resolvidos', 'fechados', 'taxaResolucao']);
+    const rows = lines.map((cells) => Object.fromEntries(header!.map((h, i) => [h, i < 2 ? cells[i] : Number(cells[i])])));
+    expect(rows).toEqual(MARCH);
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);

@@ -1,6 +1,7 @@
 /** Periods and percentage changes of the support reports (issue 14). */
 import { comparedPeriod, percentChange, periodRange, startOfDay, weekStartOf, yearEarlier } from '../../models/support/report.rules';
 import { cacheKey } from '../../models/support/report-cache.repo';
+import { toCsv } from '../../models/support/csv.rules';
 
 describe('report periods', () => {
   it('starts a day at local midnight, across offsets and daylight-saving changes', () => {
@@ -39,4 +40,19 @@ describe('report periods', () => {
     expect(cacheKey('comparativo', { a: 1 })).not.toBe(cacheKey('comparativo', { a: 2 }));
     expect(cacheKey('comparativo', {})).not.toBe(cacheKey('filtros', {}));
   });
+});
+
+it('writes RFC 4180 CSV, defusing cells a spreadsheet would run as formulas', () => {
+  const csv = toCsv(
+    [
+      { header: 'name', value: (r: { name: string; n: number | null }) => r.name },
+      { header: 'n', value: (r: { name: string; n: number | null }) => r.n },
+    ],
+    [
+      { name: 'plain', n: 1 },
+      { name: 'a, "quoted"\nline', n: -2.5 },
+      { name: '=HYPERLINK("x")', n: null },
+    ],
+  );
+  expect(csv).toBe('name,n\r\nplain,1\r\n"a, ""quoted""\nline",-2.5\r\n"\'=HYPERLINK(""x"")",\r\n');
 });
