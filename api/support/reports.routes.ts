@@ -216,6 +216,59 @@ export const reportRoutes = [
       return { ...data, cache };
     },
   }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/distribuicao',
+    summary: 'Tickets by hour of the day, weekday or newsletter',
+    description: 'For the tickets created in the period that match the filters: `por=hora` (0–23, every hour), `dia_semana` (1 Monday … 7 Sunday, every day) in America/Sao_Paulo, or `newsletter` (null: none; most tickets first). `format=csv` downloads it. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.extend({ por: z.enum(['hora', 'dia_semana', 'newsletter']), format: z.enum(['json', 'csv']).default('json') }),
+    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), por: z.string(), distribuicao: z.array(z.object({ chave: z.union([z.string(), z.number(), z.null()]), total: z.number().int() })), cache: Cache }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, por, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const timeZone = deps.config.support.reports.timeZone;
+      const { data, cache } = await deps.reportCache.get('distribuicao', { ...periodo, ...filters, por }, async () => {
+        const { from, to } = periodRange(periodo, timeZone);
+        return { periodo, por, distribuicao: await deps.reports.distribution({ from, to, ...filters }, por, timeZone) };
+      }, recompute);
+      if (format === 'csv') {
+        sendCsv(ctx, `relatorio-distribuicao-${por}-${periodo.inicio}-${periodo.fim}.csv`, toCsv<{ chave: string | number | null; total: number }>([{ header: por, value: (r) => r.chave }, { header: 'total', value: (r) => r.total }], data.distribuicao), cache);
+        return RAW;
+      }
+      return { ...data, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/serie',
+    summary: 'Tickets created per hour, day, week, month or year',
+    description: 'For the tickets created in the period that match the filters, grouped by `agrupamento` (hora `YYYY-MM-DD HH:00`, dia `YYYY-MM-DD`, semana ISO `YYYY-Www` from Monday, mes `YYYY-MM`, ano `YYYY`; America/Sao_Paulo): how many were created and how many of them are resolved or closed now. Periods without tickets are left out. `format=csv` downloads it. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.extend({ agrupamento: z.enum(GROUPINGS).default('dia'), format: z.enum(['json', 'csv']).default('json') }),
+    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: z.string(), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, agrupamento, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const timeZone = deps.config.support.reports.timeZone;
+      const { data, cache } = await deps.reportCache.get('serie', { ...periodo, ...filters, agrupamento }, async () => {
+        const { from, to } = periodRange(periodo, timeZone);
+        return { periodo, agrupamento, serie: await deps.reports.series({ from, to, ...filters }, agrupamento, timeZone) };
+      }, recompute);
+      if (format === 'csv') {
+        type Row = { periodo: string; criados: number; resolvidos: number };
+        sendCsv(ctx, `relatorio-serie-${agrupamento}-${periodo.inicio}-${periodo.fim}.csv`, toCsv<Row>([{ header: 'periodo', value: (r) => r.periodo }, { header: 'criados', value: (r) => r.criados }, { header: 'resolvidos', value: (r) => r.resolvidos }], data.serie), cache);
+        return RAW;
+      }
+      return { ...data, cache };
+    },
+  }),
 ];
 
 type CategoryRow = Awaited<ReturnType<SupportDeps['reports']['byCategory']>>[number];

@@ -96,6 +96,44 @@ export function createReportRepo(conn: Connection) {
   }
 
   return {
+    /** Tickets per hour of the day (0–23), ISO weekday (1 Monday – 7 Sunday) or newsletter, in `timeZone`. */
+    async distribution(f: ReportFilter, by: 'hora' | 'dia_semana' | 'newsletter', timeZone: string): Promise<{ chave: string | number | null; total: number }[]> {
+      const key = by === 'hora' ? { $hour: { date: '$createdAt', timezone: timeZone } } : by === 'dia_semana' ? { $isoDayOfWeek: { date: '$createdAt', timezone: timeZone } } : '$newsletter';
+      const rows = await tickets()
+        .aggregate<{ _id: string | number | null; total: number }>([{ $match: await matchOf(f) }, { $group: { _id: key, total: { $sum: 1 } } }])
+        .toArray();
+      if (by === 'newsletter') {
+        // Most tickets first; on a tie, named newsletters before tickets without one, then by name.
+        return rows
+          .map((r) => ({ chave: r._id ?? null, total: r.total }))
+          .sort((a, b) => b.total - a.total || Number(a.chave === null) - Number(b.chave === null) || String(a.chave).localeCompare(String(b.chave)));
+      }
+      // Every hour or weekday, those without tickets too.
+      const keys = by === 'hora' ? Array.from({ length: 24 }, (_, h) => h) : [1, 2, 3, 4, 5, 6, 7];
+      return keys.map((k) => ({ chave: k, total: rows.find((r) => r._id === k)?.total ?? 0 }));
+    },
+
+    /**
+     * Tickets created per hour, day, ISO week, month or year (in `timeZone`), and how many of them
+     * are resolved or closed now; periods without tickets are left out.
+     */
+    async series(f: ReportFilter, grouping: 'hora' | 'dia' | 'semana' | 'mes' | 'ano', timeZone: string): Promise<{ periodo: string; criados: number; resolvidos: number }[]> {
+      const date = { date: '$createdAt', timezone: timeZone };
+      const week = { $isoWeek: date };
+      const key =
+        grouping === 'semana'
+          ? { $concat: [{ $toString: { $isoWeekYear: date } }, '-W', { $cond: [{ $lt: [week, 10] }, { $concat: ['0', { $toString: week }] }, { $toString: week }] }] }
+          : { $dateToString: { ...date, format: { hora: '%Y-%m-%d %H:00', dia: '%Y-%m-%d', mes: '%Y-%m', ano: '%Y' }[grouping] } };
+      const rows = await tickets()
+        .aggregate<{ _id: string; criados: number; resolvidos: number }>([
+          { $match: await matchOf(f) },
+          { $group: { _id: key, criados: { $sum: 1 }, resolvidos: { $sum: { $cond: [{ $in: ['$status', ['resolved', 'closed']] }, 1, 0] } } } },
+          { $sort: { _id: 1 } },
+        ])
+        .toArray();
+      return rows.map((r) => ({ periodo: r._id, criados: r.criados, resolvidos: r.resolvidos }));
+    },
+
     /** Per main category and issue: tickets by status and the share resolved (most tickets first). */
     async byCategory(f: ReportFilter) {
       const rows = await tickets()

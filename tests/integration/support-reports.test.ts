@@ -208,6 +208,39 @@ describe('GET /support/relatorios/categorias', () => {
   });
 });
 
+describe('GET /support/relatorios/distribuicao and /serie', () => {
+  // March, São Paulo time: 1 Mon 00:00, 2 Sun 9th 23:59:59, 3 Sun 16th 23:59:59, 4 Mon 17th 00:00,
+  // 5 Wed 12:00, 6 Thu 12:00, 8 Wed 5th 09:00 (7 is deleted).
+  const MARCH = 'data_inicio=2031-03-01&data_fim=2031-03-31&fresh=true';
+
+  it('by hour of the day and weekday in São Paulo (every bucket), and by newsletter', async () => {
+    const hours = (await get(`/support/relatorios/distribuicao?por=hora&${MARCH}`).expect(200)).body.data.distribuicao;
+    expect(hours).toHaveLength(24);
+    expect(hours.filter((h: { total: number }) => h.total > 0)).toEqual([{ chave: 0, total: 2 }, { chave: 9, total: 1 }, { chave: 12, total: 2 }, { chave: 23, total: 2 }]);
+    const days = (await get(`/support/relatorios/distribuicao?por=dia_semana&${MARCH}`).expect(200)).body.data.distribuicao;
+    expect(days).toEqual([{ chave: 1, total: 2 }, { chave: 2, total: 0 }, { chave: 3, total: 2 }, { chave: 4, total: 1 }, { chave: 5, total: 0 }, { chave: 6, total: 0 }, { chave: 7, total: 2 }]);
+    const letters = (await get(`/support/relatorios/distribuicao?por=newsletter&${MARCH}`).expect(200)).body.data.distribuicao;
+    expect(letters).toEqual([{ chave: 'The News', total: 3 }, { chave: null, total: 3 }, { chave: 'The Bizness', total: 1 }]);
+    await get(`/support/relatorios/distribuicao?por=minuto&${MARCH}`).expect(400);
+  });
+
+  it('a time series by ISO week (from Monday, in São Paulo), day, month and year; as CSV too', async () => {
+    const serie = async (g: string) => (await get(`/support/relatorios/serie?agrupamento=${g}&${MARCH}`).expect(200)).body.data.serie;
+    expect(await serie('semana')).toEqual([
+      { periodo: '2031-W10', criados: 2, resolvidos: 1 }, // 8 (resolved), 2
+      { periodo: '2031-W11', criados: 4, resolvidos: 2 }, // 1 (resolved), 5, 6, 3 (closed)
+      { periodo: '2031-W12', criados: 1, resolvidos: 0 }, // 4
+    ]);
+    expect((await serie('dia')).map((r: { periodo: string }) => r.periodo)).toEqual(['2031-03-05', '2031-03-09', '2031-03-10', '2031-03-12', '2031-03-13', '2031-03-16', '2031-03-17']);
+    expect(await serie('hora')).toContainEqual({ periodo: '2031-03-09 23:00', criados: 1, resolvidos: 0 });
+    expect(await serie('mes')).toEqual([{ periodo: '2031-03', criados: 7, resolvidos: 3 }]);
+    expect(await serie('ano')).toEqual([{ periodo: '2031', criados: 7, resolvidos: 3 }]);
+    const csv = await get(`/support/relatorios/serie?agrupamento=semana&format=csv&${MARCH}`).expect(200);
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="relatorio-serie-semana-2031-03-01-2031-03-31.csv"');
+    expect(csv.text).toBe('periodo,criados,resolvidos\r\n2031-W10,2,1\r\n2031-W11,4,2\r\n2031-W12,1,0\r\n');
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
