@@ -269,6 +269,62 @@ export const reportRoutes = [
       return { ...data, cache };
     },
   }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/coortes',
+    summary: 'Weekly cohorts: tickets created per week and how many were resolved within 1, 3 and 7 days',
+    description: 'For the tickets created in the period that match the filters, per ISO week of creation (from Monday, America/Sao_Paulo): created, and resolved within 1, 3 and 7 days of creation (cumulative; by the latest resolution). `format=csv` downloads it. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
+    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), coortes: z.array(z.object({ semana: z.string(), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const timeZone = deps.config.support.reports.timeZone;
+      const { data, cache } = await deps.reportCache.get('coortes', { ...periodo, ...filters }, async () => {
+        const { from, to } = periodRange(periodo, timeZone);
+        return { periodo, coortes: await deps.reports.cohorts({ from, to, ...filters }, timeZone) };
+      }, recompute);
+      if (format === 'csv') {
+        type Row = (typeof data.coortes)[number];
+        const columns: CsvColumn<Row>[] = (['semana', 'criados', 'em1Dia', 'em3Dias', 'em7Dias'] as const).map((k) => ({ header: k, value: (r: Row) => r[k] }));
+        sendCsv(ctx, `relatorio-coortes-${periodo.inicio}-${periodo.fim}.csv`, toCsv(columns, data.coortes), cache);
+        return RAW;
+      }
+      return { ...data, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/resumo',
+    summary: 'Summary of the last 30 days',
+    description: 'The tickets created from 30 days ago to today (America/Sao_Paulo) that match the filters: total, by status now, resolution rate, first-response and resolution times (median, p90, mean, count; seconds) and reopen rate. Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.omit({ data_inicio: true, data_fim: true }),
+    response: PeriodStats.extend({
+      primeiraResposta: Durations,
+      resolucao: Durations,
+      reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
+      cache: Cache,
+    }),
+    handler: async ({ query, deps }) => {
+      const { fresh: recompute, ...filters } = query;
+      const timeZone = deps.config.support.reports.timeZone;
+      const periodo = defaultPeriod(deps.now(), timeZone);
+      const { data, cache } = await deps.reportCache.get('resumo', { ...periodo, ...filters }, async () => {
+        const { from, to } = periodRange(periodo, timeZone);
+        const [counts, metrics] = await Promise.all([deps.reports.periodCounts(from, to, filters), deps.reports.resolutionMetrics({ from, to, ...filters })]);
+        const done = counts.ticketsByStatus.resolved + counts.ticketsByStatus.closed;
+        return { ...counts, resolutionMetrics: { taxaResolucaoGeral: percent(done, counts.totalTickets) }, periodo, ...metrics };
+      }, recompute);
+      return { ...data, cache };
+    },
+  }),
 ];
 
 type CategoryRow = Awaited<ReturnType<SupportDeps['reports']['byCategory']>>[number];

@@ -95,7 +95,32 @@ export function createReportRepo(conn: Connection) {
     return row ? { median: round2(row.median), p90: round2(row.p90), mean: round2(row.mean), count: row.count } : { median: null, p90: null, mean: null, count: 0 };
   }
 
+  /** `{$concat}` of a date's ISO week, `YYYY-Www`, in a time zone. */
+  const isoWeekKey = (timeZone: string) => {
+    const date = { date: '$createdAt', timezone: timeZone };
+    const week = { $isoWeek: date };
+    return { $concat: [{ $toString: { $isoWeekYear: date } }, '-W', { $cond: [{ $lt: [week, 10] }, { $concat: ['0', { $toString: week }] }, { $toString: week }] }] };
+  };
+
   return {
+    /**
+     * Weekly cohorts: tickets created per ISO week (in `timeZone`) and how many of them were
+     * resolved within 1, 3 and 7 days of their creation (by `resolvedAt`, the latest resolution).
+     */
+    async cohorts(f: ReportFilter, timeZone: string): Promise<{ semana: string; criados: number; em1Dia: number; em3Dias: number; em7Dias: number }[]> {
+      const took = { $cond: [{ $eq: [{ $type: '$resolvedAt' }, 'date'] }, { $subtract: ['$resolvedAt', '$createdAt'] }, null] };
+      const within = (days: number) => ({ $sum: { $cond: [{ $and: [{ $ne: ['$took', null] }, { $lte: ['$took', days * 86_400_000] }] }, 1, 0] } });
+      const rows = await tickets()
+        .aggregate<{ _id: string; criados: number; em1Dia: number; em3Dias: number; em7Dias: number }>([
+          { $match: await matchOf(f) },
+          { $project: { week: isoWeekKey(timeZone), took } },
+          { $group: { _id: '$week', criados: { $sum: 1 }, em1Dia: within(1), em3Dias: within(3), em7Dias: within(7) } },
+          { $sort: { _id: 1 } },
+        ])
+        .toArray();
+      return rows.map((r) => ({ semana: r._id, criados: r.criados, em1Dia: r.em1Dia, em3Dias: r.em3Dias, em7Dias: r.em7Dias }));
+    },
+
     /** Tickets per hour of the day (0–23), ISO weekday (1 Monday – 7 Sunday) or newsletter, in `timeZone`. */
     async distribution(f: ReportFilter, by: 'hora' | 'dia_semana' | 'newsletter', timeZone: string): Promise<{ chave: string | number | null; total: number }[]> {
       const key = by === 'hora' ? { $hour: { date: '$createdAt', timezone: timeZone } } : by === 'dia_semana' ? { $isoDayOfWeek: { date: '$createdAt', timezone: timeZone } } : '$newsletter';
@@ -118,12 +143,10 @@ export function createReportRepo(conn: Connection) {
      * are resolved or closed now; periods without tickets are left out.
      */
     async series(f: ReportFilter, grouping: 'hora' | 'dia' | 'semana' | 'mes' | 'ano', timeZone: string): Promise<{ periodo: string; criados: number; resolvidos: number }[]> {
-      const date = { date: '$createdAt', timezone: timeZone };
-      const week = { $isoWeek: date };
       const key =
         grouping === 'semana'
-          ? { $concat: [{ $toString: { $isoWeekYear: date } }, '-W', { $cond: [{ $lt: [week, 10] }, { $concat: ['0', { $toString: week }] }, { $toString: week }] }] }
-          : { $dateToString: { ...date, format: { hora: '%Y-%m-%d %H:00', dia: '%Y-%m-%d', mes: '%Y-%m', ano: '%Y' }[grouping] } };
+          ? isoWeekKey(timeZone)
+          : { $dateToString: { date: '$createdAt', timezone: timeZone, format: { hora: '%Y-%m-%d %H:00', dia: '%Y-%m-%d', mes: '%Y-%m', ano: '%Y' }[grouping] } };
       const rows = await tickets()
         .aggregate<{ _id: string; criados: number; resolvidos: number }>([
           { $match: await matchOf(f) },
@@ -213,11 +236,11 @@ export function createReportRepo(conn: Connection) {
       return { primeiraResposta, resolucao, reabertura: { taxa: resolvidos === 0 ? 0 : Math.round((reabertos / resolvidos) * 10_000) / 100, reabertos, resolvidos } };
     },
 
-    /** Tickets created in [from, to) (deleted ones left out), by their status now. */
-    async periodCounts(from: Date, to: Date): Promise<PeriodCounts> {
+    /** Tickets created in [from, to) (deleted ones left out) that match the filters, by their status now. */
+    async periodCounts(from: Date, to: Date, filters: Omit<ReportFilter, 'from' | 'to'> = {}): Promise<PeriodCounts> {
       const rows = await tickets()
         .aggregate<{ _id: PatchableStatus; n: number }>([
-          { $match: { createdAt: { $gte: from, $lt: to }, status: { $in: [...PATCHABLE_STATUSES] } } },
+          { $match: await matchOf({ from, to, ...filters }) },
           { $group: { _id: '$status', n: { $sum: 1 } } },
         ])
         .toArray();

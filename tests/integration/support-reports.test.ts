@@ -241,6 +241,43 @@ describe('GET /support/relatorios/distribuicao and /serie', () => {
   });
 });
 
+describe('GET /support/relatorios/coortes and /resumo', () => {
+  it('weekly cohorts: created, and resolved within 1, 3 and 7 days', async () => {
+    const res = await get('/support/relatorios/coortes?data_inicio=2031-03-01&data_fim=2031-03-31&fresh=true').expect(200);
+    expect(res.body.data.coortes).toEqual([
+      { semana: '2031-W10', criados: 2, em1Dia: 1, em3Dias: 1, em7Dias: 1 }, // 8 resolved in 5 h; 2 never
+      { semana: '2031-W11', criados: 4, em1Dia: 2, em3Dias: 2, em7Dias: 2 }, // 1 in exactly 1 day, 3 in 2 h; 5 and 6 never
+      { semana: '2031-W12', criados: 1, em1Dia: 0, em3Dias: 0, em7Dias: 0 }, // 4
+    ]);
+    const csv = await get('/support/relatorios/coortes?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv').expect(200);
+    expect(csv.text.split('\r\n')[0]).toBe('semana,criados,em1Dia,em3Dias,em7Dias');
+  });
+
+  it('summary of the last 30 days', async () => {
+    const original = svc.deps.now;
+    svc.deps.now = () => new Date('2031-03-20T12:00:00Z'); // the last 30 days: 18 February to 20 March
+    try {
+      const res = await get('/support/relatorios/resumo?fresh=true').expect(200);
+      expect(res.body.data).toEqual({
+        periodo: { inicio: '2031-02-18', fim: '2031-03-20' },
+        totalTickets: 7, // 1, 2, 3, 4, 5, 6, 8
+        ticketsByStatus: { open: 3, in_progress: 1, resolved: 2, closed: 1 },
+        resolutionMetrics: { taxaResolucaoGeral: 42.86 },
+        // answers 120, 600, 1,800, 3,600 s; resolutions 7,200, 18,000, 86,400 s; 3 and 8 of 1, 3, 8 reopened
+        primeiraResposta: { median: 1_200, p90: 3_600, mean: 1_530, count: 4 },
+        resolucao: { median: 18_000, p90: 86_400, mean: 37_200, count: 3 },
+        reabertura: { taxa: 66.67, reabertos: 2, resolvidos: 3 },
+        cache: { hit: false },
+      });
+      const prizes = await get('/support/relatorios/resumo?fresh=true&main=Pr%C3%AAmios').expect(200);
+      expect(prizes.body.data).toMatchObject({ totalTickets: 3, ticketsByStatus: { open: 1, in_progress: 0, resolved: 1, closed: 1 } });
+      await get('/support/relatorios/resumo?data_inicio=2031-03-01').expect(400);
+    } finally {
+      svc.deps.now = original;
+    }
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
