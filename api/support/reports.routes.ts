@@ -64,6 +64,22 @@ const Durations = z.object({
   count: z.number().int(),
 }).describe('seconds; null when there is nothing to measure');
 
+const DetailRow = z.object({
+  id: z.number().int(),
+  main: z.string(),
+  issue: z.string(),
+  status: z.string(),
+  newsletter: z.string().nullable(),
+  criadoEm: z.string(),
+  primeiraRespostaSegundos: z.number().nullable(),
+  resolucaoSegundos: z.number().nullable(),
+  reaberturas: z.number().int(),
+});
+const DETAIL_KEYS = ['id', 'main', 'issue', 'status', 'newsletter', 'criadoEm', 'primeiraRespostaSegundos', 'resolucaoSegundos', 'reaberturas'] as const;
+const DETAIL_COLUMNS: CsvColumn<z.infer<typeof DetailRow>>[] = DETAIL_KEYS.map((k) => ({ header: k, value: (r) => r[k] }));
+/** The most rows a CSV download of the detailed report holds. */
+const CSV_MAX_ROWS = 10_000;
+
 async function periodStats(deps: SupportDeps, period: Period): Promise<z.input<typeof PeriodStats>> {
   const { from, to } = periodRange(period, deps.config.support.reports.timeZone);
   const counts = await deps.reports.periodCounts(from, to);
@@ -323,6 +339,42 @@ export const reportRoutes = [
         return { ...counts, resolutionMetrics: { taxaResolucaoGeral: percent(done, counts.totalTickets) }, periodo, ...metrics };
       }, recompute);
       return { ...data, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/detalhado',
+    summary: 'One row per ticket with its metrics',
+    description: 'The tickets created in the period that match the filters, newest first: category, issue, status, newsletter, creation, seconds to the first admin reply and to the resolution (null: not yet), reopens. Paginated (`page`, `limit` up to 100); `format=csv` downloads every matching row (up to 10,000: a cached report is one document). Cached 2 hours per parameters.',
+    tags,
+    auth: staff,
+    query: CommonFilters.extend({
+      page: z.coerce.number().int().min(1).max(100_000).default(1),
+      limit: z.coerce.number().int().min(1).max(100).default(20),
+      format: z.enum(['json', 'csv']).default('json'),
+    }),
+    response: z.object({
+      periodo: z.object({ inicio: z.string(), fim: z.string() }),
+      linhas: z.array(DetailRow),
+      pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+      cache: Cache,
+    }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, page, limit, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const csv = format === 'csv';
+      const window = csv ? { offset: 0, limit: CSV_MAX_ROWS } : { offset: (page - 1) * limit, limit };
+      const { data, cache } = await deps.reportCache.get('detalhado', { ...periodo, ...filters, ...window }, async () => {
+        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
+        return { periodo, ...(await deps.reports.detailed({ from, to, ...filters }, window)) };
+      }, recompute);
+      if (csv) {
+        sendCsv(ctx, `relatorio-detalhado-${periodo.inicio}-${periodo.fim}.csv`, toCsv(DETAIL_COLUMNS, data.linhas), cache);
+        return RAW;
+      }
+      return { periodo: data.periodo, linhas: data.linhas, pagination: { page, limit, total: data.total, totalPages: Math.ceil(data.total / limit) }, cache };
     },
   }),
 ];

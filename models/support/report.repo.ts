@@ -103,6 +103,28 @@ export function createReportRepo(conn: Connection) {
   };
 
   return {
+    /** One row per ticket with its metrics (newest first), a page of them, and how many match. */
+    async detailed(f: ReportFilter, page: { offset: number; limit: number }) {
+      const match = await matchOf(f);
+      const secondsTo = (field: string) => ({ $cond: [{ $eq: [{ $type: `$${field}` }, 'date'] }, { $divide: [{ $subtract: [`$${field}`, '$createdAt'] }, 1000] }, null] });
+      const [rows, total] = await Promise.all([
+        tickets()
+          .aggregate<{ _id: number; main: string; issue: string; status: string; newsletter: string | null; createdAt: Date; primeiraRespostaSegundos: number | null; resolucaoSegundos: number | null; reaberturas: number }>([
+            { $match: match },
+            { $sort: { createdAt: -1, _id: -1 } },
+            { $skip: page.offset },
+            { $limit: page.limit },
+            { $project: { main: 1, issue: 1, status: 1, newsletter: 1, createdAt: 1, primeiraRespostaSegundos: secondsTo('firstAdminReplyAt'), resolucaoSegundos: secondsTo('resolvedAt'), reaberturas: '$reopenCount' } },
+          ])
+          .toArray(),
+        tickets().countDocuments(match),
+      ]);
+      return {
+        total,
+        linhas: rows.map((r) => ({ id: r._id, main: r.main, issue: r.issue, status: r.status, newsletter: r.newsletter ?? null, criadoEm: r.createdAt.toISOString(), primeiraRespostaSegundos: r.primeiraRespostaSegundos, resolucaoSegundos: r.resolucaoSegundos, reaberturas: r.reaberturas ?? 0 })),
+      };
+    },
+
     /**
      * Weekly cohorts: tickets created per ISO week (in `timeZone`) and how many of them were
      * resolved within 1, 3 and 7 days of their creation (by `resolvedAt`, the latest resolution).

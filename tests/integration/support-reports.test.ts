@@ -278,6 +278,24 @@ describe('GET /support/relatorios/coortes and /resumo', () => {
   });
 });
 
+describe('GET /support/relatorios/detalhado', () => {
+  it('one row per ticket with its metrics, newest first, paginated; every row as CSV', async () => {
+    const res = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&limit=3&fresh=true').expect(200);
+    expect(res.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([4, 3, 6]);
+    expect(res.body.data.linhas[1]).toEqual({ id: 3, main: 'Prêmios', issue: 'Não recebi meus prêmios', status: 'closed', newsletter: 'The Bizness', criadoEm: '2031-03-17T02:59:59.000Z', primeiraRespostaSegundos: 600, resolucaoSegundos: 7_200, reaberturas: 1 });
+    expect(res.body.data.linhas[2]).toMatchObject({ id: 6, primeiraRespostaSegundos: null, resolucaoSegundos: null, reaberturas: 0 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 3, total: 7, totalPages: 3 });
+    const last = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&limit=3&page=3&fresh=true').expect(200);
+    expect(last.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([8]);
+    const csv = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv&fresh=true').expect(200);
+    const lines = csv.text.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,main,issue,status,newsletter,criadoEm,primeiraRespostaSegundos,resolucaoSegundos,reaberturas');
+    expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([4, 3, 6, 5, 1, 2, 8]);
+    expect(lines[2]).toBe('3,Prêmios,Não recebi meus prêmios,closed,The Bizness,2031-03-17T02:59:59.000Z,600,7200,1');
+    await get('/support/relatorios/detalhado?limit=101').expect(400);
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
