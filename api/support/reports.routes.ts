@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../../models/errors';
 import { isDate, localDate } from '../../models/quiz/calendar.rules';
 import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Period } from '../../models/support/report.rules';
-import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../models/support/ticket.rules';
+import { PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
@@ -375,6 +375,39 @@ export const reportRoutes = [
         return RAW;
       }
       return { periodo: data.periodo, linhas: data.linhas, pagination: { page, limit, total: data.total, totalPages: Math.ceil(data.total / limit) }, cache };
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/relatorios/agentes',
+    summary: "Per agent: replies, tickets resolved, first-response and resolution times (managers)",
+    description:
+      "Over the tickets created in the period that match the filters: each agent's admin replies, tickets resolved, the first-response time of the tickets whose first admin reply the agent wrote and the time from creation to each resolution the agent made (seconds: median, nearest-rank p90, mean, count). About individual people's work: permission support.manager. `format=csv` downloads it. Cached 2 hours per parameters.",
+    tags,
+    auth: bearer(SUPPORT_MANAGER),
+    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
+    response: z.object({
+      periodo: z.object({ inicio: z.string(), fim: z.string() }),
+      agentes: z.array(z.object({ agente: z.string(), respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
+      cache: Cache,
+    }),
+    alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
+    handler: async ({ query, deps, ctx }) => {
+      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
+      const periodo = periodOf(deps, query);
+      const { data, cache } = await deps.reportCache.get('agentes', { ...periodo, ...filters }, async () => {
+        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
+        return { periodo, agentes: await deps.reports.agents({ from, to, ...filters }) };
+      }, recompute);
+      if (format === 'csv') {
+        type Row = (typeof data.agentes)[number];
+        const stat = (group: 'primeiraResposta' | 'resolucao') => (['median', 'p90', 'mean', 'count'] as const).map((k) => ({ header: `${group}_${k}`, value: (r: Row) => r[group][k] }));
+        const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, ...stat('primeiraResposta'), ...stat('resolucao')];
+        sendCsv(ctx, `relatorio-agentes-${periodo.inicio}-${periodo.fim}.csv`, toCsv(columns, data.agentes), cache);
+        return RAW;
+      }
+      return { ...data, cache };
     },
   }),
 ];

@@ -47,6 +47,9 @@ const STATS_STAGE = {
   },
 };
 
+/** The same statistics per group (`_id` kept). */
+const GROUP_STATS_STAGE = { $project: { ...STATS_STAGE.$project, _id: 1 } };
+
 const round2 = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
 
 export interface PeriodCounts {
@@ -102,7 +105,60 @@ export function createReportRepo(conn: Connection) {
     return { $concat: [{ $toString: { $isoWeekYear: date } }, '-W', { $cond: [{ $lt: [week, 10] }, { $concat: ['0', { $toString: week }] }, { $toString: week }] }] };
   };
 
+  /** A tickets `$match` applied to tickets joined under `ticket`. */
+  const onJoined = (match: Record<string, unknown>) => Object.fromEntries(Object.entries(match).map(([k, v]) => [`ticket.${k}`, v]));
+  const joinTicket = [{ $lookup: { from: 'tickets', localField: 'ticketId', foreignField: '_id', as: 'ticket' } }, { $unwind: '$ticket' }];
+
+  type AgentStats = DurationStats & { _id: string };
+  const statsOf = (rows: AgentStats[], agent: string): DurationStats => {
+    const r = rows.find((x) => x._id === agent);
+    return r ? { median: round2(r.median), p90: round2(r.p90), mean: round2(r.mean), count: r.count } : { median: null, p90: null, mean: null, count: 0 };
+  };
+
   return {
+    /**
+     * Per agent, over the tickets a filter selects: admin replies written, tickets resolved,
+     * first-response time of the tickets whose first admin reply the agent wrote, and the time from
+     * creation to each resolution the agent made (seconds; median, p90, mean, count).
+     */
+    async agents(f: ReportFilter) {
+      const { agente, ...rest } = f;
+      const match = onJoined(await matchOf(rest));
+      const who = agente === undefined ? {} : { _id: agente };
+      const durationsBy = (pipeline: object[]) => [...pipeline, { $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
+      const [replies, resolutions, firstReplies, resolutionTimes] = await Promise.all([
+        messages().aggregate<{ _id: string; n: number }>([{ $match: { origem: 'admin' } }, ...joinTicket, { $match: match }, { $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }]).toArray(),
+        events().aggregate<{ _id: string; n: number }>([{ $match: { to: 'resolved', source: { $ne: 'create' } } }, ...joinTicket, { $match: match }, { $group: { _id: { by: '$by', ticket: '$ticketId' } } }, { $group: { _id: '$_id.by', n: { $sum: 1 } } }, { $match: who }]).toArray(),
+        messages()
+          .aggregate<AgentStats>(durationsBy([
+            { $match: { origem: 'admin' } },
+            { $sort: { ticketId: 1, createdAt: 1, _id: 1 } },
+            { $group: { _id: '$ticketId', agent: { $first: '$remetente' }, at: { $first: '$createdAt' } } },
+            { $lookup: { from: 'tickets', localField: '_id', foreignField: '_id', as: 'ticket' } },
+            { $unwind: '$ticket' },
+            { $match: match },
+            { $project: { agent: 1, s: { $divide: [{ $subtract: ['$at', '$ticket.createdAt'] }, 1000] } } },
+          ]))
+          .toArray(),
+        events()
+          .aggregate<AgentStats>(durationsBy([
+            { $match: { to: 'resolved', source: { $ne: 'create' } } },
+            ...joinTicket,
+            { $match: match },
+            { $project: { agent: '$by', s: { $divide: [{ $subtract: ['$at', '$ticket.createdAt'] }, 1000] } } },
+          ]))
+          .toArray(),
+      ]);
+      const names = [...new Set([...replies, ...resolutions, ...firstReplies, ...resolutionTimes].map((r) => r._id))].filter((a): a is string => typeof a === 'string').sort();
+      return names.map((agente) => ({
+        agente,
+        respostas: replies.find((r) => r._id === agente)?.n ?? 0,
+        ticketsResolvidos: resolutions.find((r) => r._id === agente)?.n ?? 0,
+        primeiraResposta: statsOf(firstReplies, agente),
+        resolucao: statsOf(resolutionTimes, agente),
+      }));
+    },
+
     /** One row per ticket with its metrics (newest first), a page of them, and how many match. */
     async detailed(f: ReportFilter, page: { offset: number; limit: number }) {
       const match = await matchOf(f);

@@ -58,3 +58,5 @@ export const MESSAGE_ORIGINS = ['usuario', 'admin'] as const;
 export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 
 export const SUPPORT_AGENT = 'support.agent';
+/** Support managers: reports about individual agents' work (docs/decisions.md "Reports"). */
+export const SUPPORT_MANAGER = 'support.manager';

@@ -50,10 +50,15 @@ beforeAll(async () => {
   await conn.db!.collection('ticket_status_events').insertMany([
     { _id: 'e1' as never, ticketId: 1, version: 0, from: null, to: 'open', by: 't1@example.com', at: at('2031-03-10T03:00:00Z'), source: 'create' },
     { _id: 'e2' as never, ticketId: 1, version: 1, from: 'open', to: 'resolved', by: 'agent-ana', at: at('2031-03-11T12:00:00Z'), source: 'patch' },
+    { _id: 'e3' as never, ticketId: 3, version: 1, from: 'open', to: 'resolved', by: 'agent-bruno', at: after(3, 7_200), source: 'patch' },
   ]);
   await conn.db!.collection('ticket_messages').insertMany([
-    { _id: 1 as never, ticketId: 3, conteudo: 'Olá', remetente: 'agent-bruno', origem: 'admin', dedupeKey: 'msg:1', createdAt: at('2031-03-12T12:00:00Z') },
-    { _id: 2 as never, ticketId: 3, conteudo: 'Oi', remetente: 't3@example.com', origem: 'usuario', dedupeKey: 'msg:2', createdAt: at('2031-03-12T13:00:00Z') },
+    // First admin replies: 3 by agent-bruno (600 s), 1 by agent-ana (3,600 s, then agent-carla), 5 by agent-ana (1,800 s).
+    { _id: 1 as never, ticketId: 3, conteudo: 'Olá', remetente: 'agent-bruno', origem: 'admin', dedupeKey: 'msg:1', createdAt: after(3, 600) },
+    { _id: 2 as never, ticketId: 3, conteudo: 'Oi', remetente: 't3@example.com', origem: 'usuario', dedupeKey: 'msg:2', createdAt: after(3, 900) },
+    { _id: 3 as never, ticketId: 1, conteudo: 'Olá', remetente: 'agent-ana', origem: 'admin', dedupeKey: 'msg:3', createdAt: after(1, 3_600) },
+    { _id: 4 as never, ticketId: 1, conteudo: 'Mais', remetente: 'agent-carla', origem: 'admin', dedupeKey: 'msg:4', createdAt: after(1, 7_200) },
+    { _id: 5 as never, ticketId: 5, conteudo: 'Olá', remetente: 'agent-ana', origem: 'admin', dedupeKey: 'msg:5', createdAt: after(5, 1_800) },
   ]);
 });
 afterAll(async () => {
@@ -296,6 +301,29 @@ describe('GET /support/relatorios/detalhado', () => {
   });
 });
 
+describe('GET /support/relatorios/agentes', () => {
+  it("per agent: replies, tickets resolved, first-response and resolution times; managers only", async () => {
+    const manager = await tokenFor('manager-2', ['support.agent', 'support.manager']);
+    const res = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&fresh=true', manager).expect(200);
+    const none = { median: null, p90: null, mean: null, count: 0 };
+    expect(res.body.data.agentes).toEqual([
+      // first replies on 5 (1,800 s) and 1 (3,600 s); resolved 1, 118,800 s after it was created
+      { agente: 'agent-ana', respostas: 2, ticketsResolvidos: 1, primeiraResposta: { median: 2_700, p90: 3_600, mean: 2_700, count: 2 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
+      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
+      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, primeiraResposta: none, resolucao: none },
+    ]);
+    const one = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&agente=agent-bruno&fresh=true', manager).expect(200);
+    expect(one.body.data.agentes.map((a: { agente: string }) => a.agente)).toEqual(['agent-bruno']);
+    const csv = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv&fresh=true', manager).expect(200);
+    expect(csv.text.split('\r\n').slice(0, 2)).toEqual([
+      'agente,respostas,ticketsResolvidos,primeiraResposta_median,primeiraResposta_p90,primeiraResposta_mean,primeiraResposta_count,resolucao_median,resolucao_p90,resolucao_mean,resolucao_count',
+      'agent-ana,2,1,2700,3600,2700,2,118800,118800,118800,1',
+    ]);
+    // Staff without the manager permission: 403.
+    await get('/support/relatorios/agentes').expect(403);
+  });
+});
+
 describe('GET /support/relatorios/filtros', () => {
   it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
@@ -305,7 +333,7 @@ describe('GET /support/relatorios/filtros', () => {
         { main: 'Entrega', issues: ['Não estou recebendo a edição'] },
         { main: 'Prêmios', issues: ['Não recebi meus prêmios', 'Prêmio com defeito'] },
       ],
-      agentes: ['agent-ana', 'agent-bruno'],
+      agentes: ['agent-ana', 'agent-bruno', 'agent-carla'],
       newsletters: ['The Bizness', 'The News'],
       status: ['open', 'in_progress', 'resolved', 'closed'],
       agrupamentos: ['hora', 'dia', 'semana', 'mes', 'ano'],
