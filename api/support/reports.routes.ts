@@ -13,6 +13,7 @@ import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
 import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
 import type { CacheInfo } from '../../models/support/report-cache.repo';
+import type { ReportFilter } from '../../models/support/report.repo';
 import type { SupportDeps } from './deps';
 
 const route = routeFactory<SupportDeps>();
@@ -79,6 +80,32 @@ const DETAIL_KEYS = ['id', 'main', 'issue', 'status', 'newsletter', 'criadoEm', 
 const DETAIL_COLUMNS: CsvColumn<z.infer<typeof DetailRow>>[] = DETAIL_KEYS.map((k) => ({ header: k, value: (r) => r[k] }));
 /** The most rows a CSV download of the detailed report holds. */
 const CSV_MAX_ROWS = 10_000;
+
+/** The filters of a report query (the period and presentation parameters taken out). */
+function pickFilters(q: z.output<typeof CommonFilters>): Omit<ReportFilter, 'from' | 'to'> {
+  return { status: q.status, main: q.main, issue: q.issue, agente: q.agente, newsletter: q.newsletter, tag: q.tag };
+}
+
+/**
+ * A report over the period and filters of `query`: cached under its name, the period, the filters
+ * and `extra` (its own parameters); `compute` gets the filter with the period's instants.
+ */
+async function filteredReport<T extends object>(deps: SupportDeps, name: string, query: z.output<typeof CommonFilters>, extra: Record<string, unknown>, compute: (filter: ReportFilter) => Promise<T>) {
+  const periodo = periodOf(deps, query);
+  const filters = pickFilters(query);
+  const { data, cache } = await deps.reportCache.get(name, { ...periodo, ...filters, ...extra }, async () => {
+    const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
+    return { periodo, ...(await compute({ from, to, ...filters })) };
+  }, query.fresh);
+  return { data, cache, periodo };
+}
+
+/** The report as JSON, or with format=csv its rows as a CSV download. */
+function jsonOrCsv<R, J>(ctx: Context, format: 'json' | 'csv', fileName: string, rows: readonly R[], columns: readonly CsvColumn<R>[], cache: CacheInfo, json: J): J | typeof RAW {
+  if (format !== 'csv') return json;
+  sendCsv(ctx, fileName, toCsv(columns, rows), cache);
+  return RAW;
+}
 
 async function periodStats(deps: SupportDeps, period: Period): Promise<z.input<typeof PeriodStats>> {
   const { from, to } = periodRange(period, deps.config.support.reports.timeZone);
@@ -160,12 +187,7 @@ export const reportRoutes = [
       cache: Cache,
     }),
     handler: async ({ query, deps }) => {
-      const { fresh: recompute, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
-      const { data, cache } = await deps.reportCache.get('metricas-resolucao', { ...periodo, ...filters }, async () => {
-        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
-        return { periodo, ...(await deps.reports.resolutionMetrics({ from, to, ...filters })) };
-      }, recompute);
+      const { data, cache } = await filteredReport(deps, 'metricas-resolucao', query, {}, (f) => deps.reports.resolutionMetrics(f));
       return { ...data, cache };
     },
   }),
@@ -219,17 +241,8 @@ export const reportRoutes = [
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
-      const { data, cache } = await deps.reportCache.get('categorias', { ...periodo, ...filters }, async () => {
-        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
-        return { periodo, categorias: await deps.reports.byCategory({ from, to, ...filters }) };
-      }, recompute);
-      if (format === 'csv') {
-        sendCsv(ctx, `relatorio-categorias-${periodo.inicio}-${periodo.fim}.csv`, toCsv(CATEGORY_COLUMNS, data.categorias), cache);
-        return RAW;
-      }
-      return { ...data, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'categorias', query, {}, async (f) => ({ categorias: await deps.reports.byCategory(f) }));
+      return jsonOrCsv(ctx, query.format, `relatorio-categorias-${periodo.inicio}-${periodo.fim}.csv`, data.categorias, CATEGORY_COLUMNS, cache, { ...data, cache });
     },
   }),
 
@@ -244,18 +257,11 @@ export const reportRoutes = [
     response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), por: z.string(), distribuicao: z.array(z.object({ chave: z.union([z.string(), z.number(), z.null()]), total: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, por, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
+      const { por } = query;
       const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache } = await deps.reportCache.get('distribuicao', { ...periodo, ...filters, por }, async () => {
-        const { from, to } = periodRange(periodo, timeZone);
-        return { periodo, por, distribuicao: await deps.reports.distribution({ from, to, ...filters }, por, timeZone) };
-      }, recompute);
-      if (format === 'csv') {
-        sendCsv(ctx, `relatorio-distribuicao-${por}-${periodo.inicio}-${periodo.fim}.csv`, toCsv<{ chave: string | number | null; total: number }>([{ header: por, value: (r) => r.chave }, { header: 'total', value: (r) => r.total }], data.distribuicao), cache);
-        return RAW;
-      }
-      return { ...data, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'distribuicao', query, { por }, async (f) => ({ por, distribuicao: await deps.reports.distribution(f, por, timeZone) }));
+      const columns: CsvColumn<(typeof data.distribuicao)[number]>[] = [{ header: por, value: (r) => r.chave }, { header: 'total', value: (r) => r.total }];
+      return jsonOrCsv(ctx, query.format, `relatorio-distribuicao-${por}-${periodo.inicio}-${periodo.fim}.csv`, data.distribuicao, columns, cache, { ...data, cache });
     },
   }),
 
@@ -270,19 +276,11 @@ export const reportRoutes = [
     response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: z.string(), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, agrupamento, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
+      const { agrupamento } = query;
       const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache } = await deps.reportCache.get('serie', { ...periodo, ...filters, agrupamento }, async () => {
-        const { from, to } = periodRange(periodo, timeZone);
-        return { periodo, agrupamento, serie: await deps.reports.series({ from, to, ...filters }, agrupamento, timeZone) };
-      }, recompute);
-      if (format === 'csv') {
-        type Row = { periodo: string; criados: number; resolvidos: number };
-        sendCsv(ctx, `relatorio-serie-${agrupamento}-${periodo.inicio}-${periodo.fim}.csv`, toCsv<Row>([{ header: 'periodo', value: (r) => r.periodo }, { header: 'criados', value: (r) => r.criados }, { header: 'resolvidos', value: (r) => r.resolvidos }], data.serie), cache);
-        return RAW;
-      }
-      return { ...data, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'serie', query, { agrupamento }, async (f) => ({ agrupamento, serie: await deps.reports.series(f, agrupamento, timeZone) }));
+      const columns: CsvColumn<(typeof data.serie)[number]>[] = (['periodo', 'criados', 'resolvidos'] as const).map((k) => ({ header: k, value: (r) => r[k] }));
+      return jsonOrCsv(ctx, query.format, `relatorio-serie-${agrupamento}-${periodo.inicio}-${periodo.fim}.csv`, data.serie, columns, cache, { ...data, cache });
     },
   }),
 
@@ -297,20 +295,10 @@ export const reportRoutes = [
     response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), coortes: z.array(z.object({ semana: z.string(), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
       const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache } = await deps.reportCache.get('coortes', { ...periodo, ...filters }, async () => {
-        const { from, to } = periodRange(periodo, timeZone);
-        return { periodo, coortes: await deps.reports.cohorts({ from, to, ...filters }, timeZone) };
-      }, recompute);
-      if (format === 'csv') {
-        type Row = (typeof data.coortes)[number];
-        const columns: CsvColumn<Row>[] = (['semana', 'criados', 'em1Dia', 'em3Dias', 'em7Dias'] as const).map((k) => ({ header: k, value: (r: Row) => r[k] }));
-        sendCsv(ctx, `relatorio-coortes-${periodo.inicio}-${periodo.fim}.csv`, toCsv(columns, data.coortes), cache);
-        return RAW;
-      }
-      return { ...data, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'coortes', query, {}, async (f) => ({ coortes: await deps.reports.cohorts(f, timeZone) }));
+      const columns: CsvColumn<(typeof data.coortes)[number]>[] = (['semana', 'criados', 'em1Dia', 'em3Dias', 'em7Dias'] as const).map((k) => ({ header: k, value: (r) => r[k] }));
+      return jsonOrCsv(ctx, query.format, `relatorio-coortes-${periodo.inicio}-${periodo.fim}.csv`, data.coortes, columns, cache, { ...data, cache });
     },
   }),
 
@@ -362,19 +350,16 @@ export const reportRoutes = [
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, page, limit, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
-      const csv = format === 'csv';
+      const { page, limit } = query;
+      const csv = query.format === 'csv';
       const window = csv ? { offset: 0, limit: CSV_MAX_ROWS } : { offset: (page - 1) * limit, limit };
-      const { data, cache } = await deps.reportCache.get('detalhado', { ...periodo, ...filters, ...window }, async () => {
-        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
-        return { periodo, ...(await deps.reports.detailed({ from, to, ...filters }, window)) };
-      }, recompute);
-      if (csv) {
-        sendCsv(ctx, `relatorio-detalhado-${periodo.inicio}-${periodo.fim}.csv`, toCsv(DETAIL_COLUMNS, data.linhas), cache);
-        return RAW;
-      }
-      return { periodo: data.periodo, linhas: data.linhas, pagination: { page, limit, total: data.total, totalPages: Math.ceil(data.total / limit) }, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'detalhado', query, window, (f) => deps.reports.detailed(f, window));
+      return jsonOrCsv(ctx, query.format, `relatorio-detalhado-${periodo.inicio}-${periodo.fim}.csv`, data.linhas, DETAIL_COLUMNS, cache, {
+        periodo: data.periodo,
+        linhas: data.linhas,
+        pagination: { page, limit, total: data.total, totalPages: Math.ceil(data.total / limit) },
+        cache,
+      });
     },
   }),
 
@@ -394,20 +379,11 @@ export const reportRoutes = [
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
     handler: async ({ query, deps, ctx }) => {
-      const { fresh: recompute, format, data_inicio: _inicio, data_fim: _fim, ...filters } = query;
-      const periodo = periodOf(deps, query);
-      const { data, cache } = await deps.reportCache.get('agentes', { ...periodo, ...filters }, async () => {
-        const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
-        return { periodo, agentes: await deps.reports.agents({ from, to, ...filters }) };
-      }, recompute);
-      if (format === 'csv') {
-        type Row = (typeof data.agentes)[number];
-        const stat = (group: 'primeiraResposta' | 'resolucao') => (['median', 'p90', 'mean', 'count'] as const).map((k) => ({ header: `${group}_${k}`, value: (r: Row) => r[group][k] }));
-        const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, ...stat('primeiraResposta'), ...stat('resolucao')];
-        sendCsv(ctx, `relatorio-agentes-${periodo.inicio}-${periodo.fim}.csv`, toCsv(columns, data.agentes), cache);
-        return RAW;
-      }
-      return { ...data, cache };
+      const { data, cache, periodo } = await filteredReport(deps, 'agentes', query, {}, async (f) => ({ agentes: await deps.reports.agents(f) }));
+      type Row = (typeof data.agentes)[number];
+      const stat = (group: 'primeiraResposta' | 'resolucao') => (['median', 'p90', 'mean', 'count'] as const).map((k) => ({ header: `${group}_${k}`, value: (r: Row) => r[group][k] }));
+      const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, ...stat('primeiraResposta'), ...stat('resolucao')];
+      return jsonOrCsv(ctx, query.format, `relatorio-agentes-${periodo.inicio}-${periodo.fim}.csv`, data.agentes, columns, cache, { ...data, cache });
     },
   }),
 ];
