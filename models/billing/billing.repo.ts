@@ -8,7 +8,7 @@
  *   handed over by Stripe's next delivery of it).
  */
 import type { Connection } from 'mongoose';
-import { collectionOf, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import type { BillingEvent } from './subscription.rules';
 
 export interface BillingCustomerDoc {
@@ -40,12 +40,14 @@ export function createBillingRepo(conn: Connection) {
   const events = () => collectionOf<StripeEventDoc>(conn, 'stripe_events');
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
-    (indexed ??= Promise.all([
-      customers().createIndex({ customerId: 1 }, { unique: true, name: 'customer_unique' }),
-      events().createIndex({ customerId: 1, created: -1 }, { name: 'customer_created' }),
-      // The relay's question: what is not handed over yet, oldest first.
-      events().createIndex({ forwardedAt: 1, receivedAt: 1 }, { name: 'forwarded_received' }),
-    ]).catch((err) => {
+    (indexed ??= buildIndexesRacing(() =>
+      Promise.all([
+        customers().createIndex({ customerId: 1 }, { unique: true, name: 'customer_unique' }),
+        events().createIndex({ customerId: 1, created: -1 }, { name: 'customer_created' }),
+        // The relay's question: what is not handed over yet, oldest first.
+        events().createIndex({ forwardedAt: 1, receivedAt: 1 }, { name: 'forwarded_received' }),
+      ]),
+    ).catch((err) => {
       indexed = undefined;
       throw err;
     }));

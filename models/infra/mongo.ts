@@ -97,6 +97,24 @@ export async function writeRacingOnUniqueKey<T>(write: () => Promise<T>): Promis
   }
 }
 
+/**
+ * Builds indexes, repeating the build when the development database aborted it as a deadlock:
+ * DocumentDB's index builds take PostgreSQL locks that concurrent writes or builds of the same
+ * collection can deadlock with ("deadlock detected", seen in CI when two imports started at once).
+ * Repeated, the build finds the index made or makes it. MongoDB never returns it.
+ */
+export async function buildIndexesRacing<T>(build: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await build();
+    } catch (err) {
+      const deadlock = isWriteDeadlock(err) || /deadlock detected/i.test((err as Error | null)?.message ?? '');
+      if (!deadlock || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
 /** The per-document errors of an unordered bulk write (the driver gives one or a list), or null when `err` is not one. */
 function writeErrorsOf(err: unknown): { index: number; code: number }[] | null {
   const found = (err as { writeErrors?: { index: number; code: number }[] | { index: number; code: number } } | null)?.writeErrors;

@@ -4,7 +4,7 @@
  * the database, not a single writer, decides which import's copy wins.
  */
 import type { Connection } from 'mongoose';
-import { collectionOf, countMatching, insertManyRacing } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, countMatching, insertManyRacing } from '../infra/mongo';
 import type { ArticleDoc } from './article.rules';
 import { articleModel } from './article.model';
 
@@ -19,7 +19,7 @@ export function createArticleRepo(conn: Connection) {
    */
   let built: Promise<void> | undefined;
   const indexed = () =>
-    (built ??= model.createIndexes().catch((err: Error) => {
+    (built ??= buildIndexesRacing(() => model.createIndexes()).catch((err: Error) => {
       built = undefined;
       throw new Error(`the articles collection's indexes cannot be built (articles stored by an earlier release? run \`npm run cli -- migrate\`): ${err.message}`, { cause: err });
     }));

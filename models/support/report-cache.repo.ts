@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { collectionOf, isDuplicateKey } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, isDuplicateKey } from '../infra/mongo';
 
 export interface ReportCacheDoc {
   _id: string;
@@ -45,10 +45,12 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
   const inFlight = new Map<string, Promise<{ data: unknown; computedAt: Date; expiresAt: Date }>>();
   let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
-    (indexed ??= Promise.all([
-      entries().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
-      locks().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
-    ]).catch((err) => {
+    (indexed ??= buildIndexesRacing(() =>
+      Promise.all([
+        entries().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
+        locks().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
+      ]),
+    ).catch((err) => {
       indexed = undefined;
       throw err;
     }));
