@@ -37,6 +37,7 @@ it(`updates each of ${TICKETS} tickets exactly once when the worker is killed mi
   // Kill the worker once a fair part, but not all, of the work is done.
   const before = await waitForBulk(svc, jwt, operationId, (op) => op.processed >= 300 || op.state !== 'running');
   expect(before.state).toBe('running');
+  const killedPid = worker!.pid;
   killGroup(worker);
   const atKill = (await waitForBulk(svc, jwt, operationId, () => true)).processed as number;
   expect(atKill).toBeLessThan(TICKETS);
@@ -55,9 +56,10 @@ it(`updates each of ${TICKETS} tickets exactly once when the worker is killed mi
   expect(events).toHaveLength(TICKETS);
   expect(new Set(events.map((e) => e.ticketId)).size).toBe(TICKETS);
   expect(events.every((e) => String(e._id) === `${operationId}:${e.ticketId}`)).toBe(true);
-  // The run really was interrupted: a worker died with activities in flight, and a later attempt finished them.
+  // The run really was taken over: its chunks ran on the killed worker and on its successor. (Not
+  // "some attempt > 1": a kill between two chunks leaves no activity in flight to retry — seen in CI.)
   const handle = svc.deps.temporal.client.workflow.getHandle(`ticket-bulk-${operationId}`);
   const history = await handle.fetchHistory();
-  const attempts = history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 1) ?? [];
-  expect(Math.max(...attempts)).toBeGreaterThan(1);
+  const workers = new Set(history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.identity?.split('@')[0]));
+  expect([...workers].sort()).toEqual([String(killedPid), String(worker!.pid)].sort());
 });
