@@ -47,6 +47,10 @@ beforeAll(async () => {
   for (const [id, reply, resolved, reopens] of [[1, 3_600, 86_400, 0], [3, 600, 7_200, 1], [5, 1_800, null, 0], [8, 120, 18_000, 2]] as const) {
     await conn.db!.collection('tickets').updateOne({ _id: id as never }, { $set: { firstAdminReplyAt: after(id, reply), resolvedAt: resolved === null ? null : after(id, resolved), reopenCount: reopens } });
   }
+  // Tags: 1 and 3 carry tag 7; 3 and 5 carry tag 9; 8 carries tag 7 (in the previous period).
+  for (const [id, tagIds] of [[1, [7]], [3, [7, 9]], [5, [9]], [8, [7]]] as const) {
+    await conn.db!.collection('tickets').updateOne({ _id: id as never }, { $set: { tags: [...tagIds] } });
+  }
   await conn.db!.collection('ticket_status_events').insertMany([
     { _id: 'e1' as never, ticketId: 1, version: 0, from: null, to: 'open', by: 't1@example.com', at: at('2031-03-10T03:00:00Z'), source: 'create' },
     { _id: 'e2' as never, ticketId: 1, version: 1, from: 'open', to: 'resolved', by: 'agent-ana', at: at('2031-03-11T12:00:00Z'), source: 'patch' },
@@ -151,8 +155,39 @@ describe('GET /support/relatorios/metricas-resolucao', () => {
     });
   });
 
+  it('filters by tag and by issue', async () => {
+    // Tag 7, 10–16 March: tickets 1 (3,600 s; 86,400 s) and 3 (600 s; 7,200 s; reopened). 8 is tagged 7 but in the previous period.
+    expect(await metrics('data_inicio=2031-03-10&data_fim=2031-03-16&tag=7')).toMatchObject({
+      primeiraResposta: { median: 2_100, p90: 3_600, mean: 2_100, count: 2 },
+      resolucao: { median: 46_800, p90: 86_400, mean: 46_800, count: 2 },
+      reabertura: { taxa: 50, reabertos: 1, resolvidos: 2 },
+    });
+    // Tag 9: tickets 3 (600 s; 7,200 s; reopened) and 5 (1,800 s; not resolved).
+    expect(await metrics('data_inicio=2031-03-10&data_fim=2031-03-16&tag=9')).toMatchObject({
+      primeiraResposta: { median: 1_200, p90: 1_800, mean: 1_200, count: 2 },
+      resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 },
+      reabertura: { taxa: 100, reabertos: 1, resolvidos: 1 },
+    });
+    // A tag nobody carries: nothing to measure.
+    expect(await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&tag=999')).toMatchObject({ primeiraResposta: { count: 0, median: null }, reabertura: { taxa: 0, resolvidos: 0 } });
+    // Issue "Não recebi meus prêmios" in March: 3 (600 s; 7,200 s) and 8 (120 s; 18,000 s), both reopened.
+    expect(await metrics('data_inicio=2031-03-01&data_fim=2031-03-31&issue=N%C3%A3o%20recebi%20meus%20pr%C3%AAmios')).toMatchObject({
+      primeiraResposta: { median: 360, p90: 600, mean: 360, count: 2 },
+      resolucao: { median: 12_600, p90: 18_000, mean: 12_600, count: 2 },
+      reabertura: { taxa: 100, reabertos: 2, resolvidos: 2 },
+    });
+    // The same filters on another report: per category, and one row per ticket.
+    const byTag = await get('/support/relatorios/categorias?data_inicio=2031-03-01&data_fim=2031-03-31&tag=7&fresh=true').expect(200);
+    expect(byTag.body.data.categorias).toEqual([
+      { main: 'Prêmios', issue: 'Não recebi meus prêmios', total: 2, abertos: 0, emAndamento: 0, resolvidos: 1, fechados: 1, taxaResolucao: 100 }, // 3, 8
+      { main: 'Entrega', issue: 'Não estou recebendo a edição', total: 1, abertos: 0, emAndamento: 0, resolvidos: 1, fechados: 0, taxaResolucao: 100 }, // 1
+    ]);
+    const byIssue = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&issue=Outros&fresh=true').expect(200);
+    expect(byIssue.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([6]); // 7 is deleted
+  });
+
   it('refuses unknown filters and bad values (400)', async () => {
-    for (const q of ['status=deleted', 'tag=abc', 'agent=x', 'data_inicio=2031-03-10&data_fim=2031-03-01']) {
+    for (const q of ['status=deleted', 'tag=abc', 'tag=0', 'agent=x', 'data_inicio=2031-03-10&data_fim=2031-03-01']) {
       const res = await get(`/support/relatorios/metricas-resolucao?${q}`);
       expect({ q, status: res.status }).toEqual({ q, status: 400 });
     }
