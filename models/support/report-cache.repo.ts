@@ -59,6 +59,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
 
   async function computeOnce(key: string, report: string, params: Record<string, unknown>, compute: () => Promise<unknown>) {
     // Another process computing it: wait for its result (bounded by its lock), then compute ourselves.
+    const askedAt = now().getTime();
     let claimed = false;
     for (const until = Date.now() + lockMs; Date.now() < until; ) {
       try {
@@ -74,6 +75,10 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       await locks().deleteOne({ _id: key, expiresAt: { $lt: now() } });
     }
     try {
+      // The lock is free again when its holder has stored the report: what it stored since we asked
+      // is our answer (checked after claiming, or a waiter that claims the freed lock computes again).
+      const since = claimed ? await read(key) : null;
+      if (since && since.computedAt.getTime() >= askedAt) return since;
       const data = await compute();
       const computedAt = now();
       const doc: ReportCacheDoc = { _id: key, report, params, data, computedAt, expiresAt: new Date(computedAt.getTime() + options.ttlMs) };
