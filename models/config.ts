@@ -142,6 +142,29 @@ export const EnvSchema = z.object({
   STRIPE_MOCK_PORT: port.default(12111),
   STRIPE_MOCK_BIN: z.string().min(1).optional(),
 
+  // WhatsApp (issue 15), optional: without WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID the
+  // channel is off (status says so, the webhook answers 503). npm start and npm test run the Cloud
+  // API double and set them unless real ones are given.
+  /** Graph API's base address with its version (the double in development). */
+  WHATSAPP_API_URL: z.preprocess(emptyAsUndefined, z.url().default('https://graph.facebook.com/v21.0')),
+  WHATSAPP_ACCESS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(20, 'must be a Graph API access token').optional()),
+  WHATSAPP_PHONE_NUMBER_ID: z.preprocess(emptyAsUndefined, z.string().regex(/^\d{5,20}$/, 'must be the WhatsApp phone number id (digits)').optional()),
+  /** The Meta app's secret: X-Hub-Signature-256 of every webhook delivery is checked with it. */
+  WHATSAPP_APP_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be the Meta app secret').optional()),
+  /** The token Meta sends back when verifying the webhook (set in the app dashboard). */
+  WHATSAPP_VERIFY_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+  /** A published WhatsApp Flow for preferences (status reports flowConfigured). */
+  WHATSAPP_FLOW_ID: z.preprocess(emptyAsUndefined, z.string().regex(/^\d{5,20}$/).optional()),
+  /** Minutes a conversation workflow waits for the next message before it ends. */
+  WHATSAPP_IDLE_MINUTES: z.coerce.number().min(1).max(7 * 24 * 60).default(30),
+  /** Breaking-news alerts per reader and hour at most. */
+  WHATSAPP_ALERTS_PER_HOUR: z.coerce.number().int().min(1).max(60).default(3),
+  /** The approved template for alerts outside WhatsApp's 24-hour window (one body parameter: the headline). */
+  WHATSAPP_ALERT_TEMPLATE: z.string().regex(/^[a-z0-9_]{1,512}$/).default('breaking_news_alert'),
+  WHATSAPP_ALERT_TEMPLATE_LANGUAGE: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/).default('pt_BR'),
+  /** Whether the worker creates (or updates) the WhatsApp message relay's schedule (every minute) when it starts. */
+  WHATSAPP_RELAY_SCHEDULE_ENABLED: bool.default(true),
+
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
@@ -205,6 +228,17 @@ export interface Config {
     relayScheduled: boolean;
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
+  whatsapp: {
+    /** Undefined when the channel is not configured (no access token or phone number id). */
+    api: { url: string; accessToken: string; phoneNumberId: string } | undefined;
+    appSecret: string | undefined;
+    verifyToken: string | undefined;
+    flowId: string | undefined;
+    idleMs: number;
+    alertsPerHour: number;
+    alertTemplate: { name: string; language: string };
+    relayScheduled: boolean;
+  };
   devServices: {
     cacheDir: string | undefined;
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined; stripeMock: string | undefined };
@@ -361,6 +395,16 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         scheduled: e.QUIZ_SCHEDULE_ENABLED,
       },
       model: e.QUIZ_MODEL ?? e.AI_MODEL_ADVANCED,
+    },
+    whatsapp: {
+      api: e.WHATSAPP_ACCESS_TOKEN && e.WHATSAPP_PHONE_NUMBER_ID ? { url: e.WHATSAPP_API_URL, accessToken: e.WHATSAPP_ACCESS_TOKEN, phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID } : undefined,
+      appSecret: e.WHATSAPP_APP_SECRET,
+      verifyToken: e.WHATSAPP_VERIFY_TOKEN,
+      flowId: e.WHATSAPP_FLOW_ID,
+      idleMs: Math.round(e.WHATSAPP_IDLE_MINUTES * 60_000),
+      alertsPerHour: e.WHATSAPP_ALERTS_PER_HOUR,
+      alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
+      relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
     },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,

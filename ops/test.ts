@@ -93,6 +93,7 @@ async function main(): Promise<number> {
     stripeMock: await freePort(),
   };
   const openaiPort = await freePort();
+  const whatsappPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
@@ -137,6 +138,14 @@ async function main(): Promise<number> {
       // The paid AI provider is replaced by a wire-compatible double (tests/doubles).
       OPENAI_BASE_URL: `http://127.0.0.1:${openaiPort}/v1`,
       OPENAI_API_KEY: 'test-key',
+      // WhatsApp's Cloud API is a wire-compatible double (tests/doubles); webhooks are signed with this secret.
+      WHATSAPP_API_URL: `http://127.0.0.1:${whatsappPort}/v21.0`,
+      WHATSAPP_DOUBLE_URL: `http://127.0.0.1:${whatsappPort}`,
+      WHATSAPP_ACCESS_TOKEN: `EAAtest${randomBytes(24).toString('hex')}`,
+      WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+      WHATSAPP_APP_SECRET: randomBytes(16).toString('hex'),
+      WHATSAPP_VERIFY_TOKEN: randomBytes(16).toString('hex'),
+      WHATSAPP_RELAY_SCHEDULE_ENABLED: 'false',
       // Provider timeouts are exercised in seconds, not minutes.
       AI_REQUEST_TIMEOUT_MS: '3000',
       // HTTP tools and MCP servers the tests run on loopback over TLS with a throw-away CA.
@@ -156,6 +165,15 @@ async function main(): Promise<number> {
       cwd: ROOT,
       output: { file: path.join(dataDir, 'logs', 'openai-double.log') },
       ready: () => tcpOpen(openaiPort),
+    });
+    await supervisor.start({
+      name: 'whatsapp-double',
+      ...tsEntry('tests/doubles/whatsapp-double.main.ts'),
+      args: [...tsEntry('tests/doubles/whatsapp-double.main.ts').args, String(whatsappPort)],
+      env,
+      cwd: ROOT,
+      output: { file: path.join(dataDir, 'logs', 'whatsapp-double.log') },
+      ready: () => tcpOpen(whatsappPort),
     });
     const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
     await supervisor.start(worker!);

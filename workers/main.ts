@@ -11,7 +11,7 @@ import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule } from './schedules';
+import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
@@ -77,7 +77,8 @@ async function main(): Promise<void> {
   // those serving billing keep the event relay's.
   const wantsQuiz = config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz);
   const wantsRelay = config.billing.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.billing);
-  if (wantsQuiz || wantsRelay) {
+  const wantsWhatsAppRelay = config.whatsapp.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.whatsapp);
+  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay) {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
     try {
@@ -88,6 +89,10 @@ async function main(): Promise<void> {
       if (wantsRelay) {
         const outcome = await retry('Temporal schedules', () => ensureSchedule(client, billingRelayScheduleOptions(config)), warn);
         logger.info({ schedule: outcome }, 'billing event relay schedule ready');
+      }
+      if (wantsWhatsAppRelay) {
+        const outcome = await retry('Temporal schedules', () => ensureSchedule(client, whatsappRelayScheduleOptions(config)), warn);
+        logger.info({ schedule: outcome }, 'whatsapp message relay schedule ready');
       }
     } finally {
       await clientConnection.close();

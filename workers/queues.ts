@@ -9,6 +9,7 @@ import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
+import { createWhatsAppActivities, createWhatsAppRelayActivities } from '../activities/whatsapp.activities';
 import { createStripe } from '../models/infra/stripe';
 import { createTemporalClient } from '../models/infra/temporal';
 import { createLlmClient } from '../models/infra/llm';
@@ -80,6 +81,16 @@ export const QUEUES: QueueDefinition[] = [
     activities: (d) => createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices, client: createTemporalClient(d.config).client, config: d.config }),
     // Webhook bursts: many customers' workflows at once, each a small database write.
     maxConcurrentActivities: 20,
+    maxConcurrentWorkflowTasks: 20,
+  },
+  {
+    queue: TASK_QUEUES.whatsapp,
+    activities: (d) => ({
+      ...createWhatsAppActivities({ conn: d.conn, config: d.config, codeSecret: d.config.whatsapp.appSecret ?? d.config.auth.jwtSecret ?? '' }),
+      ...createWhatsAppRelayActivities({ conn: d.conn, config: d.config }),
+    }),
+    // Many conversations at once, each waiting on the Cloud API or a small database read.
+    maxConcurrentActivities: 30,
     maxConcurrentWorkflowTasks: 20,
   },
 ];

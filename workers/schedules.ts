@@ -7,7 +7,8 @@
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES } from '../workflows/ids';
+import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId } from '../workflows/ids';
+import type { WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
 import type { BillingRelayInput } from '../workflows/billing/relay.workflow';
 import type { QuizDailyInput } from '../workflows/quiz/generation.workflow';
 
@@ -75,5 +76,25 @@ export function billingRelayScheduleOptions(config: Config): ScheduleOptions {
     // One relay at a time; runs missed while Temporal was down are not worth taking one by one.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
     memo: { purpose: 'Hands stored Stripe events not yet handed over to their subscription workflows (docs/decisions.md "Billing")' },
+  };
+}
+
+/** The WhatsApp message relay, every minute (docs/decisions.md "WhatsApp"). */
+export function whatsappRelayScheduleOptions(config: Config): ScheduleOptions {
+  const prefix = config.temporal.taskQueuePrefix;
+  const input: WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
+  return {
+    scheduleId: whatsappRelayScheduleId(prefix),
+    spec: { intervals: [{ every: '1 minute' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'whatsappRelayWorkflow',
+      workflowId: `${prefix}whatsapp-message-relay`,
+      taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
+      args: [input],
+      workflowExecutionTimeout: '10 minutes',
+    },
+    policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
+    memo: { purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")' },
   };
 }

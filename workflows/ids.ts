@@ -17,6 +17,8 @@ export const TASK_QUEUES = {
   quiz: 'quiz-generation',
   /** Billing: the subscription workflows driven by Stripe's webhooks. */
   billing: 'billing',
+  /** WhatsApp: one conversation workflow per phone number, breaking-news alerts. */
+  whatsapp: 'whatsapp',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -42,7 +44,14 @@ export const workflowIds = {
   quizGenerationDay: (date: string) => `quiz-daily-manual-${date}`,
   /** The long-lived subscription workflow of one Stripe customer (signal-with-start). */
   subscription: (customerId: string) => `subscription-${customerId}`,
+  /** The conversation of one WhatsApp phone number (signal-with-start; digits only). */
+  whatsappConversation: (phone: string) => `whatsapp-${phone}`,
+  /** The WhatsApp alerts of one breaking article (started once per article). */
+  whatsappAlerts: (articleId: string) => `whatsapp-alerts-${articleId}`,
 };
+
+/** The WhatsApp message relay's schedule (every minute), per deployment prefix. */
+export const whatsappRelayScheduleId = (prefix: string): string => `${prefix}whatsapp-message-relay`;
 
 /** The daily quiz generation schedule (its runs are `<id>-<scheduled time>`), per deployment prefix. */
 export const quizScheduleId = (prefix: string): string => `${prefix}quiz-daily-generation`;

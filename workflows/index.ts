@@ -9,3 +9,5 @@ export { newsIngestWorkflow } from './news/ingest.workflow';
 export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';
 export { subscriptionWorkflow } from './billing/subscription.workflow';
 export { billingRelayWorkflow } from './billing/relay.workflow';
+export { whatsappConversationWorkflow } from './whatsapp/conversation.workflow';
+export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';

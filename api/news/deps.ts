@@ -10,8 +10,12 @@ import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
 import type Stripe from 'stripe';
 import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
-import { createEventRelay, createHandOver, type EventRelay, type HandOver } from '../../activities/billing.relay';
+import { createEventRelay, type EventRelay } from '../../activities/billing.relay';
+import { createHandOver, type HandOver } from '../../models/infra/hand-over';
+import type { BillingEvent } from '../../models/billing/subscription.rules';
 import { createStripe } from '../../models/infra/stripe';
+import { createWhatsAppRepo, type WhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
+import { createInboundRelay, type InboundRef, type InboundRelay } from '../../activities/whatsapp.relay';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -31,9 +35,16 @@ export interface NewsDeps extends Infra {
   /** Hands verified Stripe events to their subscription workflows. */
   relay: EventRelay;
   /** The webhook's hand-over queue (a few Temporal calls at a time). */
-  handOver: HandOver;
+  handOver: HandOver<BillingEvent>;
   /** Undefined when no Stripe key is configured (billing answers 503). */
   stripe: Stripe | undefined;
+  whatsapp: WhatsAppRepo;
+  /** Hands stored WhatsApp messages to their phone's conversation workflow. */
+  whatsappRelay: InboundRelay;
+  /** The WhatsApp webhook's hand-over queue. */
+  whatsappHandOver: HandOver<InboundRef>;
+  /** The clock (tests set it). */
+  now: () => Date;
 }
 
 /** Temporal calls the webhook's hand-over makes at once, per API process (docs/benchmarks.md). */
@@ -53,6 +64,9 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     ]),
   ) as Record<Plan, Limiter>;
   const billing = createBillingRepo(conn);
+  const whatsapp = createWhatsAppRepo(conn);
+  const whatsappRelay = createInboundRelay({ client: infra.temporal.client, config: infra.config, whatsapp });
+  const handOverOptions = { concurrency: HAND_OVER_CONCURRENCY, deadlineMs: 5_000, withDeadline: <R>(deadline: number, fn: () => Promise<R>) => infra.temporal.connection.withDeadline(deadline, fn) };
   const relay = createEventRelay({ client: infra.temporal.client, config: infra.config, billing });
   return {
     ...infra,
@@ -63,12 +77,17 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     keyLimiters,
     billing,
     relay,
-    handOver: createHandOver(relay, {
-      concurrency: HAND_OVER_CONCURRENCY,
-      deadlineMs: 5_000,
-      withDeadline: (deadline, fn) => infra.temporal.connection.withDeadline(deadline, fn),
-      onError: (eventId, err) => infra.logger.warn({ eventId, err: (err as Error).message }, 'stripe event not handed to its workflow yet; the relay will'),
+    handOver: createHandOver<BillingEvent>((event) => relay.forward(event), {
+      ...handOverOptions,
+      onError: (event, err) => infra.logger.warn({ eventId: event.id, err: (err as Error).message }, 'stripe event not handed to its workflow yet; the relay will'),
     }),
     stripe: createStripe(infra.config),
+    whatsapp,
+    whatsappRelay,
+    whatsappHandOver: createHandOver<InboundRef>((m) => whatsappRelay.forward(m), {
+      ...handOverOptions,
+      onError: (m, err) => infra.logger.warn({ messageId: m.id, err: (err as Error).message }, 'whatsapp message not handed to its conversation yet; the relay will'),
+    }),
+    now: () => new Date(),
   };
 }

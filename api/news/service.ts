@@ -10,6 +10,7 @@ import { importRoutes } from './imports.routes';
 import { keyRoutes } from './keys.routes';
 import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
+import { whatsappRoutes } from './whatsapp.routes';
 
 export { makeNewsDeps, type NewsDeps } from './deps';
 
@@ -19,6 +20,6 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...billingRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...billingRoutes, ...whatsappRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
 };

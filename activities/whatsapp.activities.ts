@@ -1,0 +1,189 @@
+/**
+ * What the WhatsApp workflows ask of the world (issue 15): the messages stored by the webhook,
+ * the reader behind a phone (the account it is linked to), the news, the account's preferences,
+ * and sending through the Cloud API. Every step is safe to repeat: a message is sent once under
+ * its key however often the activity is retried, accounts are created under an id derived from
+ * the phone and e-mail, and log-in codes are derived from their message's key.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Connection } from 'mongoose';
+import type { Config } from '../models/config';
+import { createWhatsAppClient, WhatsAppSendError, type OutboundMessage, type WhatsAppClient } from '../models/infra/whatsapp';
+import { createArticleQueries } from '../models/news/article-query';
+import type { Sector, Topic } from '../models/news/article.rules';
+import { createPreferencesRepo } from '../models/news/preferences.repo';
+import { userModel } from '../models/users/user.model';
+import { SECTOR_LABELS, TOPIC_LABELS } from '../models/whatsapp/conversation.rules';
+import { createWhatsAppRepo, type OutboundDoc } from '../models/whatsapp/whatsapp.repo';
+import type { InboundContent } from '../models/whatsapp/webhook.rules';
+import { WHATSAPP_FAILURES } from '../workflows/whatsapp/failures';
+import { collectionOf } from '../models/infra/mongo';
+import { createInboundRelay } from './whatsapp.relay';
+
+export interface WhatsAppActivityDeps {
+  conn: Connection;
+  config: Pick<Config, 'whatsapp'>;
+  /** Derives log-in codes (HMAC of the code message's key); the JWT secret in production. */
+  codeSecret: string;
+  /** Undefined: made from the configuration (tests pass their own). */
+  client?: WhatsAppClient | undefined;
+  now?: () => Date;
+}
+
+/** How long a log-in code can be confirmed. */
+export const LOGIN_CODE_TTL_MS = 10 * 60_000;
+
+/** The 6-digit code of a code message: the same on every retry of its activity, unguessable without the secret. */
+export function loginCode(secret: string, key: string): string {
+  const n = createHmac('sha256', secret).update(`whatsapp-login-code:${key}`).digest().readUInt32BE(0) % 1_000_000;
+  return String(n).padStart(6, '0');
+}
+
+export const loginCodeHash = (userId: string, code: string) => createHash('sha256').update(`${userId}:${code}`).digest('hex');
+
+export function codeMatches(userId: string, code: string, hash: string): boolean {
+  const a = Buffer.from(loginCodeHash(userId, code), 'hex');
+  const b = Buffer.from(hash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The account a WhatsApp sign-up makes: one per phone and e-mail, whoever retries. */
+export const signUpUserId = (phone: string, email: string) => `usr_wa_${createHash('sha256').update(`${phone}|${email}`).digest('hex').slice(0, 24)}`;
+
+const headline = (a: { title: string; sourceName: string; publishedAt: Date; isBreaking?: boolean }) =>
+  `${a.isBreaking ? '🚨 ' : '• '}*${a.title}* (${a.sourceName}, ${a.publishedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
+
+export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
+  const repo = createWhatsAppRepo(deps.conn);
+  const prefs = createPreferencesRepo(deps.conn);
+  const articles = createArticleQueries(deps.conn);
+  const Users = userModel(deps.conn);
+  const now = deps.now ?? (() => new Date());
+  const api = deps.config.whatsapp.api;
+  const client = deps.client ?? (api ? createWhatsAppClient({ apiUrl: api.url, accessToken: api.accessToken, phoneNumberId: api.phoneNumberId }) : undefined);
+  const articlesCollection = () => collectionOf<{ _id: string; title: string; sourceName: string; publishedAt: Date; isBreaking: boolean }>(deps.conn, 'articles');
+
+  /** Sends once under `key`: a message already accepted is not sent again. */
+  async function sendOnce(input: { key: string; phone: string; kind: OutboundDoc['kind']; message: OutboundMessage; recorded?: OutboundMessage }): Promise<{ wamid: string; duplicate: boolean }> {
+    if (!client) throw ApplicationFailure.create({ type: WHATSAPP_FAILURES.notConfigured, nonRetryable: true, message: 'WhatsApp is not configured on this worker (WHATSAPP_ACCESS_TOKEN, WHATSAPP_PHONE_NUMBER_ID)' });
+    const claimed = await repo.claimOutbound(input.key, input.phone, input.kind, input.recorded ?? input.message);
+    if (claimed.wamid) return { wamid: claimed.wamid, duplicate: true };
+    let wamid: string;
+    try {
+      wamid = await client.send(input.phone, input.message);
+    } catch (err) {
+      if (err instanceof WhatsAppSendError && !err.retryable) {
+        throw ApplicationFailure.create({ type: WHATSAPP_FAILURES.rejected, nonRetryable: true, message: err.message, details: [{ status: err.status, code: err.code }] });
+      }
+      throw err; // 429, 5xx, the network: Temporal retries with backoff
+    }
+    await repo.markSent(input.key, wamid);
+    return { wamid, duplicate: false };
+  }
+
+  return {
+    send: (input: { key: string; phone: string; kind: OutboundDoc['kind']; message: OutboundMessage }) => sendOnce(input),
+
+    /** The stored message, and whether it was handled already (null: not stored). */
+    async loadInbound(id: string): Promise<{ content: InboundContent; handled: boolean } | null> {
+      const doc = await repo.inboundById(id);
+      return doc ? { content: doc.content, handled: doc.handledAt !== null } : null;
+    },
+    markHandled: (id: string) => repo.markHandled(id),
+
+    /** The account linked to the phone, if any. */
+    async readerOf(phone: string): Promise<{ userId: string | null; name: string | null }> {
+      const contact = await repo.contact(phone);
+      if (!contact?.userId) return { userId: null, name: contact?.profileName ?? null };
+      const user = await Users.findById(contact.userId).lean();
+      return { userId: contact.userId, name: user?.name ?? contact.profileName ?? null };
+    },
+
+    /** The reader's feed (or the newest articles, without an account), as a message. */
+    async latestNews(userId: string | null): Promise<string> {
+      const at = now();
+      let ids: string[];
+      if (userId) {
+        const feed = await articles.feed(await prefs.get(userId), { limit: 5, offset: 0 }, at);
+        ids = feed.items.map((i) => i.article._id);
+      } else {
+        ids = (await articlesCollection().find({}, { projection: { _id: 1 }, sort: { publishedAt: -1, _id: -1 }, limit: 5 }).toArray()).map((a) => a._id);
+      }
+      if (ids.length === 0) return 'Ainda não há notícias por aqui. Volte mais tarde!';
+      const found = await articlesCollection().find({ _id: { $in: ids } }, { projection: { title: 1, sourceName: 1, publishedAt: 1, isBreaking: 1 } }).toArray();
+      const byId = new Map(found.map((a) => [a._id, a]));
+      const lines = ids.map((id) => byId.get(id)).filter((a) => a !== undefined).map(headline);
+      return [userId ? 'Últimas do seu feed:' : 'Últimas notícias (envie *cadastro* para um feed do seu jeito):', ...lines].join('\n');
+    },
+
+    async breakingNews(): Promise<string> {
+      const found = await articlesCollection().find({ isBreaking: true }, { projection: { title: 1, sourceName: 1, publishedAt: 1, isBreaking: 1 }, sort: { publishedAt: -1, _id: -1 }, limit: 5 }).toArray();
+      if (found.length === 0) return 'Nenhuma notícia urgente agora.';
+      return ['Notícias urgentes:', ...found.map(headline)].join('\n');
+    },
+
+    async accountSummary(input: { userId: string | null; phone: string }): Promise<string> {
+      if (!input.userId) return 'Este número ainda não está vinculado a uma conta. Envie *cadastro* para criar uma ou *entrar* se você já tem.';
+      const [user, p] = await Promise.all([Users.findById(input.userId).lean(), prefs.get(input.userId)]);
+      const sectors = p.sectors.map((s) => SECTOR_LABELS[s]).join(', ') || 'nenhum';
+      const topics = p.topics.map((t) => TOPIC_LABELS[t]).join(', ') || 'nenhum';
+      return [
+        `Conta: ${user?.name ?? '(sem nome)'}${user?.email ? ` <${user.email}>` : ''}`,
+        `Plano: ${user?.plan ?? 'starter'}`,
+        `Alertas no WhatsApp: ${p.notificationSettings.whatsapp ? 'ligados' : 'desligados'}`,
+        `Setores: ${sectors}`,
+        `Temas: ${topics}`,
+      ].join('\n');
+    },
+
+    async setAlerts(input: { userId: string; on: boolean }): Promise<void> {
+      await prefs.update(input.userId, { $set: { 'notificationSettings.whatsapp': input.on } });
+    },
+
+    async loadPreferences(userId: string): Promise<{ sectors: Sector[]; topics: Topic[] }> {
+      const p = await prefs.get(userId);
+      return { sectors: [...p.sectors], topics: [...p.topics] };
+    },
+
+    async savePreferences(input: { userId: string; sectors: Sector[]; topics: Topic[] }): Promise<void> {
+      await prefs.update(input.userId, { $set: { sectors: input.sectors, topics: input.topics } });
+    },
+
+    /**
+     * Creates the account (Starter) and links the phone to it; 'emailTaken' when another account
+     * has the e-mail. Repeatable: the id is derived from the phone and e-mail.
+     */
+    async signUp(input: { phone: string; name: string; email: string }): Promise<'created' | 'emailTaken'> {
+      const id = signUpUserId(input.phone, input.email);
+      const existing = await Users.findOne({ email: input.email }, { _id: 1 }).lean();
+      if (existing && existing._id !== id) return 'emailTaken';
+      await Users.updateOne({ _id: id }, { $setOnInsert: { email: input.email, name: input.name, plan: 'starter' } }, { upsert: true });
+      await repo.link(input.phone, id, now());
+      return 'created';
+    },
+
+    /**
+     * When an account has the e-mail: stores a code for it and sends the code to the phone (under
+     * `key`, once). Nothing is sent otherwise, and the reader is told the same either way.
+     */
+    async requestLoginCode(input: { phone: string; email: string; key: string }): Promise<void> {
+      const user = await Users.findOne({ email: input.email }, { _id: 1 }).lean();
+      if (!user) return;
+      const code = loginCode(deps.codeSecret, input.key);
+      await repo.saveLoginCode(user._id, input.phone, loginCodeHash(user._id, code), new Date(now().getTime() + LOGIN_CODE_TTL_MS));
+      const text = (c: string) => `Seu código para vincular este número: *${c}*. Ele vale por 10 minutos. Se não foi você, ignore esta mensagem.`;
+      await sendOnce({ key: input.key, phone: input.phone, kind: 'code', message: { type: 'text', text: text(code) }, recorded: { type: 'text', text: text('••••••') } });
+    },
+  };
+}
+
+/** The relay's activity: hands what the webhook left to the conversations (with the worker's own client). */
+export function createWhatsAppRelayActivities(deps: { conn: Connection; config: Pick<Config, 'whatsapp' | 'temporal'> }) {
+  const whatsapp = createWhatsAppRepo(deps.conn);
+  return {
+    async forwardPendingMessages(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
+      return await createInboundRelay({ client: Context.current().client, config: deps.config, whatsapp }).forwardPending(input);
+    },
+  };
+}

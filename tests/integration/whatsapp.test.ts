@@ -1,0 +1,226 @@
+/**
+ * WhatsApp (issue 15) on the running stack: the news API in-process, the test run's worker
+ * (conversation workflows on the `whatsapp` queue), FerretDB, Temporal, and the Cloud API double
+ * (tests/doubles/whatsapp-double.ts) that the replies reach. Each test uses a phone of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { collectionOf } from '../../models/infra/mongo';
+import { signatureOf } from '../../models/whatsapp/webhook.rules';
+import { startNewsService, type NewsService } from '../helpers/news';
+import { killGroup, startOwnWorker } from '../helpers/processes';
+import { testConfig, tokenFor } from '../helpers/service';
+import { choiceMessage, deliver, double, messagesTo, newPhone, payload, textMessage, texts } from '../helpers/whatsapp';
+
+jest.setTimeout(90_000);
+
+let svc: NewsService;
+beforeAll(async () => {
+  svc = await startNewsService();
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+/** Delivers one text and waits for the replies it brings (`replies` of them); returns their texts. */
+async function say(phone: string, text: string, replies = 1): Promise<string[]> {
+  const before = (await double().messages(phone)).length;
+  await deliver(svc.callback, payload([textMessage(phone, text)])).expect(200);
+  return texts(await messagesTo(phone, before + replies)).slice(before);
+}
+async function choose(phone: string, id: string, replies = 1): Promise<string[]> {
+  const before = (await double().messages(phone)).length;
+  await deliver(svc.callback, payload([choiceMessage(phone, id)])).expect(200);
+  return texts(await messagesTo(phone, before + replies)).slice(before);
+}
+
+describe('GET /api/whatsapp/webhook (verification)', () => {
+  const verify = (q: Record<string, string>) => request(svc.callback).get('/api/whatsapp/webhook').query(q);
+  it('answers the challenge as plain text for subscribe with the verify token', async () => {
+    const res = await verify({ 'hub.mode': 'subscribe', 'hub.verify_token': testConfig().whatsapp.verifyToken!, 'hub.challenge': '1158201444' }).expect(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('1158201444');
+  });
+
+  it('refuses a wrong token, another mode or no token (403), without echoing the token', async () => {
+    for (const q of [
+      { 'hub.mode': 'subscribe', 'hub.verify_token': 'wrong-token-of-some-length', 'hub.challenge': '1' },
+      { 'hub.mode': 'unsubscribe', 'hub.verify_token': testConfig().whatsapp.verifyToken!, 'hub.challenge': '1' },
+      { 'hub.mode': 'subscribe', 'hub.challenge': '1' },
+    ] as Record<string, string>[]) {
+      const res = await verify(q).expect(403);
+      expect(res.body).toMatchObject({ success: false, statusCode: 403 });
+      expect(JSON.stringify(res.body)).not.toContain('wrong-token-of-some-length');
+    }
+  });
+
+  it('reports the channel as configured (public)', async () => {
+    const res = await request(svc.callback).get('/api/whatsapp/status').expect(200);
+    expect(res.body.data).toEqual({ configured: true, phoneNumberId: testConfig().whatsapp.api!.phoneNumberId, flowConfigured: false });
+  });
+});
+
+describe('POST /api/whatsapp/webhook (signatures)', () => {
+  it('stores a signed delivery; refuses a missing or wrong signature and an altered body (401), storing nothing', async () => {
+    const phone = newPhone();
+    const inbound = () => collectionOf<{ _id: string }>(svc.deps.mongo.conn, 'whatsapp_inbound');
+    const unsigned = textMessage(phone, 'ajuda');
+    await deliver(svc.callback, payload([unsigned]), { signature: null }).expect(401);
+    const forged = textMessage(phone, 'ajuda');
+    await deliver(svc.callback, payload([forged]), { signature: signatureOf(JSON.stringify(payload([forged])), 'not-the-app-secret') }).expect(401);
+    const altered = textMessage(phone, 'ajuda');
+    const signedFor = JSON.stringify(payload([altered]));
+    const res = await deliver(svc.callback, undefined, { raw: signedFor.replace('ajuda', 'parar'), signature: signatureOf(signedFor, testConfig().whatsapp.appSecret!) }).expect(401);
+    expect(res.body).toMatchObject({ success: false, statusCode: 401 });
+    expect(await inbound().countDocuments({ _id: { $in: [unsigned.id, forged.id, altered.id] } })).toBe(0);
+
+    const ok = textMessage(phone, 'ajuda');
+    expect((await deliver(svc.callback, payload([ok])).expect(200)).body.data).toEqual({ received: true, messages: 1, duplicates: 0, statuses: 0 });
+    expect(await inbound().countDocuments({ _id: ok.id })).toBe(1);
+    expect(texts(await messagesTo(phone, 1))[0]).toMatch(/^Olá! Envie uma destas palavras/);
+  });
+
+  it('refuses what is not a WhatsApp Business Account payload (400)', async () => {
+    await deliver(svc.callback, { object: 'page', entry: [] }).expect(400);
+  });
+});
+
+describe('conversations', () => {
+  it('signs up by messages, chooses sectors and topics from lists, turns alerts on; the account and preferences are the news API’s', async () => {
+    const phone = newPhone();
+    const email = `leitora-${randomUUID().slice(0, 8)}@example.com`;
+    expect(await say(phone, 'Cadastro')).toEqual(['Vamos criar sua conta. Qual é o seu nome?']);
+    expect(await say(phone, 'Ana Souza')).toEqual(['Prazer, Ana Souza! Agora, qual é o seu e-mail?']);
+    expect((await say(phone, email.toUpperCase()))[0]).toMatch(/^Conta criada, Ana Souza!/);
+    const contact = await svc.deps.whatsapp.contact(phone);
+    expect(contact?.userId).toMatch(/^usr_wa_/);
+    const userId = contact!.userId!;
+    expect(await svc.deps.users.findById(userId)).toMatchObject({ email, name: 'Ana Souza', plan: 'starter' });
+
+    const [sectors] = await say(phone, 'minhas PREFERÊNCIAS');
+    expect(sectors).toMatch(/^Escolha os setores/);
+    expect((await choose(phone, 'pref:toggle:sector:FIN'))[0]).toContain('Escolhidos: Finanças.');
+    expect((await choose(phone, 'pref:page:sector:1'))[0]).toContain('Página 2 de 3');
+    expect((await choose(phone, 'pref:toggle:sector:AGR'))[0]).toContain('Escolhidos: Finanças, Agronegócio.');
+    expect((await choose(phone, 'pref:next'))[0]).toMatch(/^Escolha os temas/);
+    await choose(phone, 'pref:toggle:topic:IPO');
+    expect(await choose(phone, 'pref:save')).toEqual(['Preferências salvas. Setores: Finanças, Agronegócio. Temas: IPOs.']);
+    expect((await svc.deps.preferences.get(userId))).toMatchObject({ sectors: ['FIN', 'AGR'], topics: ['IPO'], notificationSettings: { whatsapp: false } });
+    // The list sent was a real interactive list (at most 10 rows, titles within 24 characters).
+    const lists = (await double().messages(phone)).filter((m) => m.type === 'interactive');
+    expect(lists.length).toBeGreaterThanOrEqual(5);
+
+    expect((await say(phone, 'Voltar'))[0]).toMatch(/^Alertas de notícias urgentes retomados/);
+    expect((await svc.deps.preferences.get(userId)).notificationSettings.whatsapp).toBe(true);
+    expect((await say(phone, 'PARAR'))[0]).toMatch(/^Alertas pausados/);
+    expect((await svc.deps.preferences.get(userId)).notificationSettings.whatsapp).toBe(false);
+    const [account] = await say(phone, 'Minha Conta');
+    expect(account).toContain(`Conta: Ana Souza <${email}>`);
+    expect(account).toContain('Setores: Finanças, Agronegócio');
+
+    // The same e-mail from another phone: taken.
+    const other = newPhone();
+    await say(other, 'cadastrar');
+    await say(other, 'Outra Pessoa');
+    expect((await say(other, email))[0]).toMatch(/^Já existe uma conta com esse e-mail/);
+  });
+
+  it('reads commands whatever their accents and capitals; anything else gets help', async () => {
+    const phone = newPhone();
+    expect((await say(phone, 'ÚLTIMAS NOTÍCIAS'))[0]).toMatch(/^(Últimas notícias \(envie \*cadastro\*|Ainda não há notícias)/);
+    expect((await say(phone, 'plantão!'))[0]).toMatch(/^(Notícias urgentes:|Nenhuma notícia urgente agora\.)/);
+    expect((await say(phone, 'minha conta'))[0]).toMatch(/^Este número ainda não está vinculado/);
+    expect((await say(phone, 'Parar'))[0]).toMatch(/precisa de uma conta/);
+    expect((await say(phone, 'qual a cotação do dólar?'))[0]).toMatch(/^Olá! Envie uma destas palavras/);
+  });
+
+  it('links a phone to an existing account by a code sent to it and confirmed in the account', async () => {
+    const phone = newPhone();
+    const userId = `wa-login-${randomUUID().slice(0, 8)}`;
+    const email = `${userId}@example.com`;
+    await svc.deps.users.ensure(userId, email);
+    const jwt = await tokenFor(userId, [], email);
+    const link = (code: string, token = jwt) => request(svc.callback).post('/api/whatsapp/link').set('Authorization', `Bearer ${token}`).send({ code });
+    await link('123456').expect(404); // nothing asked yet
+    expect(await say(phone, 'Já tenho conta')).toEqual(['Qual é o e-mail da sua conta?']);
+    const [codeMessage, told] = await say(phone, email, 2);
+    expect(told).toMatch(/^Se houver uma conta com esse e-mail/);
+    const code = /\*(\d{6})\*/.exec(codeMessage!)![1]!;
+    // The code is recorded masked.
+    expect(JSON.stringify(await svc.deps.whatsapp.outboundOf(phone))).not.toContain(code);
+    await link(code === '000000' ? '000001' : '000000').expect(400);
+    await link(code, await tokenFor(`someone-else-${randomUUID().slice(0, 6)}`)).expect(404);
+    const res = await link(code).expect(200);
+    expect(res.body.data).toEqual({ linked: true, phone: expect.stringMatching(/^5511•+\d\d$/) });
+    await link(code).expect(404); // used once
+    expect((await svc.deps.whatsapp.contact(phone))?.userId).toBe(userId);
+    expect((await say(phone, 'conta'))[0]).toContain(`<${email}>`);
+
+    // An e-mail without an account: the same answer, and no code.
+    const stranger = newPhone();
+    await say(stranger, 'entrar');
+    expect(await say(stranger, `nobody-${randomUUID().slice(0, 6)}@example.com`)).toEqual([told]);
+  });
+
+  it('answers a message delivered twice (one after the other, and at once) once', async () => {
+    const phone = newPhone();
+    const message = textMessage(phone, 'ajuda');
+    const first = await deliver(svc.callback, payload([message])).expect(200);
+    expect(first.body.data).toMatchObject({ messages: 1, duplicates: 0 });
+    const again = await Promise.all([1, 2, 3].map(() => deliver(svc.callback, payload([message]))));
+    expect(again.map((r) => [r.status, r.body.data.duplicates])).toEqual([[200, 1], [200, 1], [200, 1]]);
+    await messagesTo(phone, 1);
+    await say(phone, 'conta'); // a later message's answer: the duplicate's would have come before it
+    expect(texts(await double().messages(phone))).toHaveLength(2);
+    expect((await collectionOf<{ deliveries: number }>(svc.deps.mongo.conn, 'whatsapp_inbound').findOne({ _id: message.id as never }))?.deliveries).toBe(4);
+  });
+
+  it('retries a reply the Cloud API throttles (429) and a 5xx, sending it once', async () => {
+    const phone = newPhone();
+    await double().script(phone, [{ status: 429, code: 130429 }, { status: 503, code: 2, message: 'Service temporarily unavailable' }]);
+    expect((await say(phone, 'ajuda'))[0]).toMatch(/^Olá!/);
+    await say(phone, 'conta');
+    const sent = await svc.deps.whatsapp.outboundOf(phone);
+    expect(sent.map((m) => [m.kind, m.status, m.attempts])).toEqual([['reply', 'sent', 3], ['reply', 'sent', 1]]);
+    expect(await double().messages(phone)).toHaveLength(2);
+  });
+
+  it('stores delivery statuses on the messages they are about, never going back', async () => {
+    const phone = newPhone();
+    await say(phone, 'ajuda');
+    const [sent] = await svc.deps.whatsapp.outboundOf(phone);
+    const status = (s: string, at: number) => ({ id: sent!.wamid, status: s, timestamp: String(at), recipient_id: phone });
+    const t = Math.floor(Date.now() / 1000);
+    const res = await deliver(svc.callback, payload([], [status('delivered', t), status('read', t + 5), status('delivered', t + 6), { id: 'wamid.not-ours', status: 'read', timestamp: String(t), recipient_id: phone }])).expect(200);
+    expect(res.body.data).toEqual({ received: true, messages: 0, duplicates: 0, statuses: 3 });
+    const [after] = await svc.deps.whatsapp.outboundOf(phone);
+    expect(after!.status).toBe('read');
+    expect(after!.statuses.map((s) => s.status)).toEqual(['delivered', 'read', 'delivered']);
+  });
+});
+
+describe('a worker that is down while messages arrive', () => {
+  it('answers them after it is back, in the order they were sent', async () => {
+    const prefix = `wa-down-${randomUUID().slice(0, 6)}-`;
+    const api = await startNewsService({ TASK_QUEUE_PREFIX: prefix });
+    let worker;
+    try {
+      const phone = newPhone();
+      const email = `down-${randomUUID().slice(0, 8)}@example.com`;
+      // Sent at once, in one delivery and then two more: stored and answered 200 with nobody to handle them.
+      await deliver(api.callback, payload([textMessage(phone, 'cadastro')])).expect(200);
+      await deliver(api.callback, payload([textMessage(phone, 'Bruno Lima'), textMessage(phone, email)])).expect(200);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(await double().messages(phone)).toHaveLength(0);
+
+      worker = await startOwnWorker(prefix, testConfig(), { WORKER_QUEUES: 'platform-ops,whatsapp' });
+      const replies = texts(await messagesTo(phone, 3));
+      expect(replies[0]).toBe('Vamos criar sua conta. Qual é o seu nome?');
+      expect(replies[1]).toBe('Prazer, Bruno Lima! Agora, qual é o seu e-mail?');
+      expect(replies[2]).toMatch(/^Conta criada, Bruno Lima!/);
+    } finally {
+      killGroup(worker);
+      await api.close();
+    }
+  });
+});

@@ -1,0 +1,22 @@
+/**
+ * The WhatsApp message relay (issue 15; docs/decisions.md "WhatsApp"): run every minute by the
+ * `whatsapp-message-relay` schedule, it hands the readers' messages stored but not yet handed to
+ * their conversation workflows (the webhook answers once a message is stored and hands it over
+ * after) to those workflows. Messages younger than `olderThanMs` are left to the webhook.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { createWhatsAppRelayActivities } from '../../activities/whatsapp.activities';
+
+const { forwardPendingMessages } = proxyActivities<ReturnType<typeof createWhatsAppRelayActivities>>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+export interface WhatsAppRelayInput {
+  olderThanMs: number;
+  limit: number;
+}
+
+export async function whatsappRelayWorkflow(input: WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 }): Promise<{ forwarded: number }> {
+  return await forwardPendingMessages(input);
+}
