@@ -5,7 +5,7 @@ import type { Storage } from '../models/infra/storage';
 import { createImportRepo } from '../models/news/import.repo';
 import { runImport } from '../models/news/ingest';
 
-export function createNewsActivities(deps: { conn: Connection; storage: Storage }) {
+export function createNewsActivities(deps: { conn: Connection; storage: Storage; whatsappEnabled?: boolean }) {
   const imports = createImportRepo(deps.conn);
   return {
     async applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }> {
@@ -16,6 +16,11 @@ export function createNewsActivities(deps: { conn: Connection; storage: Storage 
         throw err;
       });
       return { inserted: counts.inserted, duplicates: counts.duplicates, invalid: counts.invalid };
+    },
+    /** The breaking articles the import inserted, and whether WhatsApp alerts are sent on this deployment. */
+    async breakingOfImport(importId: string): Promise<{ articleIds: string[]; whatsapp: boolean }> {
+      const record = await imports.get(importId);
+      return { articleIds: record?.breakingIds ?? [], whatsapp: deps.whatsappEnabled === true };
     },
     async failImport(importId: string, message: string): Promise<void> {
       await imports.finish(importId, 'failed', new Date(), message);

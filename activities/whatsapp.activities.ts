@@ -20,6 +20,7 @@ import type { InboundContent } from '../models/whatsapp/webhook.rules';
 import { WHATSAPP_FAILURES } from '../workflows/whatsapp/failures';
 import { collectionOf } from '../models/infra/mongo';
 import { createInboundRelay } from './whatsapp.relay';
+import { terms as termsOf } from '../models/news/text.rules';
 
 export interface WhatsAppActivityDeps {
   conn: Connection;
@@ -161,6 +162,82 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
       await Users.updateOne({ _id: id }, { $setOnInsert: { email: input.email, name: input.name, plan: 'starter' } }, { upsert: true });
       await repo.link(input.phone, id, now());
       return 'created';
+    },
+
+    /**
+     * A page of the readers to alert of a breaking article: WhatsApp alerts on, a linked phone, and
+     * the article in what they follow (sector, topic, watchlist company or ticker, or every term of
+     * a keyword), at or above their minimum score. By account id, `limit` after `after`.
+     */
+    async alertRecipients(input: { articleId: string; after: string | null; limit: number }): Promise<{ title: string | null; recipients: { userId: string; phone: string; inWindow: boolean }[]; next: string | null }> {
+      const article = await collectionOf<{ _id: string; title: string; isBreaking: boolean; primarySector: string; primaryTopic: string; entityIds: string[]; tickers: string[]; terms: string[]; baseScore: number }>(deps.conn, 'articles')
+        .findOne({ _id: input.articleId }, { projection: { title: 1, isBreaking: 1, primarySector: 1, primaryTopic: 1, entityIds: 1, tickers: 1, terms: 1, baseScore: 1 } });
+      if (!article?.isBreaking) return { title: article?.title ?? null, recipients: [], next: null };
+      const terms = new Set(article.terms);
+      const page = await collectionOf<{ _id: string; sectors: string[]; topics: string[]; watchlistCompanies: string[]; watchlistTickers: string[]; keywords: string[] }>(deps.conn, 'user_preferences')
+        .find(
+          {
+            'notificationSettings.whatsapp': true,
+            'notificationSettings.minScore': { $lte: article.baseScore },
+            ...(input.after ? { _id: { $gt: input.after } } : {}),
+            $or: [
+              { sectors: article.primarySector },
+              { topics: article.primaryTopic },
+              { watchlistCompanies: { $in: article.entityIds } },
+              { watchlistTickers: { $in: article.tickers } },
+              { 'keywords.0': { $exists: true } },
+            ],
+          },
+          { projection: { sectors: 1, topics: 1, watchlistCompanies: 1, watchlistTickers: 1, keywords: 1 }, sort: { _id: 1 }, limit: input.limit },
+        )
+        .toArray();
+      const matches = page.filter(
+        (p) =>
+          p.sectors.includes(article.primarySector) ||
+          p.topics.includes(article.primaryTopic) ||
+          p.watchlistCompanies.some((c) => article.entityIds.includes(c)) ||
+          p.watchlistTickers.some((t) => article.tickers.includes(t)) ||
+          p.keywords.some((k) => termsOf(k).length > 0 && termsOf(k).every((t) => terms.has(t))),
+      );
+      const phones = await repo.phonesOf(matches.map((p) => p._id));
+      const windowStart = now().getTime() - 24 * 3_600_000;
+      return {
+        title: article.title,
+        recipients: phones.map((c) => ({ userId: c.userId!, phone: c._id, inWindow: (c.lastInboundAt?.getTime() ?? 0) > windowStart })),
+        next: page.length === input.limit ? page[page.length - 1]!._id : null,
+      };
+    },
+
+    /**
+     * Sends a breaking article's alert to each recipient once (key `alert:<article>:<phone>`),
+     * within the hourly cap: as text inside WhatsApp's 24-hour window, else as the approved
+     * template. A throttled or failing API fails the batch, which is retried (what was sent is not
+     * sent again); a refused message is counted and the rest go on.
+     */
+    async sendAlerts(input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }> {
+      const hour = new Date(Math.floor(now().getTime() / 3_600_000) * 3_600_000);
+      const template = deps.config.whatsapp.alertTemplate;
+      let sent = 0;
+      let capped = 0;
+      let refused = 0;
+      for (const r of input.recipients) {
+        const key = `alert:${input.articleId}:${r.phone}`;
+        if (!(await repo.takeAlertSlot(r.phone, hour, deps.config.whatsapp.alertsPerHour, key))) {
+          capped += 1;
+          continue;
+        }
+        const message: OutboundMessage = r.inWindow
+          ? { type: 'text', text: `🚨 Urgente: *${input.title}*\n\nEnvie *noticias* para ver mais, ou *parar* para pausar os alertas.` }
+          : { type: 'template', name: template.name, language: template.language, parameters: [input.title.slice(0, 900)] };
+        try {
+          await sendOnce({ key, phone: r.phone, kind: 'alert', message });
+          sent += 1;
+        } catch (err) {
+          if (err instanceof ApplicationFailure && err.type === WHATSAPP_FAILURES.rejected) refused += 1;
+          else throw err;
+        }
+      }
+      return { sent, capped, refused };
     },
 
     /**

@@ -63,7 +63,7 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.news,
-    activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage }),
+    activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage, whatsappEnabled: d.config.whatsapp.api !== undefined }),
     // Imports run side by side (the unique source-URL index decides duplicates); two at a time
     // per worker keep the database responsive for the APIs.
     maxConcurrentActivities: 2,

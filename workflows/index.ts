@@ -11,3 +11,4 @@ export { subscriptionWorkflow } from './billing/subscription.workflow';
 export { billingRelayWorkflow } from './billing/relay.workflow';
 export { whatsappConversationWorkflow } from './whatsapp/conversation.workflow';
 export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';
+export { whatsappAlertsWorkflow } from './whatsapp/alerts.workflow';

@@ -38,18 +38,18 @@ export function createArticleRepo(conn: Connection) {
      * stored under its own id (by this call or an earlier attempt of it: ids derive from import and
      * line), the others as duplicates of another article. Repeating a call changes nothing.
      */
-    async insertNew(docs: readonly ArticleDoc[]): Promise<{ inserted: number; duplicates: number }> {
-      if (docs.length === 0) return { inserted: 0, duplicates: 0 };
+    async insertNew(docs: readonly ArticleDoc[]): Promise<{ inserted: number; duplicates: number; insertedIds: string[] }> {
+      if (docs.length === 0) return { inserted: 0, duplicates: 0, insertedIds: [] };
       await indexed();
       const refused = (await insertManyRacing(articles(), docs)).map((i) => docs[i]!);
-      if (refused.length === 0) return { inserted: docs.length, duplicates: 0 };
+      if (refused.length === 0) return { inserted: docs.length, duplicates: 0, insertedIds: docs.map((d) => d._id) };
       // A refused article is ours when its id holds its URL (an earlier attempt wrote it).
       const owners = await articles()
         .find({ sourceKey: { $in: refused.map((d) => d.sourceKey) } }, { projection: { _id: 1, sourceKey: 1 } })
         .toArray();
       const ownerOf = new Map(owners.map((o) => [o.sourceKey, o._id]));
-      const duplicates = refused.filter((d) => ownerOf.get(d.sourceKey) !== d._id).length;
-      return { inserted: docs.length - duplicates, duplicates };
+      const duplicate = new Set(refused.filter((d) => ownerOf.get(d.sourceKey) !== d._id).map((d) => d._id));
+      return { inserted: docs.length - duplicate.size, duplicates: duplicate.size, insertedIds: docs.filter((d) => !duplicate.has(d._id)).map((d) => d._id) };
     },
 
     count: () => countMatching(conn, collection, {}),

@@ -33,6 +33,8 @@ export interface ImportDoc extends ImportCounts {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** The breaking articles this import inserted (readers are alerted of these). */
+  breakingIds?: string[];
 }
 
 export const ZERO_COUNTS: ImportCounts = { linesDone: 0, inserted: 0, duplicates: 0, invalid: 0, unlinkedMentions: 0 };
@@ -48,8 +50,8 @@ export function createImportRepo(conn: Connection) {
       await imports().updateOne({ _id: id }, { $set: { state: 'running', startedAt: at } });
     },
     /** Saves counts after a batch (absolute values, so a repeated batch saves the same numbers). */
-    progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors']) => {
-      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT) } });
+    progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors'], breakingIds: readonly string[] = []) => {
+      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT) }, ...(breakingIds.length ? { $addToSet: { breakingIds: { $each: [...breakingIds] } } } : {}) });
     },
     finish: async (id: string, state: 'completed' | 'failed', at: Date, error: string | null = null) => {
       await imports().updateOne({ _id: id }, { $set: { state, finishedAt: at, error } });

@@ -100,11 +100,12 @@ async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportD
       counts.unlinkedMentions += built.unlinked;
       docs.push(built.doc);
     }
-    const { inserted, duplicates } = await articles.insertNew(docs);
+    const { inserted, duplicates, insertedIds } = await articles.insertNew(docs);
     counts.inserted += inserted;
     counts.duplicates += duplicates;
     counts.linesDone = batch[batch.length - 1]!.line;
-    await imports.progress(record._id, counts, errors);
+    const fresh = new Set(insertedIds);
+    await imports.progress(record._id, counts, errors, docs.filter((d) => d.isBreaking && fresh.has(d._id)).map((d) => d._id));
     deps.onBatch?.({ ...counts });
   }
 }

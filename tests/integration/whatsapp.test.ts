@@ -4,12 +4,17 @@
  * (tests/doubles/whatsapp-double.ts) that the replies reach. Each test uses a phone of its own.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import request from 'supertest';
+import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';
+import type { whatsappRelayWorkflow } from '../../workflows/whatsapp/relay.workflow';
 import { collectionOf } from '../../models/infra/mongo';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { startNewsService, type NewsService } from '../helpers/news';
 import { killGroup, startOwnWorker } from '../helpers/processes';
-import { testConfig, tokenFor } from '../helpers/service';
+import { CLOSED_PORT, testConfig, tokenFor } from '../helpers/service';
 import { choiceMessage, deliver, double, messagesTo, newPhone, payload, textMessage, texts } from '../helpers/whatsapp';
 
 jest.setTimeout(90_000);
@@ -220,6 +225,109 @@ describe('a worker that is down while messages arrive', () => {
       expect(replies[2]).toMatch(/^Conta criada, Bruno Lima!/);
     } finally {
       killGroup(worker);
+      await api.close();
+    }
+  });
+});
+
+describe('the message relay', () => {
+  it('hands over what the webhook stored while Temporal was down', async () => {
+    const down = await startNewsService({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}` });
+    const phone = newPhone();
+    const message = textMessage(phone, 'ajuda');
+    try {
+      expect((await deliver(down.callback, payload([message])).expect(200)).body.data).toMatchObject({ messages: 1, duplicates: 0 });
+    } finally {
+      await down.close();
+    }
+    expect(await svc.deps.whatsapp.inboundById(message.id)).toMatchObject({ forwardedAt: null });
+    // What the relay's schedule runs every minute (its age limit lifted so the test need not wait).
+    const relayId = `whatsapp-relay-test-${randomUUID().slice(0, 8)}`;
+    const relay = await svc.deps.temporal.client.workflow.execute<typeof whatsappRelayWorkflow>('whatsappRelayWorkflow', {
+      workflowId: relayId,
+      taskQueue: taskQueueName(testConfig().temporal.taskQueuePrefix, TASK_QUEUES.whatsapp),
+      args: [{ olderThanMs: 0, limit: 1_000 }],
+    });
+    expect(relay.forwarded).toBeGreaterThanOrEqual(1);
+    expect(texts(await messagesTo(phone, 1))[0]).toMatch(/^Olá!/);
+    expect(await svc.deps.whatsapp.inboundById(message.id)).toMatchObject({ forwardedAt: expect.any(Date), handledAt: expect.any(Date) });
+    if (process.env.RECORD_HISTORY === '1') {
+      const history = await svc.deps.temporal.client.workflow.getHandle(relayId).fetchHistory();
+      writeFileSync(path.resolve(__dirname, '../fixtures/histories/whatsappRelayWorkflow.json'), `${historyToJSON(history)}\n`);
+    }
+  });
+});
+
+describe('breaking-news alerts', () => {
+  it('reach exactly the matching opted-in readers, once, within the hourly cap; a template outside the 24-hour window', async () => {
+    // A database, prefix and worker of their own: imports write articles, which other suites count.
+    const run = randomUUID().slice(0, 6);
+    const env = { TASK_QUEUE_PREFIX: `wa-alerts-${run}-`, MONGODB_DB: `wa_alerts_${run}`, WHATSAPP_ALERTS_PER_HOUR: '2' };
+    const api = await startNewsService(env);
+    let worker;
+    try {
+      worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, testConfig(env), { ...env, WORKER_QUEUES: 'platform-ops,news-ingest,whatsapp' });
+      const now = Date.now();
+      const reader = async (prefs: Record<string, unknown>, alerts: boolean, lastWroteAgoMs: number | null, linked = true) => {
+        const userId = `alerts-${randomUUID().slice(0, 8)}`;
+        const phone = newPhone();
+        await api.deps.users.ensure(userId, `${userId}@example.com`);
+        const minScore = (prefs.minScore as number | undefined) ?? 0;
+        const { minScore: _minScore, ...follows } = prefs;
+        await api.deps.preferences.update(userId, { $set: { ...follows, notificationSettings: { email: true, push: false, whatsapp: alerts, breakingOnly: false, minScore } } });
+        if (linked) await api.deps.whatsapp.link(phone, userId, new Date());
+        if (lastWroteAgoMs !== null) await collectionOf<{ _id: string }>(api.deps.mongo.conn, 'whatsapp_contacts').updateOne({ _id: phone }, { $set: { lastInboundAt: new Date(now - lastWroteAgoMs) } });
+        return phone;
+      };
+      const energy = await reader({ sectors: ['ENE'] }, true, 3_600_000); // wrote an hour ago: in the window
+      const keyword = await reader({ keywords: ['Petrobras'] }, true, 3 * 86_400_000); // wrote three days ago: a template
+      const off = await reader({ sectors: ['ENE'] }, false, 60_000); // alerts off
+      const elsewhere = await reader({ sectors: ['TEC'], keywords: ['inteligência artificial'] }, true, 60_000); // follows other things
+      const demanding = await reader({ sectors: ['ENE'], minScore: 95 }, true, 60_000); // the article scores lower
+      await reader({ watchlistTickers: ['PETR4'] }, true, null, false); // no phone linked
+
+      // The cap is per clock hour: not a few seconds before the hour turns.
+      const intoHour = Date.now() % 3_600_000;
+      if (intoHour > 3_570_000) await new Promise((r) => setTimeout(r, 3_600_000 - intoHour + 1_000));
+      const adminJwt = await tokenFor(`admin-${run}`, ['news.admin']);
+      const line = (i: number, title: string, isBreaking: boolean) =>
+        JSON.stringify({ title, sourceName: 'Agência Teste', sourceUrl: `https://alerts.example/${run}/${i}`, publishedAt: new Date().toISOString(), primarySector: 'ENE', primaryTopic: 'CONTRACT', isBreaking, baseScore: 80 });
+      const importLines = async (lines: string[]) => {
+        const posted = await request(api.callback).post('/api/admin/articles/import').set('Authorization', `Bearer ${adminJwt}`).set('Content-Type', 'application/x-ndjson').send(`${lines.join('\n')}\n`).expect(202);
+        const id = posted.body.data.id as string;
+        const result = await api.deps.temporal.client.workflow.getHandle(`news-import-${id}`).result();
+        return { id, result, breakingIds: (await api.deps.imports.get(id))?.breakingIds ?? [] };
+      };
+      const alertsOf = async (articleIds: string[]) => await Promise.all(articleIds.map((a) => api.deps.temporal.client.workflow.getHandle(`whatsapp-alerts-${a}`).result()));
+
+      const first = await importLines([line(1, 'Petrobras anuncia descoberta no pré-sal', true), line(2, 'Boletim de energia', false)]);
+      expect(first.result).toMatchObject({ state: 'completed', inserted: 2, alerts: 1 });
+      expect(first.breakingIds).toHaveLength(1);
+      expect(await alertsOf(first.breakingIds)).toEqual([{ recipients: 2, sent: 2, capped: 0, refused: 0 }]);
+      expect(await double().messages(energy)).toEqual([expect.objectContaining({ type: 'text', text: expect.stringContaining('*Petrobras anuncia descoberta no pré-sal*') })]);
+      const [template] = await double().messages(keyword);
+      expect(template).toMatchObject({ type: 'template', text: 'breaking_news_alert' });
+      expect(template!.body).toMatchObject({ template: { name: 'breaking_news_alert', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Petrobras anuncia descoberta no pré-sal' }] }] } });
+      for (const phone of [off, elsewhere, demanding]) expect(await double().messages(phone)).toEqual([]);
+
+      // Two more breaking energy articles: the energy reader's cap (2 an hour) lets one through.
+      const second = await importLines([line(3, 'Apagão atinge o Sudeste', true), line(4, 'Leilão de energia é suspenso', true)]);
+      const results = await alertsOf(second.breakingIds);
+      expect(results.reduce((n, r) => n + r.sent, 0)).toBe(1);
+      expect(results.reduce((n, r) => n + r.capped, 0)).toBe(1);
+      expect(await double().messages(energy)).toHaveLength(2);
+      expect(await double().messages(keyword)).toHaveLength(1);
+      // The same article imported again is a duplicate: no new alert.
+      const again = await importLines([line(1, 'Petrobras anuncia descoberta no pré-sal', true)]);
+      expect(again.result).toMatchObject({ state: 'completed', inserted: 0, duplicates: 1, alerts: 0 });
+      if (process.env.RECORD_HISTORY === '1') {
+        const dir = path.resolve(__dirname, '../fixtures/histories');
+        writeFileSync(path.join(dir, 'whatsappAlertsWorkflow.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`whatsapp-alerts-${first.breakingIds[0]}`).fetchHistory())}\n`);
+        writeFileSync(path.join(dir, 'newsImportWorkflow-alerts.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`news-import-${first.id}`).fetchHistory())}\n`);
+      }
+    } finally {
+      killGroup(worker);
+      await api.deps.mongo.conn.dropDatabase().catch(() => undefined);
       await api.close();
     }
   });

@@ -2,10 +2,15 @@
  * One article import (workflow id `news-import-<importId>`): applies the staged JSON lines, batch
  * by batch, resuming from the last saved batch when the activity is retried; a database or
  * storage outage is waited out. Imports run side by side: the unique index on the normalised
- * source URL decides duplicates (docs/decisions.md "Imports").
+ * source URL decides duplicates (docs/decisions.md "Imports"). Then, when WhatsApp is configured,
+ * it starts the alerts of each breaking article it inserted (`whatsapp-alerts-<articleId>`, once
+ * per article; they outlive the import).
  */
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../ids';
+import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 
 export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '2 hours',
@@ -13,20 +18,48 @@ export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActiv
   // A bad import (missing record or staged file) is not retried.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['ImportUnusable'] },
 });
-export const { failImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { failImport, breakingOfImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });
 
-export type NewsImportResult = { state: 'completed'; inserted: number; duplicates: number; invalid: number } | { state: 'failed'; error: string };
+export type NewsImportResult = { state: 'completed'; inserted: number; duplicates: number; invalid: number; alerts?: number } | { state: 'failed'; error: string };
+
+/** Starts the WhatsApp alerts of the breaking articles an import inserted; how many were started. */
+async function startAlerts(importId: string): Promise<number> {
+  const { articleIds, whatsapp } = await breakingOfImport(importId);
+  if (!whatsapp) return 0;
+  // This worker's deployment prefix: its own queue's name less the news queue's.
+  const queue = workflowInfo().taskQueue;
+  const prefix = queue.endsWith(TASK_QUEUES.news) ? queue.slice(0, -TASK_QUEUES.news.length) : '';
+  let started = 0;
+  for (const articleId of articleIds) {
+    try {
+      await startChild<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', {
+        workflowId: workflowIds.whatsappAlerts(articleId),
+        taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
+        args: [{ articleId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+      started += 1;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // alerted already
+    }
+  }
+  return started;
+}
 
 export async function newsImportWorkflow(importId: string): Promise<NewsImportResult> {
+  let counts: Awaited<ReturnType<typeof applyImport>>;
   try {
-    return { state: 'completed', ...(await applyImport(importId)) };
+    counts = await applyImport(importId);
   } catch (err) {
     const cause = err instanceof ApplicationFailure ? err : ((err as { cause?: unknown }).cause as Error | undefined);
     const error = cause?.message ?? (err as Error).message;
     await failImport(importId, error);
     return { state: 'failed', error };
   }
+  if (patched('whatsapp-breaking-alerts')) return { state: 'completed', ...counts, alerts: await startAlerts(importId) };
+  return { state: 'completed', ...counts };
 }
