@@ -140,6 +140,8 @@ export const EnvSchema = z.object({
   /** Whether the worker creates (or updates) the billing event relay's schedule (every minute) when it starts. */
   BILLING_RELAY_SCHEDULE_ENABLED: bool.default(true),
   STRIPE_MOCK_PORT: port.default(12111),
+  /** Where npm start runs the WhatsApp Cloud API double (without real WhatsApp credentials). */
+  WHATSAPP_DOUBLE_PORT: port.default(12113),
   STRIPE_MOCK_BIN: z.string().min(1).optional(),
 
   // WhatsApp (issue 15), optional: without WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID the
@@ -244,6 +246,7 @@ export interface Config {
     bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined; stripeMock: string | undefined };
     ferretdbPort: number;
     stripeMockPort: number;
+    whatsappDoublePort: number;
     postgresPort: number;
     ferretdbDebugAddr: string | undefined;
   };
@@ -258,7 +261,16 @@ interface DevSecrets {
   MINIO_ACCESS_KEY: string;
   MINIO_SECRET_KEY: string;
   STRIPE_WEBHOOK_SECRET: string;
+  WHATSAPP_APP_SECRET: string;
+  WHATSAPP_VERIFY_TOKEN: string;
 }
+
+/** Secrets a data directory made by an earlier release lacks, generated when first needed. */
+const LATER_SECRETS: Partial<Record<keyof DevSecrets, () => string>> = {
+  STRIPE_WEBHOOK_SECRET: () => `whsec_${randomBytes(24).toString('base64url')}`,
+  WHATSAPP_APP_SECRET: () => randomBytes(16).toString('hex'),
+  WHATSAPP_VERIFY_TOKEN: () => randomBytes(16).toString('hex'),
+};
 
 /**
  * Secrets for development, generated once per data directory. Written with O_EXCL so that two
@@ -268,9 +280,10 @@ function devSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, 'secrets.json');
   try {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSecrets>;
-    // A data directory made before billing existed: add its webhook secret once.
-    if (kept.STRIPE_WEBHOOK_SECRET) return kept as DevSecrets;
-    const filled = { ...kept, STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64url')}` } as DevSecrets;
+    // A data directory made before billing or WhatsApp existed: add their secrets once.
+    const missing = (Object.keys(LATER_SECRETS) as (keyof DevSecrets)[]).filter((k) => !kept[k]);
+    if (missing.length === 0) return kept as DevSecrets;
+    const filled = { ...kept, ...Object.fromEntries(missing.map((k) => [k, LATER_SECRETS[k]!()])) } as DevSecrets;
     writeFileSync(file, JSON.stringify(filled, null, 2), { mode: 0o600 });
     return filled;
   } catch (err) {
@@ -280,7 +293,9 @@ function devSecrets(dataDir: string): DevSecrets {
     JWT_SECRET: randomBytes(32).toString('base64url'),
     MINIO_ACCESS_KEY: `dev-${randomBytes(6).toString('hex')}`,
     MINIO_SECRET_KEY: randomBytes(24).toString('base64url'),
-    STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64url')}`,
+    STRIPE_WEBHOOK_SECRET: LATER_SECRETS.STRIPE_WEBHOOK_SECRET!(),
+    WHATSAPP_APP_SECRET: LATER_SECRETS.WHATSAPP_APP_SECRET!(),
+    WHATSAPP_VERIFY_TOKEN: LATER_SECRETS.WHATSAPP_VERIFY_TOKEN!(),
   };
   mkdirSync(dataDir, { recursive: true });
   try {
@@ -398,8 +413,8 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     whatsapp: {
       api: e.WHATSAPP_ACCESS_TOKEN && e.WHATSAPP_PHONE_NUMBER_ID ? { url: e.WHATSAPP_API_URL, accessToken: e.WHATSAPP_ACCESS_TOKEN, phoneNumberId: e.WHATSAPP_PHONE_NUMBER_ID } : undefined,
-      appSecret: e.WHATSAPP_APP_SECRET,
-      verifyToken: e.WHATSAPP_VERIFY_TOKEN,
+      appSecret: e.WHATSAPP_APP_SECRET ?? secrets?.WHATSAPP_APP_SECRET,
+      verifyToken: e.WHATSAPP_VERIFY_TOKEN ?? secrets?.WHATSAPP_VERIFY_TOKEN,
       flowId: e.WHATSAPP_FLOW_ID,
       idleMs: Math.round(e.WHATSAPP_IDLE_MINUTES * 60_000),
       alertsPerHour: e.WHATSAPP_ALERTS_PER_HOUR,
@@ -411,6 +426,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN },
       ferretdbPort: e.FERRETDB_PORT,
       stripeMockPort: e.STRIPE_MOCK_PORT,
+      whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
       postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },

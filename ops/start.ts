@@ -5,9 +5,13 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
-import { assertPortFree, freePort, reservePort, startDevServices, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, childEnv, stopOnSignals } from './processes';
+import { assertPortFree, freePort, reservePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
+import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
+
+/** The Cloud API double's credentials in development (not secrets: the double runs on loopback). */
+const DEV_WHATSAPP_TOKEN = 'EAAdevelopmentaccesstoken';
+const DEV_WHATSAPP_PHONE_NUMBER_ID = '100000000000001';
 
 function portOf(address: string): number {
   const port = Number(address.split(':').pop());
@@ -57,6 +61,10 @@ async function main(): Promise<void> {
     [config.http.ports.quiz, 'quiz API'],
   ];
   if (useStripeMock) wanted.push([ports.stripeMock, 'stripe-mock']);
+  // Without real WhatsApp credentials, messages go to the Cloud API double (tests/doubles).
+  const useWhatsAppDouble = config.whatsapp.api === undefined;
+  const whatsappDoublePort = config.devServices.whatsappDoublePort;
+  if (useWhatsAppDouble) wanted.push([whatsappDoublePort, 'WhatsApp Cloud API double']);
   if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
   for (const [port, what] of wanted) {
     await assertPortFree(port, what);
@@ -87,7 +95,20 @@ async function main(): Promise<void> {
     MONGODB_URI: config.mongo.uri ?? `mongodb://127.0.0.1:${ports.ferretdb}/`,
     DATA_DIR: config.dataDir,
     ...(useStripeMock ? { STRIPE_SECRET_KEY: 'sk_test_stripemock', STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}` } : {}),
+    ...(useWhatsAppDouble ? { WHATSAPP_API_URL: `http://127.0.0.1:${whatsappDoublePort}/v21.0`, WHATSAPP_ACCESS_TOKEN: DEV_WHATSAPP_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEV_WHATSAPP_PHONE_NUMBER_ID } : {}),
   });
+  if (useWhatsAppDouble) {
+    const entry = tsEntry('tests/doubles/whatsapp-double.main.ts');
+    await supervisor.start({
+      name: 'whatsapp-double',
+      ...entry,
+      args: [...entry.args, String(whatsappDoublePort)],
+      env,
+      cwd: path.resolve(__dirname, '..'),
+      output: { file: path.join(config.dataDir, 'logs', 'whatsapp-double.log') },
+      ready: () => tcpOpen(whatsappDoublePort),
+    });
+  }
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
   const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
@@ -98,6 +119,7 @@ async function main(): Promise<void> {
   say(`  Temporal UI   http://127.0.0.1:${ports.temporalUi}   (gRPC ${config.temporal.address})`);
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
+  say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
   say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);
   say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
 }

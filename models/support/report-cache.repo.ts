@@ -1,7 +1,8 @@
 /**
  * The reports' cache (issue 14; spec §2.6): one document per report and distinct set of
  * parameters, shared by every process, removed by the database itself when it expires (a TTL
- * index; reads also ignore an expired document the TTL monitor has not removed yet). Two requests
+ * index; reads also ignore an expired document the TTL monitor has not removed yet), and kept in
+ * each process's memory for ten seconds at most (a hit then costs no round trip). Two requests
  * for the same uncached report compute it once: in a process, they share one promise; across
  * processes, the first claims a lock document and the others wait for its result.
  */
@@ -37,7 +38,12 @@ export function cacheKey(report: string, params: Record<string, unknown>): strin
   return `${report}:${createHash('sha256').update(canonical).digest('base64url').slice(0, 32)}`;
 }
 
-export function createReportCache(conn: Connection, options: { ttlMs: number; lockMs?: number; now?: () => Date }) {
+/** How long a process serves a report from its memory before it reads MongoDB's copy again. */
+export const LOCAL_CACHE_MS = 10_000;
+/** Reports a process keeps in memory at most (the least recently stored go first). */
+const LOCAL_CACHE_ENTRIES = 500;
+
+export function createReportCache(conn: Connection, options: { ttlMs: number; lockMs?: number; localMs?: number; now?: () => Date }) {
   const entries = () => collectionOf<ReportCacheDoc>(conn, 'report_cache');
   const locks = () => collectionOf<LockDoc>(conn, 'report_cache_locks');
   const now = options.now ?? (() => new Date());
@@ -55,7 +61,26 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       throw err;
     }));
 
-  const read = async (key: string) => await entries().findOne({ _id: key, expiresAt: { $gt: now() } });
+  const localMs = options.localMs ?? LOCAL_CACHE_MS;
+  // The shared copy in MongoDB is the truth; a process also keeps what it read or computed, for
+  // `localMs` (a recomputation elsewhere reaches it within that), and never past its expiry.
+  const local = new Map<string, { doc: ReportCacheDoc; until: number }>();
+  const remember = (doc: ReportCacheDoc) => {
+    local.delete(doc._id);
+    local.set(doc._id, { doc, until: Math.min(now().getTime() + localMs, doc.expiresAt.getTime()) });
+    if (local.size > LOCAL_CACHE_ENTRIES) local.delete(local.keys().next().value!);
+    return doc;
+  };
+  const read = async (key: string) => {
+    const doc = await entries().findOne({ _id: key, expiresAt: { $gt: now() } });
+    return doc ? remember(doc) : null;
+  };
+  const readLocal = (key: string) => {
+    const kept = local.get(key);
+    if (kept && kept.until > now().getTime()) return kept.doc;
+    local.delete(key);
+    return undefined;
+  };
 
   async function computeOnce(key: string, report: string, params: Record<string, unknown>, compute: () => Promise<unknown>) {
     // Another process computing it: wait for its result (bounded by its lock), then compute ourselves.
@@ -83,7 +108,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       const computedAt = now();
       const doc: ReportCacheDoc = { _id: key, report, params, data, computedAt, expiresAt: new Date(computedAt.getTime() + options.ttlMs) };
       await entries().replaceOne({ _id: key }, doc, { upsert: true });
-      return doc;
+      return remember(doc);
     } finally {
       if (claimed) await locks().deleteOne({ _id: key }).catch(() => undefined);
     }
@@ -96,7 +121,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       await ensureIndexes();
       const key = cacheKey(report, params);
       if (!fresh) {
-        const cached = await read(key);
+        const cached = readLocal(key) ?? (await read(key));
         if (cached) {
           const at = now().getTime();
           return {

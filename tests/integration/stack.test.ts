@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { signToken } from '../../models/auth/token.rules';
+import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { freePort } from '../../ops/dev-services';
 import { ROOT, alive, runTs } from '../helpers/processes';
 
@@ -37,10 +38,10 @@ describe('npm start (the whole stack, supervised)', () => {
   const ports: Record<string, number> = {};
 
   beforeAll(async () => {
-    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe']) ports[k] = await freePort();
+    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe', 'whatsapp']) ports[k] = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
-    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET']) delete env[k];
+    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL']) delete env[k];
     Object.assign(env, {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
@@ -54,6 +55,7 @@ describe('npm start (the whole stack, supervised)', () => {
       MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
       MINIO_CONSOLE_PORT: String(ports.console),
       STRIPE_MOCK_PORT: String(ports.stripe),
+      WHATSAPP_DOUBLE_PORT: String(ports.whatsapp),
     });
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -106,6 +108,30 @@ describe('npm start (the whole stack, supervised)', () => {
     expect(webhook.status).toBe(200);
   });
 
+  it('talks WhatsApp through the Cloud API double: verification and a signed message answered', async () => {
+    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { WHATSAPP_APP_SECRET: string; WHATSAPP_VERIFY_TOKEN: string };
+    const status = (await (await fetch(`http://127.0.0.1:${ports.news}/api/whatsapp/status`)).json()) as { data: { configured: boolean } };
+    expect(status.data.configured).toBe(true);
+    const verify = await fetch(`http://127.0.0.1:${ports.news}/api/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${secrets.WHATSAPP_VERIFY_TOKEN}&hub.challenge=4242`);
+    expect([verify.status, await verify.text()]).toEqual([200, '4242']);
+    const phone = '5511900000001';
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', messages: [{ from: phone, id: 'wamid.stack-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Ajuda' } }] } }] }],
+    });
+    const delivered = await fetch(`http://127.0.0.1:${ports.news}/api/whatsapp/webhook`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signatureOf(body, secrets.WHATSAPP_APP_SECRET) },
+      body,
+    });
+    expect(delivered.status).toBe(200);
+    const sent = await until('the answer', async () => {
+      const res = (await (await fetch(`http://127.0.0.1:${ports.whatsapp}/__control/messages?to=${phone}`)).json()) as { messages: { text: string }[] };
+      return res.messages.length > 0 ? res.messages : undefined;
+    }, 30_000);
+    expect(sent[0]!.text).toMatch(/^Olá! Envie uma destas palavras/);
+  });
+
   it('reports MinIO down with 503 when it is killed, and 200 again after the supervisor restarts it', async () => {
     const apiPids = ['news', 'support', 'quiz'].map(pidOf);
     const minio = pidOf('minio');
@@ -127,7 +153,7 @@ describe('npm start (the whole stack, supervised)', () => {
 
   it('stops every process it started on SIGINT', async () => {
     const pids = startedPids();
-    expect(pids.length).toBeGreaterThanOrEqual(9); // stripe-mock too
+    expect(pids.length).toBeGreaterThanOrEqual(10); // stripe-mock and the WhatsApp double too
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -401,6 +401,31 @@ describe('the cache', () => {
     }
   });
 
+  it("serves a report from the process's memory for ten seconds at most: another process's recomputation reaches it after that", async () => {
+    let clock = Date.parse('2031-05-01T12:00:00Z');
+    const other = await startTestService(supportService, makeSupportDeps, { config: testConfig({ MONGODB_DB: db }) });
+    const original = svc.deps.reportCache;
+    const cacheOn = () => createReportCache(svc.deps.mongo.conn, { ttlMs: 2 * 3_600_000, now: () => new Date(clock) });
+    svc.deps.reportCache = cacheOn();
+    other.deps.reportCache = cacheOn();
+    try {
+      const q = period('2031-02-01', '2031-02-28');
+      const fromOther = (query: string) => request(other.callback).get(query).set('Authorization', `Bearer ${staffJwt}`).expect(200);
+      expect((await get(q).expect(200)).body.data.cache).toEqual({ hit: false });
+      clock += 5_000;
+      expect((await fromOther(q)).body.data.cache).toEqual({ hit: true, age: 5, expiresIn: 7_195 }); // read from MongoDB, kept
+      clock += 2_000;
+      expect((await get(`${q}&fresh=true`).expect(200)).body.data.cache).toEqual({ hit: false }); // recomputed in the first process at 7 s
+      clock += 7_000;
+      expect((await fromOther(q)).body.data.cache).toMatchObject({ hit: true, age: 14 }); // 14 s: its own copy, read at 5 s
+      clock += 2_000;
+      expect((await fromOther(q)).body.data.cache).toMatchObject({ hit: true, age: 9 }); // 16 s: MongoDB's copy, the one computed at 7 s
+    } finally {
+      svc.deps.reportCache = original;
+      await other.close();
+    }
+  });
+
   it('computes a report once when it is asked for at the same time, in one process and across two', async () => {
     const other = await startTestService(supportService, makeSupportDeps, { config: testConfig({ MONGODB_DB: db }) });
     try {
