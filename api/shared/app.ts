@@ -111,13 +111,14 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   // 3. Bodies: JSON, form and text up to the configured limit. Multipart routes parse their own.
   // Routes that verify a signature over the body (webhooks) also get its exact text.
   const limit = config.http.bodyLimitBytes;
-  const parser = (includeUnparsed: boolean) =>
+  const parser = (signed: boolean) =>
     koaBody({
-      json: true,
+      // A signed body is read as text only: it is parsed after its signature is checked (route.ts).
+      json: !signed,
       text: true,
-      urlencoded: true,
+      urlencoded: !signed,
       multipart: false,
-      includeUnparsed,
+      ...(signed ? { textTypes: ['application/json', 'application/*+json', 'text/*'] } : {}),
       jsonLimit: limit,
       formLimit: limit,
       textLimit: limit,
@@ -131,9 +132,17 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
       },
     });
   const parseBody = parser(false);
-  const parseBodyKeepingText = parser(true);
+  const readSignedBody = parser(true);
   const rawBodyPaths = new Set(service.routes.filter((r) => r.rawBody).map((r) => r.path));
-  app.use((ctx, next) => (rawBodyPaths.has(ctx.path) ? parseBodyKeepingText(ctx, next) : parseBody(ctx, next)));
+  app.use(async (ctx, next) => {
+    if (!rawBodyPaths.has(ctx.path)) return await parseBody(ctx, next);
+    return await readSignedBody(ctx, async () => {
+      const request = ctx.request as { body?: unknown; rawBody?: string };
+      if (typeof request.body === 'string') request.rawBody = request.body;
+      request.body = undefined;
+      await next();
+    });
+  });
 
   const router = new Router();
   const checks = options.healthChecks ?? healthChecks(deps);

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { type z } from 'zod';
+import { AppError } from '../../models/errors';
 import { validationError } from './errors';
 import type { AuthPolicy, AuthServices } from './auth';
 
@@ -136,6 +137,15 @@ function parseOrThrow(schema: z.ZodType | undefined, value: unknown, where: 'bod
   return result.data;
 }
 
+function parseSignedBody(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('VALIDATION_FAILED', 'The request body is not valid JSON');
+  }
+}
+
 /** The Koa middleware that runs one route: auth, validation, handler, envelope. */
 export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServices) {
   return async (ctx: Context): Promise<void> => {
@@ -144,6 +154,8 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
     if (route.rateLimit) await route.rateLimit({ ctx, auth: principal, deps });
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');
     const query = parseOrThrow(route.query, ctx.query, 'query');
+    // A signed body (webhooks) is parsed only now, after its signature was checked.
+    if (route.rawBody) (ctx.request as { body?: unknown }).body = parseSignedBody((ctx.request as { rawBody?: string }).rawBody);
     const rawBody = (ctx.request as { body?: unknown }).body;
     // Multipart and JSON-lines routes read their own streamed body; their schema only documents it.
     const body = route.body && (route.bodyType ?? 'application/json') === 'application/json' ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;

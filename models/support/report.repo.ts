@@ -98,12 +98,8 @@ export function createReportRepo(conn: Connection) {
     return row ? { median: round2(row.median), p90: round2(row.p90), mean: round2(row.mean), count: row.count } : { median: null, p90: null, mean: null, count: 0 };
   }
 
-  /** `{$concat}` of a date's ISO week, `YYYY-Www`, in a time zone. */
-  const isoWeekKey = (timeZone: string) => {
-    const date = { date: '$createdAt', timezone: timeZone };
-    const week = { $isoWeek: date };
-    return { $concat: [{ $toString: { $isoWeekYear: date } }, '-W', { $cond: [{ $lt: [week, 10] }, { $concat: ['0', { $toString: week }] }, { $toString: week }] }] };
-  };
+  /** A date's ISO week, `YYYY-Www`, in a time zone (%G: ISO week-numbering year, %V: ISO week). */
+  const isoWeekKey = (timeZone: string) => ({ $dateToString: { date: '$createdAt', timezone: timeZone, format: '%G-W%V' } });
 
   /** A tickets `$match` applied to tickets joined under `ticket`. */
   const onJoined = (match: Record<string, unknown>) => Object.fromEntries(Object.entries(match).map(([k, v]) => [`ticket.${k}`, v]));
@@ -125,37 +121,49 @@ export function createReportRepo(conn: Connection) {
       const { agente, ...rest } = f;
       const match = onJoined(await matchOf(rest));
       const who = agente === undefined ? {} : { _id: agente };
-      const durationsBy = (pipeline: object[]) => [...pipeline, { $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
-      const [replies, resolutions, firstReplies, resolutionTimes] = await Promise.all([
-        messages().aggregate<{ _id: string; n: number }>([{ $match: { origem: 'admin' } }, ...joinTicket, { $match: match }, { $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }]).toArray(),
-        events().aggregate<{ _id: string; n: number }>([{ $match: { to: 'resolved', source: { $ne: 'create' } } }, ...joinTicket, { $match: match }, { $group: { _id: { by: '$by', ticket: '$ticketId' } } }, { $group: { _id: '$_id.by', n: { $sum: 1 } } }, { $match: who }]).toArray(),
+      const durationsBy = [{ $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
+      const sinceCreation = (at: string) => ({ $divide: [{ $subtract: [at, '$ticket.createdAt'] }, 1000] });
+      // Two passes, each joined once to the tickets by their _id (the one lookup DocumentDB answers
+      // fast; lookups by ticketId ran for minutes at 100,000 tickets): the admin replies (all of
+      // them, and the first of each ticket: the one written at its firstAdminReplyAt), and the
+      // resolutions (distinct tickets, and the time to each).
+      type Facets = { count: { _id: string; n: number }[]; durations: AgentStats[] };
+      const [[replies], [resolutions]] = await Promise.all([
         messages()
-          .aggregate<AgentStats>(durationsBy([
+          .aggregate<Facets>([
             { $match: { origem: 'admin' } },
-            { $sort: { ticketId: 1, createdAt: 1, _id: 1 } },
-            { $group: { _id: '$ticketId', agent: { $first: '$remetente' }, at: { $first: '$createdAt' } } },
-            { $lookup: { from: 'tickets', localField: '_id', foreignField: '_id', as: 'ticket' } },
-            { $unwind: '$ticket' },
+            ...joinTicket,
             { $match: match },
-            { $project: { agent: 1, s: { $divide: [{ $subtract: ['$at', '$ticket.createdAt'] }, 1000] } } },
-          ]))
+            {
+              $facet: {
+                count: [{ $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }],
+                durations: [{ $match: { $expr: { $eq: ['$createdAt', '$ticket.firstAdminReplyAt'] } } }, { $project: { agent: '$remetente', s: sinceCreation('$createdAt') } }, ...durationsBy],
+              },
+            },
+          ])
           .toArray(),
         events()
-          .aggregate<AgentStats>(durationsBy([
+          .aggregate<Facets>([
             { $match: { to: 'resolved', source: { $ne: 'create' } } },
             ...joinTicket,
             { $match: match },
-            { $project: { agent: '$by', s: { $divide: [{ $subtract: ['$at', '$ticket.createdAt'] }, 1000] } } },
-          ]))
+            {
+              $facet: {
+                count: [{ $group: { _id: { by: '$by', ticket: '$ticketId' } } }, { $group: { _id: '$_id.by', n: { $sum: 1 } } }, { $match: who }],
+                durations: [{ $project: { agent: '$by', s: sinceCreation('$at') } }, ...durationsBy],
+              },
+            },
+          ])
           .toArray(),
       ]);
-      const names = [...new Set([...replies, ...resolutions, ...firstReplies, ...resolutionTimes].map((r) => r._id))].filter((a): a is string => typeof a === 'string').sort();
+      const all = [...(replies?.count ?? []), ...(resolutions?.count ?? []), ...(replies?.durations ?? []), ...(resolutions?.durations ?? [])];
+      const names = [...new Set(all.map((r) => r._id))].filter((a): a is string => typeof a === 'string').sort();
       return names.map((agente) => ({
         agente,
-        respostas: replies.find((r) => r._id === agente)?.n ?? 0,
-        ticketsResolvidos: resolutions.find((r) => r._id === agente)?.n ?? 0,
-        primeiraResposta: statsOf(firstReplies, agente),
-        resolucao: statsOf(resolutionTimes, agente),
+        respostas: replies?.count.find((r) => r._id === agente)?.n ?? 0,
+        ticketsResolvidos: resolutions?.count.find((r) => r._id === agente)?.n ?? 0,
+        primeiraResposta: statsOf(replies?.durations ?? [], agente),
+        resolucao: statsOf(resolutions?.durations ?? [], agente),
       }));
     },
 
