@@ -85,8 +85,11 @@ describe('POST /api/whatsapp/webhook (signatures)', () => {
     expect(texts(await messagesTo(phone, 1))[0]).toMatch(/^Olá! Envie uma destas palavras/);
   });
 
-  it('refuses what is not a WhatsApp Business Account payload (400)', async () => {
+  it('refuses what is not a WhatsApp Business Account payload (400); checks the signature before reading the body', async () => {
     await deliver(svc.callback, { object: 'page', entry: [] }).expect(400);
+    // Not JSON: 400 when signed, 401 when not (the body is parsed only after the signature is checked).
+    expect((await deliver(svc.callback, undefined, { raw: '{"object": "whatsapp_business_account", ' }).expect(400)).body.error).toMatch(/not valid JSON/);
+    await deliver(svc.callback, undefined, { raw: '{"object": "whatsapp_business_account", ', signature: null }).expect(401);
   });
 });
 
