@@ -83,7 +83,7 @@ export const whatsappRoutes = [
       duplicates: z.number().int().describe('of them, delivered before'),
       statuses: z.number().int().describe('delivery statuses stored'),
     }),
-    errors: [503],
+    errors: [401, 503],
     handler: async ({ body, deps }) => {
       const { messages, statuses } = readPayload(body);
       let duplicates = 0;

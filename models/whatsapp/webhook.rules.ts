@@ -64,6 +64,9 @@ const Status = z.looseObject({
   errors: z.array(z.looseObject({ code: z.number(), title: z.string().optional(), message: z.string().optional() })).optional(),
 });
 
+/** Entries, changes, messages and statuses per delivery at most (Meta batches a handful). */
+export const MAX_ITEMS = 100;
+
 /** The webhook's body: what Meta sends for the `messages` field of a WhatsApp Business Account. */
 export const WebhookPayload = z.looseObject({
   object: z.literal('whatsapp_business_account'),
@@ -76,14 +79,14 @@ export const WebhookPayload = z.looseObject({
           value: z.looseObject({
             messaging_product: z.literal('whatsapp').optional(),
             metadata: z.looseObject({ phone_number_id: z.string() }).optional(),
-            contacts: z.array(z.looseObject({ wa_id: z.string(), profile: z.looseObject({ name: z.string() }).optional() })).optional(),
-            messages: z.array(InboundMessage).optional(),
-            statuses: z.array(Status).optional(),
+            contacts: z.array(z.looseObject({ wa_id: z.string(), profile: z.looseObject({ name: z.string() }).optional() })).max(MAX_ITEMS).optional(),
+            messages: z.array(InboundMessage).max(MAX_ITEMS).optional(),
+            statuses: z.array(Status).max(MAX_ITEMS).optional(),
           }),
         }),
-      ),
+      ).max(MAX_ITEMS),
     }),
-  ),
+  ).max(MAX_ITEMS),
 });
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
