@@ -7,7 +7,7 @@
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId } from '../workflows/ids';
+import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
 import type { WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
 import type { BillingRelayInput } from '../workflows/billing/relay.workflow';
 import type { QuizDailyInput } from '../workflows/quiz/generation.workflow';
@@ -58,43 +58,46 @@ export async function ensureSchedule(client: Client, options: ScheduleOptions): 
   return 'updated';
 }
 
-/** The billing event relay, every minute (docs/decisions.md "Billing"). */
-export function billingRelayScheduleOptions(config: Config): ScheduleOptions {
+/**
+ * A webhook relay's schedule: every minute, the relay workflow hands what its webhook stored but
+ * did not hand over (Temporal down, a process that died) to the workflows it belongs to. One relay
+ * at a time; runs missed while Temporal was down are not worth taking one by one.
+ */
+function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: string; queue: TaskQueue; purpose: string }): ScheduleOptions {
   const prefix = config.temporal.taskQueuePrefix;
-  const input: BillingRelayInput = { olderThanMs: 30_000, limit: 1_000 };
+  const input: BillingRelayInput & WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
   return {
-    scheduleId: billingRelayScheduleId(prefix),
+    scheduleId: relay.scheduleId(prefix),
     spec: { intervals: [{ every: '1 minute' }] },
     action: {
       type: 'startWorkflow',
-      workflowType: 'billingRelayWorkflow',
-      workflowId: `${prefix}billing-event-relay`,
-      taskQueue: taskQueueName(prefix, TASK_QUEUES.billing),
+      workflowType: relay.workflowType,
+      workflowId: `${prefix}${relay.name}`,
+      taskQueue: taskQueueName(prefix, relay.queue),
       args: [input],
       workflowExecutionTimeout: '10 minutes',
     },
-    // One relay at a time; runs missed while Temporal was down are not worth taking one by one.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
-    memo: { purpose: 'Hands stored Stripe events not yet handed over to their subscription workflows (docs/decisions.md "Billing")' },
+    memo: { purpose: relay.purpose },
   };
 }
 
-/** The WhatsApp message relay, every minute (docs/decisions.md "WhatsApp"). */
-export function whatsappRelayScheduleOptions(config: Config): ScheduleOptions {
-  const prefix = config.temporal.taskQueuePrefix;
-  const input: WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
-  return {
-    scheduleId: whatsappRelayScheduleId(prefix),
-    spec: { intervals: [{ every: '1 minute' }] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'whatsappRelayWorkflow',
-      workflowId: `${prefix}whatsapp-message-relay`,
-      taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
-      args: [input],
-      workflowExecutionTimeout: '10 minutes',
-    },
-    policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
-    memo: { purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")' },
-  };
-}
+/** The billing event relay (docs/decisions.md "Billing"). */
+export const billingRelayScheduleOptions = (config: Config): ScheduleOptions =>
+  relayScheduleOptions(config, {
+    scheduleId: billingRelayScheduleId,
+    name: 'billing-event-relay',
+    workflowType: 'billingRelayWorkflow',
+    queue: TASK_QUEUES.billing,
+    purpose: 'Hands stored Stripe events not yet handed over to their subscription workflows (docs/decisions.md "Billing")',
+  });
+
+/** The WhatsApp message relay (docs/decisions.md "WhatsApp"). */
+export const whatsappRelayScheduleOptions = (config: Config): ScheduleOptions =>
+  relayScheduleOptions(config, {
+    scheduleId: whatsappRelayScheduleId,
+    name: 'whatsapp-message-relay',
+    workflowType: 'whatsappRelayWorkflow',
+    queue: TASK_QUEUES.whatsapp,
+    purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")',
+  });

@@ -11,8 +11,7 @@ import path from 'node:path';
 import type { WorkflowClient } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import mongoose from 'mongoose';
+import type mongoose from 'mongoose';
 import { createBillingActivities } from '../../activities/billing.activities';
 import { summariseEvent } from '../../models/billing/stripe-events';
 import { createStripe } from '../../models/infra/stripe';
@@ -22,7 +21,7 @@ import { createUserRepo } from '../../models/users/user.repo';
 import type { subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { checkoutObject, eventually, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
 import { testConfig } from '../helpers/service';
-import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { timeSkippingWorker } from '../helpers/time-skipping';
 
 jest.setTimeout(180_000);
 
@@ -32,27 +31,16 @@ let env: TestWorkflowEnvironment;
 /** A plain client: the clock moves only when the test says (env.sleep), as in quiz-week.test.ts. */
 let client: WorkflowClient;
 let conn: mongoose.Connection;
-let worker: Worker;
-let running: Promise<void>;
-const taskQueue = `billing-grace-${randomUUID().slice(0, 6)}`;
+let taskQueue: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  ({ env, client } = await timeSkippingEnvironment());
-  conn = await mongoose.createConnection(testConfig().mongo.uri!, { dbName: `billing_grace_${randomUUID().slice(0, 8)}` }).asPromise();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createBillingActivities({ conn, stripe: createStripe(testConfig()), prices: testConfig().billing.prices, client: env.client, config: testConfig() }),
-  });
-  running = worker.run();
+  ({ env, client, conn, taskQueue, close } = await timeSkippingWorker('billing-grace', (c, e) =>
+    createBillingActivities({ conn: c, stripe: createStripe(testConfig()), prices: testConfig().billing.prices, client: e.client, config: testConfig() }),
+  ));
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await conn?.dropDatabase().catch(() => undefined);
-  await conn?.close();
-  await env?.teardown();
+  await close?.();
 });
 
 const users = () => createUserRepo(conn);

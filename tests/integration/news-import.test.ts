@@ -45,18 +45,21 @@ it('stores each URL once when two imports overlap, and counts the rest as duplic
   expect(ra.inserted + rb.inserted).toBe(500);
   expect(ra.duplicates + rb.duplicates).toBe(100);
   expect(ra.inserted + ra.duplicates).toBe(300);
+  expect(new Set([...ra.insertedIds, ...rb.insertedIds]).size).toBe(500);
   expect(await repo.count()).toBe(500);
 });
 
 it('counts a repeated batch as it did the first time, storing nothing twice', async () => {
   const c = importOf('import-c', [...urls(600, 650), 'https://example.test/0']);
-  expect(await repo.insertNew(c)).toEqual({ inserted: 50, duplicates: 1 });
-  expect(await repo.insertNew(c)).toEqual({ inserted: 50, duplicates: 1 });
+  // The last URL is import-a's: a duplicate. A second attempt counts its own inserts as inserted.
+  const ours = c.slice(0, 50).map((x) => x._id);
+  expect(await repo.insertNew(c)).toEqual({ inserted: 50, duplicates: 1, insertedIds: ours });
+  expect(await repo.insertNew(c)).toEqual({ inserted: 50, duplicates: 1, insertedIds: ours });
   expect(await repo.count()).toBe(550);
 });
 
 it('takes a URL spelled differently in the same batch as the same page', async () => {
   const d = importOf('import-d', ['https://example.test/700', 'HTTPS://EXAMPLE.test/700/?utm_source=x#top']);
-  expect(await repo.insertNew(d)).toEqual({ inserted: 1, duplicates: 1 });
+  expect(await repo.insertNew(d)).toEqual({ inserted: 1, duplicates: 1, insertedIds: [d[0]!._id] });
   expect((await repo.findByIds([d[1]!._id, d[0]!._id])).map((x) => x._id)).toEqual([d[0]!._id]);
 });

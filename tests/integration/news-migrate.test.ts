@@ -68,8 +68,8 @@ it('upgrades articles of an earlier release, and a second run changes nothing', 
   expect((await queries.list({ sector: 'FIN' }, 'publishedAt', { limit: 10, offset: 0 })).docs.map((d) => d._id)).toEqual(articles.map((a) => a.doc._id).reverse());
 
   // The same process imports once the migration has run (a retried activity needs no restart).
-  expect(await repo.insertNew([fresh])).toEqual({ inserted: 1, duplicates: 0 });
-  expect(await repo.insertNew([{ ...oldArticle(5, 'Outra').doc, sourceKey: articles[0]!.doc.sourceKey }])).toEqual({ inserted: 0, duplicates: 1 });
+  expect(await repo.insertNew([fresh])).toEqual({ inserted: 1, duplicates: 0, insertedIds: [fresh._id] });
+  expect(await repo.insertNew([{ ...oldArticle(5, 'Outra').doc, sourceKey: articles[0]!.doc.sourceKey }])).toEqual({ inserted: 0, duplicates: 1, insertedIds: [] });
 
   const second = await runTs('ops/cli.ts', ['migrate'], { ...process.env, MONGODB_DB: DB });
   expect(second.code).toBe(0);

@@ -10,13 +10,12 @@ import path from 'node:path';
 import type { WorkflowClient } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import mongoose from 'mongoose';
+import type mongoose from 'mongoose';
 import { createWhatsAppActivities } from '../../activities/whatsapp.activities';
 import { createWhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
 import type { ConversationInput, InboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
 import { testConfig } from '../helpers/service';
-import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { timeSkippingWorker } from '../helpers/time-skipping';
 import { messagesTo, newPhone, texts } from '../helpers/whatsapp';
 
 jest.setTimeout(120_000);
@@ -24,28 +23,15 @@ jest.setTimeout(120_000);
 let env: TestWorkflowEnvironment;
 let client: WorkflowClient;
 let conn: mongoose.Connection;
-let worker: Worker;
-let running: Promise<void>;
-const taskQueue = `whatsapp-time-${randomUUID().slice(0, 6)}`;
+let taskQueue: string;
+let close: (() => Promise<void>) | undefined;
 const IDLE = 30 * 60_000;
 
 beforeAll(async () => {
-  ({ env, client } = await timeSkippingEnvironment());
-  conn = await mongoose.createConnection(testConfig().mongo.uri!, { dbName: `whatsapp_time_${randomUUID().slice(0, 8)}` }).asPromise();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createWhatsAppActivities({ conn, config: testConfig(), codeSecret: 'time-skipping-test-secret' }),
-  });
-  running = worker.run();
+  ({ env, client, conn, taskQueue, close } = await timeSkippingWorker('whatsapp-time', (c) => createWhatsAppActivities({ conn: c, config: testConfig(), codeSecret: 'time-skipping-test-secret' })));
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await conn?.dropDatabase().catch(() => undefined);
-  await conn?.close();
-  await env?.teardown();
+  await close?.();
 });
 
 let sentAt = Date.now();
