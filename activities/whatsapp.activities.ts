@@ -25,12 +25,15 @@ import { terms as termsOf } from '../models/news/text.rules';
 export interface WhatsAppActivityDeps {
   conn: Connection;
   config: Pick<Config, 'whatsapp'>;
-  /** Derives log-in codes (HMAC of the code message's key); the JWT secret in production. */
-  codeSecret: string;
+  /** Derives log-in codes (HMAC of the code message's key); without one, log-in codes are refused. */
+  codeSecret: string | undefined;
   /** Undefined: made from the configuration (tests pass their own). */
   client?: WhatsAppClient | undefined;
   now?: () => Date;
 }
+
+/** Alerts a batch sends at once. */
+const ALERT_CONCURRENCY = 8;
 
 /** How long a log-in code can be confirmed. */
 export const LOGIN_CODE_TTL_MS = 10 * 60_000;
@@ -197,7 +200,10 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
           p.topics.includes(article.primaryTopic) ||
           p.watchlistCompanies.some((c) => article.entityIds.includes(c)) ||
           p.watchlistTickers.some((t) => article.tickers.includes(t)) ||
-          p.keywords.some((k) => termsOf(k).length > 0 && termsOf(k).every((t) => terms.has(t))),
+          p.keywords.some((k) => {
+            const words = termsOf(k);
+            return words.length > 0 && words.every((t) => terms.has(t));
+          }),
       );
       const phones = await repo.phonesOf(matches.map((p) => p._id));
       const windowStart = now().getTime() - 24 * 3_600_000;
@@ -220,11 +226,13 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
       let sent = 0;
       let capped = 0;
       let refused = 0;
-      for (const r of input.recipients) {
+      // Readers are independent (one alert per phone and article): a few at a time, not one by one.
+      const queue = [...input.recipients];
+      const alert = async (r: { phone: string; inWindow: boolean }): Promise<void> => {
         const key = `alert:${input.articleId}:${r.phone}`;
         if (!(await repo.takeAlertSlot(r.phone, hour, deps.config.whatsapp.alertsPerHour, key))) {
           capped += 1;
-          continue;
+          return;
         }
         const message: OutboundMessage = r.inWindow
           ? { type: 'text', text: `🚨 Urgente: *${input.title}*\n\nEnvie *noticias* para ver mais, ou *parar* para pausar os alertas.` }
@@ -236,7 +244,10 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
           if (err instanceof ApplicationFailure && err.type === WHATSAPP_FAILURES.rejected) refused += 1;
           else throw err;
         }
-      }
+      };
+      await Promise.all(Array.from({ length: ALERT_CONCURRENCY }, async () => {
+        for (let r = queue.shift(); r; r = queue.shift()) await alert(r);
+      }));
       return { sent, capped, refused };
     },
 
@@ -247,6 +258,7 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
     async requestLoginCode(input: { phone: string; email: string; key: string }): Promise<void> {
       const user = await Users.findOne({ email: input.email }, { _id: 1 }).lean();
       if (!user) return;
+      if (!deps.codeSecret) throw ApplicationFailure.create({ type: WHATSAPP_FAILURES.notConfigured, nonRetryable: true, message: 'no secret to derive log-in codes from (WHATSAPP_APP_SECRET or JWT_SECRET)' });
       const code = loginCode(deps.codeSecret, input.key);
       await repo.saveLoginCode(user._id, input.phone, loginCodeHash(user._id, code), new Date(now().getTime() + LOGIN_CODE_TTL_MS));
       const text = (c: string) => `Seu código para vincular este número: *${c}*. Ele vale por 10 minutos. Se não foi você, ignore esta mensagem.`;

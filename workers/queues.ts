@@ -86,7 +86,7 @@ export const QUEUES: QueueDefinition[] = [
   {
     queue: TASK_QUEUES.whatsapp,
     activities: (d) => ({
-      ...createWhatsAppActivities({ conn: d.conn, config: d.config, codeSecret: d.config.whatsapp.appSecret ?? d.config.auth.jwtSecret ?? '' }),
+      ...createWhatsAppActivities({ conn: d.conn, config: d.config, codeSecret: d.config.whatsapp.appSecret ?? d.config.auth.jwtSecret }),
       ...createWhatsAppRelayActivities({ conn: d.conn, config: d.config }),
     }),
     // Many conversations at once, each waiting on the Cloud API or a small database read.
