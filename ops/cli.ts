@@ -21,6 +21,7 @@ import { queueImport, waitForImport, type QueueDeps } from '../api/news/import.q
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { migrateArticles } from '../models/news/article.migrate';
+import { migrateSupport } from '../models/support/support.migrate';
 import { isPlan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { createEditionRepo } from '../models/quiz/edition.repo';
@@ -199,7 +200,7 @@ async function main(): Promise<number> {
     if (command === 'token') result = await token(config, args);
     else if (command === 'apikey') result = await apikey(config, args);
     else if (command === 'seed') result = await seed(config, args);
-    else if (command === 'migrate') result = await withDb(config, async (conn) => JSON.stringify({ articles: await migrateArticles(conn, info) }));
+    else if (command === 'migrate') result = await withDb(config, async (conn) => JSON.stringify({ articles: await migrateArticles(conn, info), support: await migrateSupport(conn, info) }));
     else if (command === 'import') result = await importArticles(config, args);
     else if (command === 'edition') result = await edition(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');

@@ -101,9 +101,20 @@ export function createReportRepo(conn: Connection) {
   /** A date's ISO week, `YYYY-Www`, in a time zone (%G: ISO week-numbering year, %V: ISO week). */
   const isoWeekKey = (timeZone: string) => ({ $dateToString: { date: '$createdAt', timezone: timeZone, format: '%G-W%V' } });
 
-  /** A tickets `$match` applied to tickets joined under `ticket`. */
-  const onJoined = (match: Record<string, unknown>) => Object.fromEntries(Object.entries(match).map(([k, v]) => [`ticket.${k}`, v]));
-  const joinTicket = [{ $lookup: { from: 'tickets', localField: 'ticketId', foreignField: '_id', as: 'ticket' } }, { $unwind: '$ticket' }];
+  /**
+   * A `$match` on a ticket's messages or status events selecting those of the tickets a filter
+   * selects, without joining the tickets: by the creation time they carry (`ticketCreatedAt`,
+   * indexed), leaving out the period's deleted tickets (few, by the status index); when other
+   * filters are given, by the ids of the tickets they select (one indexed read of the tickets).
+   */
+  async function ofTickets(f: ReportFilter): Promise<Record<string, unknown>> {
+    const period = { ticketCreatedAt: { $gte: f.from, $lt: f.to } };
+    const idsOf = async (match: Record<string, unknown>) => (await tickets().find(match, { projection: { _id: 1 } }).toArray()).map((t) => t._id);
+    const narrowed = [f.status, f.main, f.issue, f.newsletter, f.tag, f.agente].some((v) => v !== undefined);
+    if (narrowed) return { ...period, ticketId: { $in: await idsOf(await matchOf(f)) } };
+    const deleted = await idsOf({ status: 'deleted', createdAt: period.ticketCreatedAt });
+    return deleted.length > 0 ? { ...period, ticketId: { $nin: deleted } } : period;
+  }
 
   type AgentStats = DurationStats & { _id: string };
   const statsOf = (rows: AgentStats[], agent: string): DurationStats => {
@@ -119,50 +130,37 @@ export function createReportRepo(conn: Connection) {
      */
     async agents(f: ReportFilter) {
       const { agente, ...rest } = f;
-      const match = onJoined(await matchOf(rest));
+      const [match, scope] = await Promise.all([matchOf(rest), ofTickets(rest)]);
       const who = agente === undefined ? {} : { _id: agente };
       const durationsBy = [{ $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
-      const sinceCreation = (at: string) => ({ $divide: [{ $subtract: [at, '$ticket.createdAt'] }, 1000] });
-      // Two passes, each joined once to the tickets by their _id (the one lookup DocumentDB answers
-      // fast; lookups by ticketId ran for minutes at 100,000 tickets): the admin replies (all of
-      // them, and the first of each ticket: the one written at its firstAdminReplyAt), and the
-      // resolutions (distinct tickets, and the time to each).
-      type Facets = { count: { _id: string; n: number }[]; durations: AgentStats[] };
-      const [[replies], [resolutions]] = await Promise.all([
+      // No joins: replies and resolutions are selected by the ticket fields they carry
+      // (ofTickets), first responses are the tickets' own (firstAdminReplyAt and By).
+      const [replies, [resolutions], firstResponses] = await Promise.all([
         messages()
-          .aggregate<Facets>([
-            { $match: { origem: 'admin' } },
-            ...joinTicket,
-            { $match: match },
-            {
-              $facet: {
-                count: [{ $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }],
-                durations: [{ $match: { $expr: { $eq: ['$createdAt', '$ticket.firstAdminReplyAt'] } } }, { $project: { agent: '$remetente', s: sinceCreation('$createdAt') } }, ...durationsBy],
-              },
-            },
-          ])
+          .aggregate<{ _id: string; n: number }>([{ $match: { origem: 'admin', ...scope } }, { $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }])
           .toArray(),
         events()
-          .aggregate<Facets>([
-            { $match: { to: 'resolved', source: { $ne: 'create' } } },
-            ...joinTicket,
-            { $match: match },
+          .aggregate<{ count: { _id: string; n: number }[]; durations: AgentStats[] }>([
+            { $match: { to: 'resolved', source: { $ne: 'create' }, ...scope } },
             {
               $facet: {
                 count: [{ $group: { _id: { by: '$by', ticket: '$ticketId' } } }, { $group: { _id: '$_id.by', n: { $sum: 1 } } }, { $match: who }],
-                durations: [{ $project: { agent: '$by', s: sinceCreation('$at') } }, ...durationsBy],
+                durations: [{ $project: { agent: '$by', s: { $divide: [{ $subtract: ['$at', '$ticketCreatedAt'] }, 1000] } } }, ...durationsBy],
               },
             },
           ])
           .toArray(),
+        tickets()
+          .aggregate<AgentStats>([{ $match: { ...match, firstAdminReplyAt: { $type: 'date' } } }, { $project: { agent: '$firstAdminReplyBy', s: seconds('$firstAdminReplyAt') } }, ...durationsBy])
+          .toArray(),
       ]);
-      const all = [...(replies?.count ?? []), ...(resolutions?.count ?? []), ...(replies?.durations ?? []), ...(resolutions?.durations ?? [])];
+      const all = [...replies, ...(resolutions?.count ?? []), ...firstResponses, ...(resolutions?.durations ?? [])];
       const names = [...new Set(all.map((r) => r._id))].filter((a): a is string => typeof a === 'string').sort();
       return names.map((agente) => ({
         agente,
-        respostas: replies?.count.find((r) => r._id === agente)?.n ?? 0,
+        respostas: replies.find((r) => r._id === agente)?.n ?? 0,
         ticketsResolvidos: resolutions?.count.find((r) => r._id === agente)?.n ?? 0,
-        primeiraResposta: statsOf(replies?.durations ?? [], agente),
+        primeiraResposta: statsOf(firstResponses, agente),
         resolucao: statsOf(resolutions?.durations ?? [], agente),
       }));
     },

@@ -23,6 +23,8 @@ export interface TicketDoc {
   statusBeforeDelete: TicketStatus | null;
   deletedAt: Date | null;
   firstAdminReplyAt: Date | null;
+  /** Who wrote the first admin reply (set with firstAdminReplyAt; the agents report groups by it). */
+  firstAdminReplyBy: string | null;
   resolvedAt: Date | null;
   reopenCount: number;
   lastMessageAt: Date | null;
@@ -42,6 +44,8 @@ export interface MessageDoc {
    */
   dedupeKey: string;
   createdAt: Date;
+  /** Its ticket's creation time, copied when written (immutable): reports select by it without joining the ticket. */
+  ticketCreatedAt: Date;
 }
 
 export interface StatusEventDoc {
@@ -55,6 +59,8 @@ export interface StatusEventDoc {
   by: string;
   at: Date;
   source: 'create' | 'patch' | 'message' | 'delete' | 'restore' | 'bulk';
+  /** Its ticket's creation time, copied when written (immutable): reports select by it without joining the ticket. */
+  ticketCreatedAt: Date;
 }
 
 export interface TagDoc {
@@ -107,6 +113,7 @@ const TicketSchema = new Schema<TicketDoc>(
     statusBeforeDelete: { type: String, default: null },
     deletedAt: { type: Date, default: null },
     firstAdminReplyAt: { type: Date, default: null },
+    firstAdminReplyBy: { type: String, default: null },
     resolvedAt: { type: Date, default: null },
     reopenCount: { type: Number, default: 0 },
     lastMessageAt: { type: Date, default: null },
@@ -131,10 +138,13 @@ const MessageSchema = new Schema<MessageDoc>(
     origem: { type: String, enum: MESSAGE_ORIGINS, required: true },
     dedupeKey: { type: String, required: true },
     createdAt: { type: Date, required: true, default: () => new Date() },
+    ticketCreatedAt: { type: Date, required: true },
   },
   { collection: 'ticket_messages', versionKey: false },
 );
 MessageSchema.index({ ticketId: 1, createdAt: 1 });
+// The agents report: admin replies to the tickets created in a period.
+MessageSchema.index({ origem: 1, ticketCreatedAt: 1 });
 MessageSchema.index({ dedupeKey: 1 }, { unique: true });
 
 const StatusEventSchema = new Schema<StatusEventDoc>(
@@ -147,9 +157,12 @@ const StatusEventSchema = new Schema<StatusEventDoc>(
     by: { type: String, required: true },
     at: { type: Date, required: true },
     source: { type: String, required: true },
+    ticketCreatedAt: { type: Date, required: true },
   },
   { collection: 'ticket_status_events', versionKey: false },
 );
+// The agents report: resolutions of the tickets created in a period.
+StatusEventSchema.index({ to: 1, ticketCreatedAt: 1 });
 StatusEventSchema.index({ ticketId: 1, version: 1 }, { unique: true });
 StatusEventSchema.index({ at: 1 });
 

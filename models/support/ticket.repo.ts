@@ -70,7 +70,7 @@ export function createTicketRepo(conn: Connection) {
    * operation repeating a change after a crash finds its event and at most completes it.
    */
   async function changeStatus(
-    ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>,
+    ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt'>,
     to: TicketStatus,
     by: string,
     source: ChangeSource,
@@ -87,7 +87,7 @@ export function createTicketRepo(conn: Connection) {
     if (!options.bypassTransitions && !canTransition(from, to)) {
       throw new AppError('CONFLICT', `A ticket cannot go from ${from} to ${to}`, { details: { from, to } });
     }
-    const event: StatusEventDoc = { _id: dedupeKey, ticketId: ticket._id, version: ticket.statusVersion, from, to, by, at: new Date(), source };
+    const event: StatusEventDoc = { _id: dedupeKey, ticketId: ticket._id, version: ticket.statusVersion, from, to, by, at: new Date(), source, ticketCreatedAt: ticket.createdAt };
     try {
       await writeRacingOnUniqueKey(() => Events.create(event));
     } catch (err) {
@@ -131,7 +131,7 @@ export function createTicketRepo(conn: Connection) {
    * for each; a refused transition is that ticket's AppError.
    */
   async function changeStatusMany(
-    changes: readonly { ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>; to: TicketStatus; dedupeKey: string }[],
+    changes: readonly { ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt'>; to: TicketStatus; dedupeKey: string }[],
     by: string,
     source: ChangeSource,
   ): Promise<Map<string, { changed: boolean; from: TicketStatus } | AppError>> {
@@ -148,7 +148,7 @@ export function createTicketRepo(conn: Connection) {
       if (done) results.set(c.dedupeKey, { changed: true, from: done.from ?? c.to });
       else if (from === c.to) results.set(c.dedupeKey, { changed: false, from });
       else if (!canTransition(from, c.to)) results.set(c.dedupeKey, new AppError('CONFLICT', `A ticket cannot go from ${from} to ${c.to}`, { details: { from, to: c.to } }));
-      else fresh.push({ _id: c.dedupeKey, ticketId: c.ticket._id, version: c.ticket.statusVersion, from, to: c.to, by, at: now, source });
+      else fresh.push({ _id: c.dedupeKey, ticketId: c.ticket._id, version: c.ticket.statusVersion, from, to: c.to, by, at: now, source, ticketCreatedAt: c.ticket.createdAt });
     }
     const refused = new Set(fresh.length ? await insertManyRacing(rawEvents(), fresh) : []);
     const claimed = fresh.filter((_, i) => !refused.has(i));
@@ -157,7 +157,7 @@ export function createTicketRepo(conn: Connection) {
     for (const e of claimed) results.set(e._id, { changed: true, from: e.from! });
     for (const i of refused) {
       const e = fresh[i]!;
-      results.set(e._id, await changeStatus({ _id: e.ticketId, status: e.from!, statusVersion: e.version }, e.to, by, source, e._id));
+      results.set(e._id, await changeStatus({ _id: e.ticketId, status: e.from!, statusVersion: e.version, createdAt: e.ticketCreatedAt }, e.to, by, source, e._id));
     }
     return results;
   }
@@ -184,7 +184,7 @@ export function createTicketRepo(conn: Connection) {
         createdAt: now,
         updatedAt: now,
       });
-      await Events.create({ _id: `create:${id}`, ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create' });
+      await Events.create({ _id: `create:${id}`, ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create', ticketCreatedAt: now });
       return doc.toObject();
     },
 
@@ -235,7 +235,7 @@ export function createTicketRepo(conn: Connection) {
      * records the first admin reply and moves an open ticket to in_progress.
      */
     async addMessage(
-      ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion'>,
+      ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt'>,
       m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string },
       source: ChangeSource = 'message',
     ): Promise<{ message: MessageDoc; added: boolean }> {
@@ -244,7 +244,7 @@ export function createTicketRepo(conn: Connection) {
       try {
         const id = await nextId(conn, 'ticket_messages');
         message = (
-          await Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}` })
+          await Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}`, ticketCreatedAt: ticket.createdAt })
         ).toObject();
       } catch (err) {
         if (!isDuplicateKey(err) || !m.dedupeKey) throw err;
@@ -254,7 +254,7 @@ export function createTicketRepo(conn: Connection) {
       const dedupeKey = message.dedupeKey;
       const at = message.createdAt;
       await Tickets.updateOne({ _id: ticket._id }, { $set: { lastMessageAt: at, updatedAt: new Date() } });
-      if (m.origem === 'admin') await Tickets.updateOne({ _id: ticket._id, firstAdminReplyAt: null }, { $set: { firstAdminReplyAt: at } });
+      if (m.origem === 'admin') await Tickets.updateOne({ _id: ticket._id, firstAdminReplyAt: null }, { $set: { firstAdminReplyAt: at, firstAdminReplyBy: message.remetente } });
       if (m.origem === 'admin') {
         const next = statusAfterAdminReply(ticket.status);
         if (next !== ticket.status) await changeStatus(ticket, next, m.remetente, source, `${dedupeKey}:status`);

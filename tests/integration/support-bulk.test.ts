@@ -29,8 +29,11 @@ describe('bulk operations', () => {
       { ticketId: 99999999, error: 'ticket not found' },
     ]);
     for (const id of ids.slice(1, 4)) expect((await svc.deps.tickets.findById(id))!.status).toBe('resolved');
-    const events = await statusEventModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, to: 'resolved', source: 'bulk' });
-    expect(events).toBe(24);
+    const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: { $in: ids }, to: 'resolved', source: 'bulk' }).lean();
+    expect(events).toHaveLength(24);
+    // Each carries its ticket's creation time (the agents report selects by it).
+    const created = new Map((await svc.deps.tickets.findByIds(ids)).map((t) => [t._id, t.createdAt]));
+    expect(events.filter((e) => e.ticketCreatedAt.getTime() !== created.get(e.ticketId)?.getTime())).toEqual([]);
   });
 
   it('sends one message to each ticket and deletes in bulk', async () => {
@@ -76,9 +79,9 @@ describe('bulk operations', () => {
     const [a, b, c, d, e] = await Promise.all(ids.map(async (id) => (await repo.findById(id))!));
     const events = statusEventModel(conn);
     // d: an earlier attempt of this very change claimed the version and stopped before moving the ticket.
-    await events.create({ _id: `op-m:${d!._id}`, ticketId: d!._id, version: d!.statusVersion, from: 'open', to: 'closed', by: 'agent', at: new Date(), source: 'bulk' });
+    await events.create({ _id: `op-m:${d!._id}`, ticketId: d!._id, version: d!.statusVersion, from: 'open', to: 'closed', by: 'agent', at: new Date(), source: 'bulk', ticketCreatedAt: d!.createdAt });
     // e: another change holds the version (claimed, not applied yet).
-    await events.create({ _id: `other:${e!._id}`, ticketId: e!._id, version: e!.statusVersion, from: 'open', to: 'in_progress', by: 'someone', at: new Date(), source: 'patch' });
+    await events.create({ _id: `other:${e!._id}`, ticketId: e!._id, version: e!.statusVersion, from: 'open', to: 'in_progress', by: 'someone', at: new Date(), source: 'patch', ticketCreatedAt: e!.createdAt });
     const results = await repo.changeStatusMany(
       [
         { ticket: a!, to: 'resolved', dedupeKey: `op-m:${a!._id}` },

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { makeSupportDeps, supportService, type SupportDeps } from '../../api/support/service';
 import { createReportCache } from '../../models/support/report-cache.repo';
+import { migrateSupport, type SupportMigration } from '../../models/support/support.migrate';
 import { startTestService, testConfig, tokenFor, type TestService } from '../helpers/service';
 
 jest.setTimeout(60_000);
@@ -14,6 +15,7 @@ jest.setTimeout(60_000);
 const db = `reports_${randomUUID().slice(0, 8)}`;
 let svc: TestService<SupportDeps>;
 let staffJwt: string;
+let migration: SupportMigration;
 
 const at = (iso: string) => new Date(iso);
 /** id, main, issue, status, createdAt (UTC; São Paulo is UTC−3), newsletter. */
@@ -55,6 +57,8 @@ beforeAll(async () => {
     { _id: 'e1' as never, ticketId: 1, version: 0, from: null, to: 'open', by: 't1@example.com', at: at('2031-03-10T03:00:00Z'), source: 'create' },
     { _id: 'e2' as never, ticketId: 1, version: 1, from: 'open', to: 'resolved', by: 'agent-ana', at: at('2031-03-11T12:00:00Z'), source: 'patch' },
     { _id: 'e3' as never, ticketId: 3, version: 1, from: 'open', to: 'resolved', by: 'agent-bruno', at: after(3, 7_200), source: 'patch' },
+    // Ticket 7, resolved by agent-carla and since deleted: counted nowhere.
+    { _id: 'e4' as never, ticketId: 7, version: 1, from: 'open', to: 'resolved', by: 'agent-carla', at: after(7, 60), source: 'patch' },
   ]);
   await conn.db!.collection('ticket_messages').insertMany([
     // First admin replies: 3 by agent-bruno (600 s), 1 by agent-ana (3,600 s, then agent-carla), 5 by agent-ana (1,800 s).
@@ -63,7 +67,12 @@ beforeAll(async () => {
     { _id: 3 as never, ticketId: 1, conteudo: 'Olá', remetente: 'agent-ana', origem: 'admin', dedupeKey: 'msg:3', createdAt: after(1, 3_600) },
     { _id: 4 as never, ticketId: 1, conteudo: 'Mais', remetente: 'agent-carla', origem: 'admin', dedupeKey: 'msg:4', createdAt: after(1, 7_200) },
     { _id: 5 as never, ticketId: 5, conteudo: 'Olá', remetente: 'agent-ana', origem: 'admin', dedupeKey: 'msg:5', createdAt: after(5, 1_800) },
+    { _id: 6 as never, ticketId: 7, conteudo: 'Olá', remetente: 'agent-carla', origem: 'admin', dedupeKey: 'msg:6', createdAt: after(7, 30) },
   ]);
+  // The history above is stored as releases before the agents report's copies stored it (no
+  // ticketCreatedAt on messages and events, no firstAdminReplyBy on tickets); the migration
+  // upgrades it, so every report below also checks the upgrade.
+  migration = await migrateSupport(conn);
 });
 afterAll(async () => {
   await svc?.deps.mongo.conn.dropDatabase().catch(() => undefined);
@@ -356,6 +365,39 @@ describe('GET /support/relatorios/agentes', () => {
     ]);
     // Staff without the manager permission: 403.
     await get('/support/relatorios/agentes').expect(403);
+  });
+
+  it('over the tickets other filters select: status, tag', async () => {
+    const manager = await tokenFor('manager-2', ['support.agent', 'support.manager']);
+    const none = { median: null, p90: null, mean: null, count: 0 };
+    // Resolved now: 1 (answered by agent-ana in 3,600 s, then agent-carla; resolved by agent-ana) and 8 (no replies kept).
+    const resolved = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&status=resolved&fresh=true', manager).expect(200);
+    expect(resolved.body.data.agentes).toEqual([
+      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 3_600, p90: 3_600, mean: 3_600, count: 1 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
+      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, primeiraResposta: none, resolucao: none },
+    ]);
+    // Tag 9: 3 (agent-bruno: answered in 600 s, resolved in 7,200 s) and 5 (agent-ana: answered in 1,800 s).
+    const tagged = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&tag=9&fresh=true', manager).expect(200);
+    expect(tagged.body.data.agentes).toEqual([
+      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 0, primeiraResposta: { median: 1_800, p90: 1_800, mean: 1_800, count: 1 }, resolucao: none },
+      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
+    ]);
+  });
+});
+
+describe('upgrading support data stored by earlier releases (npm run cli -- migrate)', () => {
+  it("copies each ticket's creation time to its messages and status events, and finds who wrote each first reply; a second run changes nothing", async () => {
+    // 6 messages, 4 events; tickets 1, 3, 5 and 8 answered (8 has no messages left: nobody).
+    expect(migration).toEqual({ messages: 6, events: 4, orphans: 0, firstReplies: 4 });
+    const db = svc.deps.mongo.conn.db!;
+    for (const name of ['ticket_messages', 'ticket_status_events']) {
+      for (const r of await db.collection<{ ticketId: number; ticketCreatedAt: Date }>(name).find().toArray()) {
+        expect(r.ticketCreatedAt).toEqual(at(FIXTURE.find((t) => t[0] === r.ticketId)![4]));
+      }
+    }
+    const firstBy = await db.collection<{ _id: number; firstAdminReplyBy?: string | null }>('tickets').find({}, { sort: { _id: 1 }, projection: { firstAdminReplyBy: 1 } }).toArray();
+    expect(firstBy.map((t) => [t._id, t.firstAdminReplyBy])).toEqual([[1, 'agent-ana'], [2, undefined], [3, 'agent-bruno'], [4, undefined], [5, 'agent-ana'], [6, undefined], [7, undefined], [8, null], [9, undefined]]);
+    expect(await migrateSupport(svc.deps.mongo.conn)).toEqual({ messages: 0, events: 0, orphans: 0, firstReplies: 0 });
   });
 });
 

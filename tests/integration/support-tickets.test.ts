@@ -1,5 +1,5 @@
 /** Tickets, messages, tags, quick replies, soft delete, transitions, access and rate limits. */
-import { statusEventModel } from '../../models/support/support.model';
+import { messageModel, statusEventModel } from '../../models/support/support.model';
 import { agentToken, buildTicket, client, readerToken, startSupportService, type SupportService } from '../helpers/support';
 
 let svc: SupportService;
@@ -30,7 +30,7 @@ describe('POST /support (public)', () => {
       data: { id: expect.any(Number), status: 'open', main: body.main, issue: body.issue, email: body.email, deletedAt: null, tags: [] },
     });
     const history = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: res.body.data.id }).lean();
-    expect(history).toEqual([expect.objectContaining({ from: null, to: 'open', source: 'create' })]);
+    expect(history).toEqual([expect.objectContaining({ from: null, to: 'open', source: 'create', ticketCreatedAt: new Date(res.body.data.createdAt) })]);
   });
 
   it.each([
@@ -154,7 +154,11 @@ describe('messages', () => {
     const answer = await agent.post(`/support/${t.id}/mensagens`, { conteudo: 'Já estamos vendo!' }).expect(201);
     expect(answer.body.data).toMatchObject({ origem: 'admin', remetente: 'agent-maria@newsletter.dev' });
     const ticket = await svc.deps.tickets.findById(t.id);
-    expect(ticket).toMatchObject({ status: 'in_progress', firstAdminReplyAt: expect.any(Date) });
+    expect(ticket).toMatchObject({ status: 'in_progress', firstAdminReplyAt: expect.any(Date), firstAdminReplyBy: 'agent-maria@newsletter.dev' });
+    // Messages and status events carry their ticket's creation time (the agents report selects by it).
+    const messages = await messageModel(svc.deps.mongo.conn).find({ ticketId: t.id }).lean();
+    const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: t.id }).lean();
+    expect([...messages, ...events].map((r) => r.ticketCreatedAt)).toEqual([ticket!.createdAt, ticket!.createdAt, ticket!.createdAt, ticket!.createdAt]);
     const list = await agent.get(`/support/${t.id}/mensagens`).expect(200);
     expect(list.body.data.map((m: { origem: string }) => m.origem)).toEqual(['usuario', 'admin']);
     await agent.post(`/support/${t.id}/mensagens`, { conteudo: '' }).expect(400);
@@ -251,7 +255,7 @@ describe('status history under repeats and races', () => {
     const t = await createTicket();
     const seen = (await svc.deps.tickets.findById(t.id))!;
     // A writer that died between its two steps: the version is claimed, the ticket not moved.
-    await statusEventModel(svc.deps.mongo.conn).create({ _id: `crashed:${t.id}`, ticketId: t.id, version: seen.statusVersion, from: 'open', to: 'in_progress', by: 'x', at: new Date(), source: 'patch' });
+    await statusEventModel(svc.deps.mongo.conn).create({ _id: `crashed:${t.id}`, ticketId: t.id, version: seen.statusVersion, from: 'open', to: 'in_progress', by: 'x', at: new Date(), source: 'patch', ticketCreatedAt: seen.createdAt });
     expect(await svc.deps.tickets.changeStatus(seen, 'resolved', 'a', 'patch')).toEqual({ changed: false, from: 'open' });
     const completed = (await svc.deps.tickets.findById(t.id))!;
     expect(completed).toMatchObject({ status: 'in_progress', statusVersion: seen.statusVersion + 1 });
