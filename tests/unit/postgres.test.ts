@@ -62,6 +62,8 @@ describe('running it', () => {
       shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb',
       'cron.database_name': 'postgres',
       'documentdb.enableUserCrud': 'on',
+      'documentdb.useFileBasedPersistedCursors': 'on',
+      deadlock_timeout: '100ms',
     });
   });
 });
