@@ -114,14 +114,3 @@ export function deliver(callback: Parameters<typeof request>[0], event: Stripe.E
   if (header !== null) req.set('Stripe-Signature', header);
   return req.send(options.tamper ? options.tamper(payload) : payload);
 }
-
-/** Polls until `read` gives `expected` (the workflow works after the 2xx), or fails with the last value. */
-export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = await read();
-  }
-  return last;
-}

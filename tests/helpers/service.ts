@@ -44,3 +44,14 @@ export async function tokenFor(sub: string, permissions: string[] = [], email?: 
 
 /** A TCP port nothing listens on (for "dependency down" tests). */
 export const CLOSED_PORT = 1;
+
+/** Polls until `read` gives `expected` (a workflow's work that follows an answer), or fails with the last value. */
+export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}

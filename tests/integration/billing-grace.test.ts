@@ -19,8 +19,8 @@ import type { BillingEvent, SubscriptionView } from '../../models/billing/subscr
 import type { Plan } from '../../models/news/plan.rules';
 import { createUserRepo } from '../../models/users/user.repo';
 import type { subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
-import { checkoutObject, eventually, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
-import { testConfig } from '../helpers/service';
+import { checkoutObject, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
+import { eventually, testConfig } from '../helpers/service';
 import { timeSkippingWorker } from '../helpers/time-skipping';
 
 jest.setTimeout(180_000);

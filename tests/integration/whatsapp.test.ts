@@ -14,7 +14,7 @@ import { collectionOf } from '../../models/infra/mongo';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { startNewsService, type NewsService } from '../helpers/news';
 import { killGroup, startOwnWorker } from '../helpers/processes';
-import { CLOSED_PORT, testConfig, tokenFor } from '../helpers/service';
+import { CLOSED_PORT, eventually, testConfig, tokenFor } from '../helpers/service';
 import { choiceMessage, deliver, double, messagesTo, newPhone, payload, textMessage, texts } from '../helpers/whatsapp';
 
 jest.setTimeout(90_000);
@@ -253,6 +253,8 @@ describe('the message relay', () => {
     });
     expect(relay.forwarded).toBeGreaterThanOrEqual(1);
     expect(texts(await messagesTo(phone, 1))[0]).toMatch(/^Olá!/);
+    // The conversation marks the message handled after its reply has gone out.
+    expect(await eventually(async () => (await svc.deps.whatsapp.inboundById(message.id))?.handledAt instanceof Date, true)).toBe(true);
     expect(await svc.deps.whatsapp.inboundById(message.id)).toMatchObject({ forwardedAt: expect.any(Date), handledAt: expect.any(Date) });
     if (process.env.RECORD_HISTORY === '1') {
       const history = await svc.deps.temporal.client.workflow.getHandle(relayId).fetchHistory();
