@@ -154,7 +154,7 @@ export const EnvSchema = z.object({
   /** The Meta app's secret: X-Hub-Signature-256 of every webhook delivery is checked with it. */
   WHATSAPP_APP_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be the Meta app secret').optional()),
   /** The token Meta sends back when verifying the webhook (set in the app dashboard). */
-  WHATSAPP_VERIFY_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').optional()),
+  WHATSAPP_VERIFY_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'at least 16 characters').max(256, 'at most 256 characters (the webhook takes no longer hub.verify_token)').optional()),
   /** A published WhatsApp Flow for preferences (status reports flowConfigured). */
   WHATSAPP_FLOW_ID: z.preprocess(emptyAsUndefined, z.string().regex(/^\d{5,20}$/).optional()),
   /** Minutes a conversation workflow waits for the next message before it ends. */

@@ -45,10 +45,12 @@ export const whatsappRoutes = [
       'Meta calls this when the webhook is set up in the app dashboard. With hub.mode=subscribe and the configured verify token, the answer is hub.challenge as plain text; otherwise 403 (the token is never logged).',
     tags,
     auth: publicRoute,
+    // Bounded so that the longest URL fits the server's request-header limit (tests/integration/
+    // platform.test.ts): Meta's challenge is a short number, the verify token at most 256 (config).
     query: z.looseObject({
-      'hub.mode': z.string().max(100).optional(),
-      'hub.verify_token': z.string().max(500).optional(),
-      'hub.challenge': z.string().max(500).optional(),
+      'hub.mode': z.string().max(32).optional(),
+      'hub.verify_token': z.string().max(256).optional(),
+      'hub.challenge': z.string().max(256).optional(),
     }),
     produces: 'text/plain',
     response: z.string().describe('hub.challenge, as sent'),

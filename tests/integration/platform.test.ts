@@ -2,11 +2,12 @@
  * The shared plumbing of all three services, against the real dev services: health, envelopes,
  * request ids, body limits, 404/405, OpenAPI and docs.
  */
+import { maxHeaderSize } from 'node:http';
 import request from 'supertest';
 import { newsService, makeNewsDeps } from '../../api/news/service';
 import { createQuizService, makeQuizDeps } from '../../api/quiz/service';
 import { supportService, makeSupportDeps } from '../../api/support/service';
-import { CLOSED_PORT, startTestService, testConfig, type TestService } from '../helpers/service';
+import { CLOSED_PORT, startTestService, testConfig, tokenFor, type TestService } from '../helpers/service';
 import type { Infra } from '../../api/shared/infra';
 import type { SupportDeps } from '../../api/support/deps';
 import type { QuizDeps } from '../../api/quiz/deps';
@@ -83,6 +84,42 @@ describe('platform plumbing (real MongoDB-protocol DB, Temporal, MinIO)', () => 
     expect(page.text).toContain('/openapi.json');
     await request(svc.callback).get('/docs/swagger-ui-bundle.js').expect(200).expect('Content-Type', /javascript/);
     await request(svc.callback).get('/docs/init.js').expect(200);
+  });
+
+  // Node refuses a request line and headers over http.maxHeaderSize (16 KiB) with an empty 431
+  // before the app sees it. Each operation's parameters are bounded so that even one character
+  // over every documented maxLength, in 4-byte characters (12 bytes each, percent-encoded), leaves
+  // room for the headers: a fuzzer's or client's over-long value meets the app's 400, never a 431.
+  it.each(['news', 'support', 'quiz'] as const)('%s: the longest URL its document allows fits the server\'s header limit', async (name) => {
+    const svc = { news, support, quiz }[name];
+    const doc = (await request(svc.callback).get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: { maxLength?: number } }[] }>>;
+    };
+    const token = await tokenFor('url-limit', ['*']);
+    const overLong = (max: number) => '\u{FC200}'.repeat(max + 1);
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const bounded = (op.parameters ?? []).filter((p) => typeof p.schema?.maxLength === 'number');
+        if (bounded.length === 0) continue;
+        let path = template;
+        const query = new URLSearchParams();
+        for (const p of op.parameters ?? []) {
+          const value = typeof p.schema?.maxLength === 'number' ? overLong(p.schema.maxLength) : 'x';
+          if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(value));
+          else if (p.in === 'query' && typeof p.schema?.maxLength === 'number') query.set(p.name, value);
+        }
+        const url = query.size ? `${path}?${query}` : path;
+        const operation = `${method.toUpperCase()} ${template}`;
+        if (Buffer.byteLength(url) > maxHeaderSize - 4096) problems.push(`${operation}: ${Buffer.byteLength(url)} bytes of URL`);
+        const res = await request(svc.callback)[method as 'get'](url).set('Authorization', `Bearer ${token}`).set('X-API-Key', `nk_live_${'x'.repeat(48)}`);
+        if (res.status === 431 || res.status >= 500) problems.push(`${operation}: ${res.status}`);
+        checked += 1;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(0);
   });
 });
 

@@ -58,6 +58,7 @@ describe('config', () => {
     ['JWT_SECRET', 'short', /JWT_SECRET: must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['MINIO_BUCKET', 'Bad_Bucket', /MINIO_BUCKET/],
+    ['WHATSAPP_VERIFY_TOKEN', 'x'.repeat(257), /WHATSAPP_VERIFY_TOKEN: at most 256 characters/],
   ])('names %s when its value is invalid', (name, value, message) => {
     expect(() => parseConfig({ DATA_DIR: tmp(), [name]: value })).toThrow(message);
   });
