@@ -105,13 +105,13 @@ export function createReportRepo(conn: Connection) {
    * A `$match` on a ticket's messages or status events selecting those of the tickets a filter
    * selects, without joining the tickets: by the creation time they carry (`ticketCreatedAt`,
    * indexed), leaving out the period's deleted tickets (few, by the status index); when other
-   * filters are given, by the ids of the tickets they select (one indexed read of the tickets).
+   * filters are given, by the ids of the tickets `match` (matchOf of the same filter) selects.
    */
-  async function ofTickets(f: ReportFilter): Promise<Record<string, unknown>> {
+  async function ofTickets(f: ReportFilter, match: Record<string, unknown>): Promise<Record<string, unknown>> {
     const period = { ticketCreatedAt: { $gte: f.from, $lt: f.to } };
-    const idsOf = async (match: Record<string, unknown>) => (await tickets().find(match, { projection: { _id: 1 } }).toArray()).map((t) => t._id);
+    const idsOf = async (m: Record<string, unknown>) => (await tickets().find(m, { projection: { _id: 1 } }).toArray()).map((t) => t._id);
     const narrowed = [f.status, f.main, f.issue, f.newsletter, f.tag, f.agente].some((v) => v !== undefined);
-    if (narrowed) return { ...period, ticketId: { $in: await idsOf(await matchOf(f)) } };
+    if (narrowed) return { ...period, ticketId: { $in: await idsOf(match) } };
     const deleted = await idsOf({ status: 'deleted', createdAt: period.ticketCreatedAt });
     return deleted.length > 0 ? { ...period, ticketId: { $nin: deleted } } : period;
   }
@@ -130,7 +130,8 @@ export function createReportRepo(conn: Connection) {
      */
     async agents(f: ReportFilter) {
       const { agente, ...rest } = f;
-      const [match, scope] = await Promise.all([matchOf(rest), ofTickets(rest)]);
+      const match = await matchOf(rest);
+      const scope = await ofTickets(rest, match);
       const who = agente === undefined ? {} : { _id: agente };
       const durationsBy = [{ $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
       // No joins: replies and resolutions are selected by the ticket fields they carry
