@@ -88,6 +88,8 @@ export const EnvSchema = z.object({
   /** Support reports: the time zone their days, hours and weeks are counted in, and how long one is cached. */
   SUPPORT_REPORT_TIME_ZONE: ianaTimeZone.default('America/Sao_Paulo'),
   SUPPORT_REPORT_CACHE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(7_200),
+  /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
+  LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
 
   // AI provider: any OpenAI-compatible endpoint. Without a key the AI features answer 503.
   OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
@@ -195,6 +197,8 @@ export interface Config {
   };
   /** uri is undefined in development when the supervisor provides FerretDB. */
   mongo: { uri: string | undefined; db: string };
+  /** Long lists' totals: exact counts shared for at most this long (models/infra/list-totals.ts). */
+  lists: { totalMaxAgeMs: number };
   temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
@@ -350,6 +354,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: e.TRUST_PROXY,
     },
     mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
+    lists: { totalMaxAgeMs: e.LIST_TOTAL_MAX_AGE_SECONDS * 1000 },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -26,6 +26,7 @@ import { isPlan } from '../models/news/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { EditionContent, EditionDate, EditionName } from '../models/quiz/edition.rules';
+import { analyze, devPostgres, rebuildOldIndexes } from './dev-database';
 import { seedAll, seedNewsCorpus } from './seed';
 import { seedEditions } from './quiz-editions';
 
@@ -148,14 +149,23 @@ async function seed(config: Config, args: string[]): Promise<string> {
     info('writing the editions of the last 14 days…');
     return await seedEditions(conn, config.quiz.timeZone);
   };
+  // After a bulk load the development database needs statistics before it orders lists from
+  // their indexes (ops/dev-database.ts); MongoDB needs nothing.
+  const statistics = () => (analyze(devPostgres(config)) ? info('statistics gathered') : undefined);
   if (articles === 0 && values.entities === undefined) {
-    return await withDb(config, async (conn) => JSON.stringify({ ...(await seedAll({ conn, log: info })), quiz: await editions(conn) }));
+    return await withDb(config, async (conn) => {
+      const summary = { ...(await seedAll({ conn, log: info })), quiz: await editions(conn) };
+      statistics();
+      return JSON.stringify(summary);
+    });
   }
   return await withPlatform(config, async (deps) => {
     const summary = await seedAll({ conn: deps.conn, log: info });
     info(`seeding the news corpus (${articles} articles, ${entities} entities)…`);
     const news = await seedNewsCorpus({ ...deps, log: info }, { articles, entities });
-    return JSON.stringify({ ...summary, news, quiz: await editions(deps.conn) });
+    const quiz = await editions(deps.conn);
+    statistics();
+    return JSON.stringify({ ...summary, news, quiz });
   });
 }
 
@@ -200,7 +210,16 @@ async function main(): Promise<number> {
     if (command === 'token') result = await token(config, args);
     else if (command === 'apikey') result = await apikey(config, args);
     else if (command === 'seed') result = await seed(config, args);
-    else if (command === 'migrate') result = await withDb(config, async (conn) => JSON.stringify({ articles: await migrateArticles(conn, info), support: await migrateSupport(conn, info) }));
+    else if (command === 'migrate') {
+      result = await withDb(config, async (conn) =>
+        JSON.stringify({
+          articles: await migrateArticles(conn, info),
+          support: await migrateSupport(conn, info),
+          // The development database only: indexes of an earlier release moved to the ordered access method.
+          indexes: await rebuildOldIndexes(conn, devPostgres(config), info),
+        }),
+      );
+    }
     else if (command === 'import') result = await importArticles(config, args);
     else if (command === 'edition') result = await edition(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');

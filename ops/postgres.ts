@@ -32,6 +32,8 @@ export const DEBIAN_PACKAGES = [
   'libkrb5-dev',
   'build-essential',
   'pkg-config',
+  // sys/sdt.h, which DocumentDB's extended RUM includes.
+  'systemtap-sdt-dev',
 ] as const;
 
 export interface ExtensionSource {
@@ -69,7 +71,7 @@ export const EXTENSION_SOURCES: ExtensionSource[] = [
 ];
 
 /** Bump when the recipe below changes, so an older build is not reused. */
-const RECIPE = 2;
+const RECIPE = 4;
 
 export class PostgresSetupError extends Error {
   override name = 'PostgresSetupError';
@@ -228,6 +230,8 @@ AddToSetWriteFinalArray(UpdateOperatorWriter *writer,
 	bson_iter_t currentArrayIter;
 `;
 
+const ALTERNATE_AM_CONDITION = `		if ((IsUniqueIndex(indexDef) && indexAm->is_unique_index_supported) ||`;
+
 /**
  * DocumentDB 0.106 writes an array field twice when `$addToSet` adds nothing (every value already
  * there) and another operator of the same update changes the document: the operator writes the
@@ -288,6 +292,21 @@ ${ADD_TO_SET_FUNCTION}
 	}
 `,
   );
+  // DocumentDB 0.106 routes an index to the alternate access method when any of its kinds is
+  // supported there: a unique index on one path or several goes to the extended RUM, which has no
+  // unique operator class, and creating it fails ("operator class …unique_shard_path_ops does not
+  // exist"). Unique indexes stay on the plain RUM (exclusion constraints), as the function's own
+  // capability flags mean; every other index goes to the extended RUM.
+  patchSource(
+    path.join(dir, 'pg_documentdb', 'src', 'commands', 'create_indexes.c'),
+    ALTERNATE_AM_CONDITION,
+    `		if (IsUniqueIndex(indexDef) && !indexAm->is_unique_index_supported)
+		{
+			return GetBsonIndexAmByIndexAmName("rum");
+		}
+
+${ALTERNATE_AM_CONDITION}`,
+  );
 }
 
 async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
@@ -330,7 +349,9 @@ async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {
       patchDocumentDb(dir);
       // Debian's libbson 1.23 lacks this one constant; a newer libbson defines it the same.
       const copt = 'COPT=-DBSON_SUBTYPE_SENSITIVE=0x08 -Wno-error=switch';
-      for (const sub of ['pg_documentdb_core', 'pg_documentdb']) {
+      // The extended RUM (internal/, which FerretDB's packaging leaves out) is the index access
+      // method that can return rows in index order: without it every sorted page is a Sort node.
+      for (const sub of ['pg_documentdb_core', 'pg_documentdb', 'internal/pg_documentdb_extended_rum']) {
         await run('make', ['-C', sub, ...common, copt], dir, env);
         await run('make', ['-C', sub, ...common, copt, 'install'], dir, env);
       }
@@ -391,12 +412,22 @@ export function serverArgs(dir: string, port: number): string[] {
     listen_addresses: '127.0.0.1',
     port,
     unix_socket_directories: '',
-    shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb',
+    shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb,pg_documentdb_extended_rum',
     'cron.database_name': 'postgres',
+    // Every index on DocumentDB's extended RUM with the composite operator class, the one access
+    // method of DocumentDB 0.106 that returns rows in index order, and the planner allowed to turn
+    // sort + limit into an ordered index scan (docs/decisions.md, "Ordered index scans"). Indexes
+    // built before these settings stay on the old method until rebuilt (`npm run cli -- migrate`).
+    'documentdb.rum_library_load_option': 'require_documentdb_extended_rum',
+    'documentdb.alternate_index_handler_name': 'extended_rum',
+    'documentdb.defaultUseCompositeOpClass': true,
+    'documentdb.enableIndexOrderbyPushdown': true,
     'documentdb.enableCompact': true,
     'documentdb.enableLetAndCollationForQueryMatch': true,
     'documentdb.enableNowSystemVariable': true,
-    'documentdb.enableSortbyIdPushDownToPrimaryKey': true,
+    // Off: a sort ending in `_id` (every list's tiebreaker) would be sent to the primary key and
+    // the ordered scan of the list's compound index abandoned (docs/decisions.md, "Ordered index scans").
+    'documentdb.enableSortbyIdPushDownToPrimaryKey': false,
     'documentdb.enableSchemaValidation': true,
     'documentdb.enableBypassDocumentValidation': true,
     'documentdb.enableUserCrud': true,
@@ -415,6 +446,11 @@ export function serverArgs(dir: string, port: number): string[] {
     // A wait on a lock longer than deadlock_timeout is logged with who holds it
     // (DATA_DIR/logs/postgres.log): the trail for a write that hangs.
     log_lock_waits: true,
+    // Statistics soon after a bulk load (an import, a seed): until the planner has them it may sort
+    // a list in memory instead of reading it in index order. Seeds and benchmarks also run ANALYZE
+    // themselves (ops/dev-database.ts).
+    autovacuum_naptime: '10s',
+    autovacuum_analyze_scale_factor: 0.05,
     fsync: false,
     synchronous_commit: false,
     full_page_writes: false,
@@ -432,9 +468,11 @@ export async function postgresReady(prefix: string, port: number): Promise<boole
   if (spawnSync(postgresBin(prefix, 'pg_isready'), [...conn, '-q'], { stdio: 'ignore' }).status !== 0) return false;
   const r = spawnSync(
     postgresBin(prefix, 'psql'),
-    [...conn, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE'],
+    [...conn, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q',
+      '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE',
+      '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb_extended_rum'],
     { encoding: 'utf8', timeout: 60_000 },
   );
-  if (r.status !== 0) throw new PostgresSetupError(`creating the documentdb extension failed:\n${r.stderr}`);
+  if (r.status !== 0) throw new PostgresSetupError(`creating the documentdb extensions failed:\n${r.stderr}`);
   return true;
 }

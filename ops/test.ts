@@ -126,6 +126,8 @@ async function main(): Promise<number> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       MONGODB_URI: mongoUri,
       MONGODB_DB: mongoDb,
+      // The development database's PostgreSQL, for statistics and index upkeep (ops/dev-database.ts).
+      ...(externalMongo ? {} : { DEV_POSTGRES_PORT: String(ports.postgres) }),
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
       MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
       MINIO_ACCESS_KEY: config.minio.accessKey,

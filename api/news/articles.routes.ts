@@ -73,8 +73,8 @@ const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.
 
 async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
   const modules = includeFor(q.include, auth.plan);
-  const { docs, total } = await deps.queries.list(q, q.sort, q);
-  return reply({ data: present(docs, modules), pagination: paginate(q, total) });
+  const { docs, total, hasMore } = await deps.queries.list(q, q.sort, q);
+  return reply({ data: present(docs, modules), pagination: paginate(q, total, hasMore) });
 }
 
 const listDescription =
@@ -125,8 +125,8 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { docs, total } = await deps.queries.search(query.q, query, query);
-      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
+      const { docs, total, hasMore } = await deps.queries.search(query.q, query, query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
 
@@ -142,8 +142,8 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { docs, total } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
-      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
+      const { docs, total, hasMore } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
 
@@ -179,8 +179,8 @@ export const articleRoutes = [
     handler: async ({ params, query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
       if (!(await deps.entities.findById(params.id))) notFound('Entity');
-      const { docs, total } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
-      return reply({ data: present(docs, modules), pagination: paginate(query, total) });
+      const { docs, total, hasMore } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
+      return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
 

@@ -12,6 +12,7 @@ import type Stripe from 'stripe';
 import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
 import { createEventRelay, type EventRelay } from '../../activities/billing.relay';
 import { createHandOver, type HandOver } from '../../models/infra/hand-over';
+import { createListTotals } from '../../models/infra/list-totals';
 import type { BillingEvent } from '../../models/billing/subscription.rules';
 import { createStripe } from '../../models/infra/stripe';
 import { createWhatsAppRepo, type WhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
@@ -72,7 +73,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     ...infra,
     apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
     articles: createArticleRepo(conn),
-    queries: createArticleQueries(conn),
+    queries: createArticleQueries(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
     imports: createImportRepo(conn),
     keyLimiters,
     billing,

@@ -1,4 +1,5 @@
 /** What the support service's routes use, built once per process. */
+import { createListTotals } from '../../models/infra/list-totals';
 import { createAttachmentRepo, createQuickReplyRepo, createTagRepo, type AttachmentRepo, type QuickReplyRepo, type TagRepo } from '../../models/support/catalog.repo';
 import { createBulkRepo, type BulkRepo } from '../../models/support/bulk.repo';
 import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.repo';
@@ -30,7 +31,7 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
   const { rateLimitPerMinute, createRateLimitPerMinute } = infra.config.support;
   return {
     ...infra,
-    tickets: createTicketRepo(conn),
+    tickets: createTicketRepo(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
     tags: createTagRepo(conn),
     attachments: createAttachmentRepo(conn),
     quickReplies: createQuickReplyRepo(conn),

@@ -1,9 +1,11 @@
 /**
  * Article lists, search and the feed: MongoDB queries on the articles collection, each served by
- * an index (article.model.ts). A page is read in one batch (`singleBatch`) and counted with the
- * `count` command (models/infra/mongo.ts countMatching).
+ * an index (article.model.ts). A page is read in one batch (`singleBatch`, one row more than asked
+ * for) and its total comes from list-totals: exact at the list's end, else the `count` command's
+ * answer shared for a bounded time (models/infra/list-totals.ts).
  */
 import type { Connection } from 'mongoose';
+import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
 import { collectionOf, countMatching } from '../infra/mongo';
 import { articleModel, SORTS } from './article.model';
 import { articleFilter, feedScore, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
@@ -19,6 +21,8 @@ export interface Page {
 export interface ArticlePage {
   docs: ArticleDoc[];
   total: number;
+  /** Rows exist beyond this page (exact, whatever the total's age). */
+  hasMore: boolean;
 }
 
 /** Search: at most this many distinct terms of a query are used (the first ones). */
@@ -26,16 +30,18 @@ export const MAX_QUERY_TERMS = 8;
 /** Feed: candidates are the newest articles of each thing followed, this many each. */
 export const FEED_PER_LIST = 200;
 
-export function createArticleQueries(conn: Connection) {
+export function createArticleQueries(conn: Connection, totals: ListTotals = createListTotals({ maxAgeMs: 0 })) {
   const collection = articleModel(conn).collection.collectionName;
   const articles = () => collectionOf<ArticleDoc>(conn, collection);
 
   async function page(query: Record<string, unknown>, sort: Record<string, unknown>, p: Page): Promise<ArticlePage> {
-    const [docs, total] = await Promise.all([
-      articles().find(query, { sort: sort as never, skip: p.offset, limit: p.limit, singleBatch: true }).toArray(),
-      countMatching(conn, collection, query),
-    ]);
-    return { docs: docs as ArticleDoc[], total };
+    const { items, total, hasMore } = await totals.page(
+      canonicalKey(collection, query),
+      p,
+      async (limit) => (await articles().find(query, { sort: sort as never, skip: p.offset, limit, singleBatch: true }).toArray()) as ArticleDoc[],
+      () => countMatching(conn, collection, query),
+    );
+    return { docs: items, total, hasMore };
   }
 
   /** The newest articles matching a query, with what feed scoring reads. */
@@ -54,7 +60,7 @@ export function createArticleQueries(conn: Connection) {
      */
     async search(q: string, filters: ArticleFilters, p: Page): Promise<ArticlePage & { terms: string[] }> {
       const stems = terms(q).slice(0, MAX_QUERY_TERMS);
-      if (stems.length === 0) return { docs: [], total: 0, terms: [] };
+      if (stems.length === 0) return { docs: [], total: 0, hasMore: false, terms: [] };
       const query = { $text: { $search: stems.join(' ') }, terms: { $all: stems }, ...articleFilter(filters) };
       return { ...(await page(query, { score: { $meta: 'textScore' }, ...SORTS.publishedAt }, p)), terms: stems };
     },

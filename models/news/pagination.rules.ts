@@ -17,5 +17,8 @@ export interface Pagination {
 
 export const PaginationView = z.object({ limit: z.number(), offset: z.number(), total: z.number(), hasMore: z.boolean() });
 
-/** hasMore is true exactly when results exist beyond this page. */
-export const paginate = (page: PageQuery, total: number): Pagination => ({ limit: page.limit, offset: page.offset, total, hasMore: page.offset + page.limit < total });
+/**
+ * hasMore is true exactly when results exist beyond this page: the page's own finding where it has
+ * one (a long list's total may be a shared count some seconds old: models/infra/list-totals.ts).
+ */
+export const paginate = (page: PageQuery, total: number, hasMore = page.offset + page.limit < total): Pagination => ({ limit: page.limit, offset: page.offset, total, hasMore });

@@ -23,7 +23,9 @@ export function createQuizRepo(conn: Connection) {
   const ensureIndexes = () =>
     (indexed ??= quizzes().createIndexes([
       { key: { date: 1, edition: 1 }, name: 'date_edition_unique', unique: true },
-      // Admin lists filtered by edition, newest first.
+      // Admin lists, newest first: all of them, and filtered by edition. (The unique index above
+      // cannot serve the first: unique indexes cannot return rows in order on the development database.)
+      { key: { date: -1, edition: 1 }, name: 'date_desc_edition' },
       { key: { edition: 1, date: -1 }, name: 'edition_date' },
     ]));
   return {
@@ -57,7 +59,8 @@ export function createQuizRepo(conn: Connection) {
       if (q.from || q.to) filter.date = { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lte: q.to } : {}) };
       const [items, total] = await Promise.all([
         quizzes()
-          .find(filter, { sort: { date: -1, edition: 1 }, skip: (q.page - 1) * q.limit, limit: q.limit, projection: { questions: 0 }, singleBatch: true })
+          // Within one edition the date alone orders them (and its index can give that order).
+          .find(filter, { sort: q.edition ? { date: -1 } : { date: -1, edition: 1 }, skip: (q.page - 1) * q.limit, limit: q.limit, projection: { questions: 0 }, singleBatch: true })
           .toArray(),
         countMatching(conn, 'quizzes', filter),
       ]);

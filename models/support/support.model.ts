@@ -124,10 +124,12 @@ const TicketSchema = new Schema<TicketDoc>(
 // has an index ending in `_id` that serves both the filter and the order; `createdAt` serves the
 // date range. (The reports of a later issue add their own.)
 TicketSchema.index({ status: 1, _id: -1 });
+// The default list (every ticket not deleted).
+TicketSchema.index({ deletedAt: 1, _id: -1 });
 TicketSchema.index({ email: 1, _id: -1 });
 TicketSchema.index({ issue: 1, _id: -1 });
 TicketSchema.index({ tags: 1, _id: -1 });
-TicketSchema.index({ createdAt: -1 });
+TicketSchema.index({ createdAt: -1, _id: -1 });
 
 const MessageSchema = new Schema<MessageDoc>(
   {

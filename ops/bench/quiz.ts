@@ -24,6 +24,7 @@ import { createLogger } from '../../models/infra/logger';
 import { addDays, EDITIONS, hasEditions, localDate, MAX_DAYS_RECOVERY, quizDateOf } from '../../models/quiz/calendar.rules';
 import { QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
 import { measureLoad, say, type TimedRequest } from './load';
+import { analyze, devPostgres } from '../dev-database';
 
 const READERS = Number(process.env.BENCH_READERS ?? 100_000);
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 50_000);
@@ -113,6 +114,9 @@ async function main(): Promise<void> {
   }
   const readingCount = await db.command({ count: 'readings', query: { userId: /^bench-reader-/ } }).then((r) => (r as { n: number }).n);
   const readingsSeconds = (performance.now() - seedStarted) / 1000;
+
+  // Statistics after the bulk load, so the development database orders lists from their indexes.
+  if (analyze(devPostgres(config))) say('statistics gathered');
 
   // Attempts: one each for the first ATTEMPTS readers, at a quiz of a day they did not read.
   const attempts = db.collection('quiz_attempts');

@@ -95,7 +95,8 @@ const postImport = (body: string, jwt = adminJwt, type = 'application/x-ndjson')
 const list = async (path: string, key = pro) => (await withKey(svc, key, path).expect(200)).body;
 
 beforeAll(async () => {
-  svc = await startNewsService();
+  // Totals read right after each import: counted on every page (the shared count's staleness is unit-tested: tests/unit/list-totals.test.ts).
+  svc = await startNewsService({ LIST_TOTAL_MAX_AGE_SECONDS: '0' });
   pro = (await accountWithKey(svc, 'pro', { mode: 'test' })).key;
   starter = (await accountWithKey(svc, 'starter', { mode: 'test' })).key;
   adminJwt = await tokenFor('news-admin', ['news.admin']);

@@ -35,11 +35,14 @@ describe('the DocumentDB patch', () => {
   it('applies to the pinned source, and fails loudly where the source no longer matches', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ddb-'));
     const file = 'pg_documentdb/src/update/bson_update_operators.c';
+    const indexes = 'pg_documentdb/src/commands/create_indexes.c';
     const archive = await archiveOf('documentdb');
-    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`]);
+    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`]);
     patchDocumentDb(dir);
     const patched = readFileSync(path.join(dir, file), 'utf8');
     expect(patched).toContain('AddToSetAddsAnything(existingValue, elementsToAdd, isEach)');
+    // Unique indexes keep the plain RUM: the extended RUM has no unique operator class.
+    expect(readFileSync(path.join(dir, indexes), 'utf8')).toMatch(/if \(IsUniqueIndex\(indexDef\) && !indexAm->is_unique_index_supported\)\s*\{\s*return GetBsonIndexAmByIndexAmName\("rum"\);/);
     writeFileSync(path.join(dir, file), 'int main(void) { return 0; }\n');
     expect(() => patchDocumentDb(dir)).toThrow(/cannot patch .*bson_update_operators\.c: expected text not found/);
   });
@@ -59,7 +62,7 @@ describe('running it', () => {
       listen_addresses: '127.0.0.1',
       port: '5433',
       unix_socket_directories: '',
-      shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb',
+      shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb,pg_documentdb_extended_rum',
       'cron.database_name': 'postgres',
       'documentdb.enableUserCrud': 'on',
       'documentdb.useFileBasedPersistedCursors': 'on',
