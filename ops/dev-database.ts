@@ -51,6 +51,17 @@ export function analyze(pg: DevPostgres | undefined): boolean {
   return true;
 }
 
+/**
+ * Vacuums one collection's table now (what autovacuum does some seconds after deletes and updates):
+ * tests use it to reach the index states vacuum leaves without waiting for it.
+ */
+export function vacuumCollection(pg: DevPostgres, database: string, collection: string): void {
+  const quote = (v: string) => `'${v.replace(/'/g, "''")}'`;
+  const [[id] = []] = sql(pg, `SELECT collection_id FROM documentdb_api_catalog.collections WHERE database_name = ${quote(database)} AND collection_name = ${quote(collection)}`);
+  if (!id) throw new DevDatabaseError(`no collection ${database}.${collection}`);
+  sql(pg, `VACUUM documentdb_data.documents_${Number(id)}`);
+}
+
 export interface IndexOnOldMethod {
   database: string;
   collection: string;

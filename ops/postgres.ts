@@ -71,7 +71,7 @@ export const EXTENSION_SOURCES: ExtensionSource[] = [
 ];
 
 /** Bump when the recipe below changes, so an older build is not reused. */
-const RECIPE = 4;
+const RECIPE = 5;
 
 export class PostgresSetupError extends Error {
   override name = 'PostgresSetupError';
@@ -232,6 +232,18 @@ AddToSetWriteFinalArray(UpdateOperatorWriter *writer,
 
 const ALTERNATE_AM_CONDITION = `		if ((IsUniqueIndex(indexDef) && indexAm->is_unique_index_supported) ||`;
 
+const EMPTIED_ENTRY_SKIP = `		if (entry->nlist == 0)
+		{
+			if (needUnlock)
+			{
+				LockBuffer(so->orderStack->buffer, RUM_UNLOCK);
+			}
+
+			/* Dead tuple due to vacuum, move forward */
+			so->orderStack->off++;
+			continue;
+		}`;
+
 /**
  * DocumentDB 0.106 writes an array field twice when `$addToSet` adds nothing (every value already
  * there) and another operator of the same update changes the document: the operator writes the
@@ -306,6 +318,42 @@ ${ADD_TO_SET_FUNCTION}
 		}
 
 ${ALTERNATE_AM_CONDITION}`,
+  );
+  // The extended RUM's range scan (MoveScanForward, used by bitmap and ordered scans) steps over
+  // an index entry whose items vacuum removed, but releases the entry page's lock before going on
+  // to read that page again: the next read is unlocked, and the next release fails with "lock
+  // BufferContent is not held". Every query whose range crosses such an entry failed until the
+  // index was rebuilt (found by fuzzing: soft-deleted tickets leave `{deletedAt: null, _id}`
+  // entries empty once autovacuum runs, then every ticket list answered 500). The patch keeps the
+  // lock across the step (taking it again after a posting tree was opened, whose pages it
+  // releases). Checked by tests/integration/database.test.ts.
+  patchSource(
+    path.join(dir, 'internal', 'pg_documentdb_extended_rum', 'src', 'rumget.c'),
+    EMPTIED_ENTRY_SKIP,
+    `		if (entry->nlist == 0)
+		{
+			/* Every item of this entry was removed by vacuum: move forward, holding the entry
+			 * page's lock as the loop expects (patched, see ops/postgres.ts). */
+			if (!needUnlock)
+			{
+				if (entry->gdi)
+				{
+					freeRumBtreeStack(entry->gdi->stack);
+					pfree(entry->gdi);
+					entry->gdi = NULL;
+				}
+				entry->buffer = InvalidBuffer;
+				if (entry->list)
+				{
+					pfree(entry->list);
+					entry->list = NULL;
+				}
+				LockBuffer(so->orderStack->buffer, RUM_SHARE);
+			}
+
+			so->orderStack->off++;
+			continue;
+		}`,
   );
 }
 

@@ -10,6 +10,7 @@ type Collection = driver.Collection;
 type Db = driver.Db;
 import { loadConfig } from '../../models/config';
 import { connectMongo, writeRacingOnUniqueKey, type MongoHandle } from '../../models/infra/mongo';
+import { analyze, devPostgres, vacuumCollection } from '../../ops/dev-database';
 
 let mongo: MongoHandle;
 let db: Db;
@@ -101,4 +102,26 @@ it('keeps one copy of an array that $addToSet leaves unchanged while another ope
   await c.updateOne({ _id: 'prefs' as never }, { $addToSet: { sectors: { $each: ['AGR', 'ENE'] } }, $set: { x: 1 } });
   expect(await c.findOne({ _id: 'prefs' as never })).toMatchObject({ sectors: ['AGR', 'ENE'], x: 1 });
   expect(await storedFieldNames(c, 'prefs')).toEqual(['_id', 'sectors', 'weights', 'x']);
+});
+
+it('reads past index entries that vacuum emptied: soft-deleted rows leave the list, count and page right', async () => {
+  // A soft delete moves a document out of `{deletedAt: null, _id}`: once vacuum removes its old
+  // index item, the entry stays behind empty. DocumentDB's extended RUM failed every scan that
+  // crossed such an entry ("lock BufferContent is not held") until our build patched it (ops/postgres.ts).
+  const c = await collection();
+  await c.createIndex({ deletedAt: 1, _id: -1 });
+  await c.insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: (i + 1) as never, deletedAt: null, subject: `ticket ${i + 1}` })));
+  await c.updateMany({ _id: { $mod: [3, 0] } as never }, { $set: { deletedAt: new Date() } });
+  const pg = devPostgres(loadConfig());
+  if (pg) {
+    vacuumCollection(pg, db.databaseName, c.collectionName);
+    analyze(pg);
+  }
+  expect(await c.countDocuments({ deletedAt: null })).toBe(2000);
+  const page = await c.find({ deletedAt: null }).sort({ deletedAt: 1, _id: -1 }).skip(10).limit(5).toArray();
+  const live = Array.from({ length: 3000 }, (_, i) => 3000 - i).filter((id) => id % 3 !== 0);
+  expect(page.map((d) => d._id)).toEqual(live.slice(10, 15));
+  const all = await c.find({ deletedAt: null }, { projection: { _id: 1 } }).sort({ deletedAt: 1, _id: -1 }).toArray();
+  expect(all).toHaveLength(2000);
+  expect(all.some((d) => (d._id as unknown as number) % 3 === 0)).toBe(false);
 });

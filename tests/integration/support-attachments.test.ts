@@ -69,6 +69,8 @@ describe('POST /support/:id/anexos', () => {
   it.each([
     ['a disallowed type disguised as a PDF', (r: request.Test) => r.attach('arquivo', EXE, { filename: 'fatura.pdf', contentType: 'application/pdf' }), /File type not allowed/],
     ['a missing file', (r: request.Test) => r.field('mensagemId', '1'), /The file is missing/],
+    ['a field the operation does not have (found by fuzzing)', (r: request.Test) => r.field('__proto__', '{}').attach('arquivo', PNG, { filename: 'a.png' }), /unknown field "__proto__"/],
+    ['the file in another field', (r: request.Test) => r.attach('anexo', PNG, { filename: 'a.png' }), /unknown field "anexo"/],
     ['an empty file', (r: request.Test) => r.attach('arquivo', Buffer.alloc(0), { filename: 'vazio.txt', contentType: 'text/plain' }), /missing|empty/],
     ['a file over 10 MB', (r: request.Test) => r.attach('arquivo', Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), { filename: 'grande.png', contentType: 'image/png' }), /larger than 10 MB/],
   ])('rejects %s with 400 and stores nothing', async (_label, build, message) => {

@@ -36,13 +36,18 @@ describe('the DocumentDB patch', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ddb-'));
     const file = 'pg_documentdb/src/update/bson_update_operators.c';
     const indexes = 'pg_documentdb/src/commands/create_indexes.c';
+    const rumget = 'internal/pg_documentdb_extended_rum/src/rumget.c';
     const archive = await archiveOf('documentdb');
-    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`]);
+    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`, `*/${rumget}`]);
     patchDocumentDb(dir);
     const patched = readFileSync(path.join(dir, file), 'utf8');
     expect(patched).toContain('AddToSetAddsAnything(existingValue, elementsToAdd, isEach)');
     // Unique indexes keep the plain RUM: the extended RUM has no unique operator class.
     expect(readFileSync(path.join(dir, indexes), 'utf8')).toMatch(/if \(IsUniqueIndex\(indexDef\) && !indexAm->is_unique_index_supported\)\s*\{\s*return GetBsonIndexAmByIndexAmName\("rum"\);/);
+    // A range scan stepping over an entry vacuum emptied keeps the entry page locked.
+    const scan = readFileSync(path.join(dir, rumget), 'utf8');
+    expect(scan).toMatch(/if \(entry->nlist == 0\)\s*\{[^}]*?if \(!needUnlock\)/);
+    expect(scan).not.toMatch(/if \(needUnlock\)\s*\{\s*LockBuffer\(so->orderStack->buffer, RUM_UNLOCK\);\s*\}\s*\/\* Dead tuple due to vacuum/);
     writeFileSync(path.join(dir, file), 'int main(void) { return 0; }\n');
     expect(() => patchDocumentDb(dir)).toThrow(/cannot patch .*bson_update_operators\.c: expected text not found/);
   });

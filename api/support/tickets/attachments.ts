@@ -107,8 +107,11 @@ async function readHead(stream: Readable): Promise<{ head: Buffer; ended: boolea
   }
 }
 
-/** Streams the `arquivo` part of a multipart request into MinIO under `keyPrefix`. */
-async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Promise<Upload> {
+/**
+ * Streams the `arquivo` part of a multipart request into MinIO under `keyPrefix`. Text parts other
+ * than `fieldNames`, and file parts other than `arquivo`, are refused like unknown JSON fields.
+ */
+async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string, fieldNames: readonly string[]): Promise<Upload> {
   if (!ctx.is('multipart/form-data')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data in the field "arquivo"');
   const { client, bucket } = deps.storage;
   let busboy: Busboy.Busboy;
@@ -121,8 +124,13 @@ async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Prom
   let failure: AppError | undefined;
   let upload: Promise<Upload | undefined> = Promise.resolve(undefined);
 
+  const unknownField = (name: string) => new AppError('VALIDATION_FAILED', `Invalid request: unknown field ${JSON.stringify(name.slice(0, 100))}`);
   busboy.on('field', (name, value) => {
     // One value per field: a repeated field (a list) is not a message id, and must not pick the last.
+    if (!fieldNames.includes(name)) {
+      failure ??= unknownField(name);
+      return;
+    }
     if (Object.hasOwn(fields, name)) failure ??= new AppError('VALIDATION_FAILED', `Invalid request: ${name} was sent more than once`);
     fields[name] = value;
   });
@@ -134,7 +142,8 @@ async function receive(ctx: Context, deps: SupportDeps, keyPrefix: string): Prom
     stream.on('error', () => {
       failure ??= malformed();
     });
-    if (name !== 'arquivo' || failure) {
+    if (name !== 'arquivo') failure ??= unknownField(name);
+    if (failure) {
       stream.resume();
       return;
     }
@@ -255,7 +264,7 @@ export const attachmentRoutes = [
     params: TicketIdParams,
     bodyType: 'multipart/form-data',
     // Required: a request without the file is a 400. `mensagemId` is a message of this ticket.
-    body: z.object({ arquivo: z.string().meta({ format: 'binary' }).describe('the file (binary)'), mensagemId: z.string().optional() }),
+    body: z.strictObject({ arquivo: z.string().meta({ format: 'binary' }).describe('the file (binary)'), mensagemId: z.string().optional() }),
     response: AttachmentSchema,
     status: 201,
     links: [
@@ -266,7 +275,7 @@ export const attachmentRoutes = [
     handler: async ({ params, auth, ctx, deps }) => {
       const ticket = await visibleTicket(deps, auth, params.id);
       assertNotDeleted(ticket, 'A deleted ticket takes no attachments');
-      const upload = await receive(ctx, deps, `tickets/${ticket._id}`);
+      const upload = await receive(ctx, deps, `tickets/${ticket._id}`, ['mensagemId']);
       const removeObject = () => deps.storage.client.removeObject(deps.storage.bucket, upload.key).catch(() => undefined);
       try {
         let mensagemId: number | null = null;
