@@ -71,7 +71,7 @@ export const EXTENSION_SOURCES: ExtensionSource[] = [
 ];
 
 /** Bump when the recipe below changes, so an older build is not reused. */
-const RECIPE = 5;
+const RECIPE = 6;
 
 export class PostgresSetupError extends Error {
   override name = 'PostgresSetupError';
@@ -232,6 +232,33 @@ AddToSetWriteFinalArray(UpdateOperatorWriter *writer,
 
 const ALTERNATE_AM_CONDITION = `		if ((IsUniqueIndex(indexDef) && indexAm->is_unique_index_supported) ||`;
 
+const CONTEXT_LAST_FIELD = `	ForceIndexQueryOperatorData forceIndexQueryOpData;
+} ReplaceExtensionFunctionContext;`;
+
+const CONSIDER_PUSHDOWN_DECL = `void ConsiderIndexOrderByPushdown(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,`;
+
+const CONSIDER_PUSHDOWN_DEF = `void
+ConsiderIndexOrderByPushdown(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
+							 Index rti, ReplaceExtensionFunctionContext *context)
+{`;
+
+const CONSIDER_PUSHDOWN_LOOP = `	/* Now match the sort to any index paths */
+	List *pathsToAdd = NIL;
+	ListCell *cell;
+	foreach(cell, rel->pathlist)`;
+
+const NEW_HOOK_REPLACE = `	if (indexContext.forceIndexQueryOpData.type != ForceIndexOpType_None)
+	{
+		ForceIndexForQueryOperators(root, rel, &indexContext);
+	}
+
+	/*
+	 * Replace all function operators that haven't been transformed in indexed
+	 * paths into OpExpr clauses.
+	 */
+	ReplaceExtensionFunctionOperatorsInPaths(root, rel, rel->pathlist, PARENTTYPE_NONE,
+											 &indexContext);`;
+
 const EMPTIED_ENTRY_SKIP = `		if (entry->nlist == 0)
 		{
 			if (needUnlock)
@@ -355,6 +382,102 @@ ${ALTERNATE_AM_CONDITION}`,
 			continue;
 		}`,
   );
+  // The order-by push-down turns an index path the planner kept into an ordered one. PostgreSQL
+  // keeps one unordered path per filter when several indexes answer it at the same cost (say
+  // {sector, publishedAt}, {sector, baseScore}, {sector, urgencyLevel}): only that index's order
+  // could be pushed down, and every other sort of the same filter was a Sort over all matching
+  // rows. The patch also builds each orderable index's own paths (as DocumentDB's index hints do:
+  // the index list narrowed to one, create_index_paths, before the function operators are
+  // replaced) and offers them to the push-down, which adds an ordered path only where an index
+  // serves the sort. Checked by tests/integration/list-plans.test.ts.
+  const bsonIndexSupport = path.join(dir, 'pg_documentdb', 'include', 'opclass', 'bson_index_support.h');
+  patchSource(bsonIndexSupport, CONTEXT_LAST_FIELD, `	ForceIndexQueryOperatorData forceIndexQueryOpData;
+
+	/* Index paths of each orderable index, for the order-by push-down (patched in, see ops/postgres.ts) */
+	List *orderByCandidatePaths;
+} ReplaceExtensionFunctionContext;`);
+  patchSource(bsonIndexSupport, CONSIDER_PUSHDOWN_DECL, `List * GenerateOrderByPushdownCandidatePaths(PlannerInfo *root, RelOptInfo *rel);
+${CONSIDER_PUSHDOWN_DECL}`);
+  const indexSupport = path.join(dir, 'pg_documentdb', 'src', 'opclass', 'index_support.c');
+  patchSource(indexSupport, CONSIDER_PUSHDOWN_DEF, `/*
+ * The index paths of every orderable index the planner's path list does not already hold, each
+ * built with the index list narrowed to that index (patched in, see ops/postgres.ts).
+ */
+List *
+GenerateOrderByPushdownCandidatePaths(PlannerInfo *root, RelOptInfo *rel)
+{
+	if (list_length(root->query_pathkeys) < 1 || list_length(rel->indexlist) < 2)
+	{
+		return NIL;
+	}
+
+	List *oldIndexList = rel->indexlist;
+	List *oldPathList = rel->pathlist;
+	List *oldPartialPathList = rel->partial_pathlist;
+	List *candidates = NIL;
+	ListCell *indexCell;
+	foreach(indexCell, oldIndexList)
+	{
+		IndexOptInfo *index = lfirst_node(IndexOptInfo, indexCell);
+		if (index->nkeycolumns < 1 ||
+			!IsOrderBySupportedOnOpClass(index->relam, index->opfamily[0]))
+		{
+			continue;
+		}
+
+		bool present = false;
+		ListCell *pathCell;
+		foreach(pathCell, oldPathList)
+		{
+			Path *path = lfirst(pathCell);
+			if (IsA(path, BitmapHeapPath) &&
+				IsA(((BitmapHeapPath *) path)->bitmapqual, IndexPath))
+			{
+				path = ((BitmapHeapPath *) path)->bitmapqual;
+			}
+
+			if (IsA(path, IndexPath) &&
+				((IndexPath *) path)->indexinfo->indexoid == index->indexoid)
+			{
+				present = true;
+				break;
+			}
+		}
+
+		if (present)
+		{
+			continue;
+		}
+
+		rel->indexlist = list_make1(index);
+		rel->pathlist = NIL;
+		rel->partial_pathlist = NIL;
+		create_index_paths(root, rel);
+		candidates = list_concat(candidates, rel->pathlist);
+	}
+
+	rel->indexlist = oldIndexList;
+	rel->pathlist = oldPathList;
+	rel->partial_pathlist = oldPartialPathList;
+	return candidates;
+}
+
+
+${CONSIDER_PUSHDOWN_DEF}`);
+  patchSource(indexSupport, CONSIDER_PUSHDOWN_LOOP, `	/* Now match the sort to any index paths, and to each orderable index's own (patched in) */
+	List *pathsToAdd = NIL;
+	ListCell *cell;
+	foreach(cell, list_concat_copy(rel->pathlist, context->orderByCandidatePaths))`);
+  patchSource(path.join(dir, 'pg_documentdb', 'src', 'planner', 'documents_planner.c'), NEW_HOOK_REPLACE, `	/* Each orderable index's own paths, for the order-by push-down (patched in, see ops/postgres.ts) */
+	if (EnableIndexOrderbyPushdown &&
+		indexContext.forceIndexQueryOpData.type == ForceIndexOpType_None)
+	{
+		indexContext.orderByCandidatePaths = GenerateOrderByPushdownCandidatePaths(root, rel);
+	}
+
+${NEW_HOOK_REPLACE}
+	ReplaceExtensionFunctionOperatorsInPaths(root, rel, indexContext.orderByCandidatePaths,
+											 PARENTTYPE_NONE, &indexContext);`);
 }
 
 async function build(prefix: string, o: PostgresBuildOptions): Promise<void> {

@@ -37,8 +37,9 @@ describe('the DocumentDB patch', () => {
     const file = 'pg_documentdb/src/update/bson_update_operators.c';
     const indexes = 'pg_documentdb/src/commands/create_indexes.c';
     const rumget = 'internal/pg_documentdb_extended_rum/src/rumget.c';
+    const planner = ['pg_documentdb/include/opclass/bson_index_support.h', 'pg_documentdb/src/opclass/index_support.c', 'pg_documentdb/src/planner/documents_planner.c'];
     const archive = await archiveOf('documentdb');
-    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`, `*/${rumget}`]);
+    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`, `*/${rumget}`, ...planner.map((f) => `*/${f}`)]);
     patchDocumentDb(dir);
     const patched = readFileSync(path.join(dir, file), 'utf8');
     expect(patched).toContain('AddToSetAddsAnything(existingValue, elementsToAdd, isEach)');
@@ -48,6 +49,12 @@ describe('the DocumentDB patch', () => {
     const scan = readFileSync(path.join(dir, rumget), 'utf8');
     expect(scan).toMatch(/if \(entry->nlist == 0\)\s*\{[^}]*?if \(!needUnlock\)/);
     expect(scan).not.toMatch(/if \(needUnlock\)\s*\{\s*LockBuffer\(so->orderStack->buffer, RUM_UNLOCK\);\s*\}\s*\/\* Dead tuple due to vacuum/);
+    // The order-by push-down is offered every orderable index's own paths.
+    const [header, support, hook] = planner.map((f) => readFileSync(path.join(dir, f), 'utf8'));
+    expect(header).toContain('List *orderByCandidatePaths;');
+    expect(support).toMatch(/GenerateOrderByPushdownCandidatePaths\(PlannerInfo \*root, RelOptInfo \*rel\)\s*\{/);
+    expect(support).toContain('foreach(cell, list_concat_copy(rel->pathlist, context->orderByCandidatePaths))');
+    expect(hook).toContain('indexContext.orderByCandidatePaths = GenerateOrderByPushdownCandidatePaths(root, rel);');
     writeFileSync(path.join(dir, file), 'int main(void) { return 0; }\n');
     expect(() => patchDocumentDb(dir)).toThrow(/cannot patch .*bson_update_operators\.c: expected text not found/);
   });
