@@ -41,6 +41,22 @@ export function articleFilter(f: ArticleFilters): Record<string, unknown> {
 
 /** What feed scoring reads of an article (and the projection that fetches just that). */
 export type Scored = Pick<ArticleDoc, '_id' | 'publishedAt' | 'baseScore' | 'primarySector' | 'primaryTopic' | 'isBreaking' | 'isExclusive'>;
+/** Search: what a query term found in each field of an article is worth. */
+export const SEARCH_WEIGHTS = { title: 3, subtitle: 2, summary: 1 } as const;
+
+/**
+ * How well an article matches a search: each query term found in its title counts 3, in its
+ * subtitle 2, in its summary 1 (on the folded, stemmed copies the terms are compared with).
+ */
+export function matchQuality(search: Record<keyof typeof SEARCH_WEIGHTS, string>, stems: readonly string[]): number {
+  let quality = 0;
+  for (const field of Object.keys(SEARCH_WEIGHTS) as (keyof typeof SEARCH_WEIGHTS)[]) {
+    const words = new Set(search[field].split(' '));
+    for (const s of stems) if (words.has(s)) quality += SEARCH_WEIGHTS[field];
+  }
+  return quality;
+}
+
 export const SCORED_FIELDS = { _id: 1, publishedAt: 1, baseScore: 1, primarySector: 1, primaryTopic: 1, isBreaking: 1, isExclusive: 1 } as const;
 
 export type FeedReason =

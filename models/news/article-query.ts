@@ -8,7 +8,7 @@ import type { Connection } from 'mongoose';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
 import { collectionOf, countMatching } from '../infra/mongo';
 import { articleModel, SORTS } from './article.model';
-import { articleFilter, feedScore, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
+import { articleFilter, feedScore, matchQuality, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
 import type { ArticleDoc, Ordering } from './article.rules';
 import type { Preferences } from './preferences.rules';
 import { terms } from './text.rules';
@@ -27,10 +27,21 @@ export interface ArticlePage {
 
 /** Search: at most this many distinct terms of a query are used (the first ones). */
 export const MAX_QUERY_TERMS = 8;
+/**
+ * Search: the newest this many articles holding every word are ranked by match quality; the older
+ * ones follow, newest first.
+ */
+export const SEARCH_WINDOW = 500;
 /** Feed: candidates are the newest articles of each thing followed, this many each. */
 export const FEED_PER_LIST = 200;
 
-export function createArticleQueries(conn: Connection, totals: ListTotals = createListTotals({ maxAgeMs: 0 })) {
+export interface ArticleQueryOptions {
+  /** SEARCH_WINDOW (tests make it small). */
+  searchWindow?: number;
+}
+
+export function createArticleQueries(conn: Connection, totals: ListTotals = createListTotals({ maxAgeMs: 0 }), o: ArticleQueryOptions = {}) {
+  const searchWindow = o.searchWindow ?? SEARCH_WINDOW;
   const collection = articleModel(conn).collection.collectionName;
   const articles = () => collectionOf<ArticleDoc>(conn, collection);
 
@@ -55,14 +66,36 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
     list: (filters: ArticleFilters, ordering: Ordering, p: Page) => page(articleFilter(filters), SORTS[ordering], p),
 
     /**
-     * Every term of q required (the text index finds articles with any of them, `terms` keeps
-     * those with all), ranked by text score — title 3, subtitle 2, summary 1 — then recency.
+     * Every term of q required, ranked by match quality (matchQuality: title 3, subtitle 2,
+     * summary 1), then recency. Only the newest SEARCH_WINDOW matches are ranked, read in order from
+     * the `{terms, publishedAt}` index; older matches follow them newest first. So a search never
+     * scores every article holding one of its words, and its cost does not grow with the archive.
      */
     async search(q: string, filters: ArticleFilters, p: Page): Promise<ArticlePage & { terms: string[] }> {
       const stems = terms(q).slice(0, MAX_QUERY_TERMS);
       if (stems.length === 0) return { docs: [], total: 0, hasMore: false, terms: [] };
-      const query = { $text: { $search: stems.join(' ') }, terms: { $all: stems }, ...articleFilter(filters) };
-      return { ...(await page(query, { score: { $meta: 'textScore' }, ...SORTS.publishedAt }, p)), terms: stems };
+      const query = { terms: { $all: stems }, ...articleFilter(filters) };
+      const read = async (limit: number): Promise<ArticleDoc[]> => {
+        const end = p.offset + limit;
+        let ranked: string[] = [];
+        let windowFull = true;
+        if (p.offset < searchWindow) {
+          const window = (await articles().find(query, { projection: { _id: 1, search: 1 }, sort: SORTS.publishedAt, limit: searchWindow, singleBatch: true }).toArray()) as Pick<ArticleDoc, '_id' | 'search'>[];
+          windowFull = window.length === searchWindow;
+          // A stable sort of a newest-first window: equal quality stays newest first.
+          ranked = window.map((a) => ({ id: a._id, quality: matchQuality(a.search, stems) })).sort((a, b) => b.quality - a.quality).slice(p.offset, end).map((r) => r.id);
+        }
+        const from = Math.max(p.offset, searchWindow);
+        const [found, older] = await Promise.all([
+          ranked.length > 0 ? articles().find({ _id: { $in: ranked } }).toArray() : Promise.resolve([]),
+          windowFull && end > searchWindow ? articles().find(query, { sort: SORTS.publishedAt as never, skip: from, limit: end - from, singleBatch: true }).toArray() : Promise.resolve([]),
+        ]);
+        const byId = new Map((found as ArticleDoc[]).map((d) => [d._id, d]));
+        // An article removed between the two reads is left out.
+        return [...ranked.flatMap((id) => byId.get(id) ?? []), ...(older as ArticleDoc[])];
+      };
+      const { items, total, hasMore } = await totals.page(canonicalKey(collection, query), p, read, () => countMatching(conn, collection, query));
+      return { docs: items, total, hasMore, terms: stems };
     },
 
     /** The reader's feed: the newest of everything followed, scored (article-query.rules feedScore). */

@@ -2,8 +2,8 @@
  * Stored articles (spec §2.1): `_id` is the public UUID. Lists, search and the feed are queries on
  * this collection (article-query.ts), each served by one of the indexes below: an equality prefix
  * for the filter a list is confined to (none, sector, topic, breaking, entity, ticker) and then
- * its sort, ending in `_id` so pages never overlap. Search uses the text index over the folded,
- * stemmed copies in `search` and requires every query term in `terms`.
+ * its sort, ending in `_id` so pages never overlap. Search requires every query term in `terms`
+ * and reads its matches newest first from `{terms, publishedAt}` (article-query.ts).
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
@@ -54,17 +54,10 @@ for (const sort of Object.values(SORTS)) {
   ArticleSchema.index({ primarySector: 1, ...sort });
   ArticleSchema.index({ primaryTopic: 1, ...sort });
 }
-// Newest first within breaking news, an entity, a ticker and a search term (feed keywords).
+// Newest first within breaking news, an entity, a ticker and a search term (search, feed keywords).
 ArticleSchema.index({ isBreaking: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ entityIds: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ tickers: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ terms: 1, ...SORTS.publishedAt });
-// Language "none": the copies are stemmed already (text.rules searchCopy), identically on every
-// server. `language_override` names a field articles do not have, since their `language` ("pt",
-// "en") would otherwise switch MongoDB's stemming per document.
-ArticleSchema.index(
-  { 'search.title': 'text', 'search.subtitle': 'text', 'search.summary': 'text' },
-  { name: 'search', default_language: 'none', language_override: 'searchLanguage', weights: { 'search.title': 3, 'search.subtitle': 2, 'search.summary': 1 } },
-);
 
 export const articleModel = (c: Connection) => modelOn(c, 'Article', ArticleSchema);

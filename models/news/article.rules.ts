@@ -116,7 +116,7 @@ export interface ArticleDoc {
   urgencyRank: number;
   /** relevanceOf(publishedAt, baseScore), for the relevance sort. */
   relevance: number;
-  /** Folded, stemmed copies of title, subtitle and summary (text.rules searchCopy): the text index's fields. */
+  /** Folded, stemmed copies of title, subtitle and summary (text.rules searchCopy): what search ranks by (matchQuality). */
   search: { title: string; subtitle: string; summary: string };
   /** Every search term of the three fields once: search requires each query term here. */
   terms: string[];

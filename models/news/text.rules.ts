@@ -55,9 +55,8 @@ export function terms(text: string): string[] {
 }
 
 /**
- * The copy of a text the search index holds: its words folded and stemmed, in order, so that the
- * database's text index (language "none": no stemming of its own, the same on MongoDB and on the
- * development database) matches exactly the terms of a query: "Ações da Petrobrás" → "acao petrobras".
+ * The copy of a text search ranks by: its words folded and stemmed, in order, so that it holds
+ * exactly the terms a query is read into: "Ações da Petrobrás" → "acao petrobras".
  */
 export function searchCopy(text: string | null | undefined): string {
   return words(text ?? '').map(stem).join(' ');

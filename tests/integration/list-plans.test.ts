@@ -165,6 +165,16 @@ describe('every list reads its page in index order (explain)', () => {
     expect(bad).toEqual([]);
   });
 
+  it('search: the newest matches of every word, unfiltered and by sector, and the older ones', async () => {
+    const q = createArticleQueries(conn, undefined, { searchWindow: 100 });
+    const bad: string[] = [];
+    for (const f of [{}, { sector: SECTORS[1] }]) {
+      bad.push(...(await inMemorySorts(() => q.search('artigo n7', f, page))));
+      bad.push(...(await inMemorySorts(() => q.search('artigo n7', f, { offset: 100, limit: 20 }))));
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('articles of an entity, a ticker and breaking news, newest first', async () => {
     const q = createArticleQueries(conn);
     const bad: string[] = [];

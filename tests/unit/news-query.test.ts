@@ -1,4 +1,4 @@
-import { articleFilter, feedScore, type Scored } from '../../models/news/article-query.rules';
+import { articleFilter, feedScore, matchQuality, type Scored } from '../../models/news/article-query.rules';
 import { relevanceOf } from '../../models/news/article.rules';
 import { defaultPreferences, Preferences } from '../../models/news/preferences.rules';
 
@@ -74,5 +74,19 @@ describe('feed score', () => {
     const older = feedScore(article({ publishedAt: new Date(NOW.getTime() - 10 * HOUR) }), match, prefs, NOW);
     expect(older.score).toBeCloseTo(fresh.score / 2, 3);
     expect(older.reasons.at(-1)).toEqual({ type: 'recency', ageHours: 10, halfLifeHours: 10, factor: 0.5 });
+  });
+});
+
+describe('search match quality', () => {
+  const search = { title: 'acao petrobras sobe', subtitle: 'dividendo recorde', summary: 'petrobras anuncia dividendo acao' };
+  it('counts each query term 3 in the title, 2 in the subtitle, 1 in the summary', () => {
+    expect(matchQuality(search, ['petrobras'])).toBe(3 + 1);
+    expect(matchQuality(search, ['dividendo'])).toBe(2 + 1);
+    expect(matchQuality(search, ['petrobras', 'dividendo'])).toBe(4 + 3);
+    expect(matchQuality(search, ['ausente'])).toBe(0);
+  });
+  it('matches whole stems, not parts of words', () => {
+    expect(matchQuality(search, ['petro'])).toBe(0);
+    expect(matchQuality({ title: '', subtitle: '', summary: '' }, ['acao'])).toBe(0);
   });
 });
