@@ -71,7 +71,7 @@ export const EXTENSION_SOURCES: ExtensionSource[] = [
 ];
 
 /** Bump when the recipe below changes, so an older build is not reused. */
-const RECIPE = 6;
+const RECIPE = 7;
 
 export class PostgresSetupError extends Error {
   override name = 'PostgresSetupError';
@@ -382,6 +382,14 @@ ${ALTERNATE_AM_CONDITION}`,
 			continue;
 		}`,
   );
+  // The extended RUM's ordered scan of an array index (entityIds, tickers, terms) drops repeats of
+  // a row with a row-id bitmap, and fails once that bitmap turns lossy ("Cannot iterate over a
+  // lossy check on order by"). It sized the bitmap with work_mem in kilobytes where PostgreSQL's
+  // tbm_create takes bytes: 4 kB instead of 4 MB, so a scan over more than some 50 heap pages
+  // failed (found by bench:news: half the searches at 100,000 articles answered 500). The patch
+  // passes bytes, as PostgreSQL's own bitmap scans do. Checked by tests/unit/postgres.test.ts.
+  const multiKey = path.join(dir, 'internal', 'pg_documentdb_extended_rum', 'src', 'rum_multi_key_support.c');
+  patchSource(multiKey, 'state->bitmap = tbm_create(work_mem, NULL);', 'state->bitmap = tbm_create(work_mem * 1024L, NULL); /* bytes (patched, see ops/postgres.ts) */');
   // The order-by push-down turns an index path the planner kept into an ordered one. PostgreSQL
   // keeps one unordered path per filter when several indexes answer it at the same cost (say
   // {sector, publishedAt}, {sector, baseScore}, {sector, urgencyLevel}): only that index's order

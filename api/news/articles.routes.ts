@@ -73,7 +73,7 @@ const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.
 
 async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
   const modules = includeFor(q.include, auth.plan);
-  const { docs, total, hasMore } = await deps.queries.list(q, q.sort, q);
+  const { docs, total, hasMore } = await deps.queries.list(q, q.sort, q, modules);
   return reply({ data: present(docs, modules), pagination: paginate(q, total, hasMore) });
 }
 
@@ -125,7 +125,7 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { docs, total, hasMore } = await deps.queries.search(query.q, query, query);
+      const { docs, total, hasMore } = await deps.queries.search(query.q, query, query, modules);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -142,7 +142,7 @@ export const articleRoutes = [
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
-      const { docs, total, hasMore } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query);
+      const { docs, total, hasMore } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query, modules);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -179,7 +179,7 @@ export const articleRoutes = [
     handler: async ({ params, query, auth, deps }) => {
       const modules = includeFor(query.include, auth.plan);
       if (!(await deps.entities.findById(params.id))) notFound('Entity');
-      const { docs, total, hasMore } = await deps.queries.list({ entity: params.id }, 'publishedAt', query);
+      const { docs, total, hasMore } = await deps.queries.list({ entity: params.id }, 'publishedAt', query, modules);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -189,7 +189,7 @@ export const articleRoutes = [
     path: '/api/feed',
     summary: 'Your personalised feed',
     description:
-      "Articles from what the key's account follows (sectors, topics, watchlist companies and tickers, keywords: the newest 200 of each), scored by the preferences: " +
+      "Articles from what the key's account follows (sectors, topics, watchlist companies and tickers, keywords: the newest 40 of each, fewer when more than 12 are followed), scored by the preferences: " +
       'weight × multiplier per match (a watchlist item counts 2), plus baseScore/100; times the breaking and exclusive multipliers; halved every recencyDecayHours when recency decay is on. ' +
       'Each item carries feedScore and feedReasons. With nothing followed, the newest articles by quality and recency.',
     tags,

@@ -170,7 +170,7 @@ export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[])
     language: a.language,
   };
   for (const m of modules) {
-    const data = a.modules[m];
+    const data = a.modules?.[m];
     switch (m) {
       case 'sentiment': {
         const s = data as ModuleData['sentiment'] | undefined;

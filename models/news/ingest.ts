@@ -57,6 +57,12 @@ async function* batches(stream: Readable, skip: number, size: number): AsyncGene
   if (batch.length) yield batch;
 }
 
+/**
+ * A breaking article published longer ago than this when it is imported is archive, not news: its
+ * readers get no alert (an import of last year's news must not page anyone).
+ */
+export const ALERT_MAX_AGE_MS = 24 * 3_600_000;
+
 /** Runs (or resumes) one import to the end; returns its final counts. */
 export async function runImport(deps: IngestDeps, importId: string): Promise<ImportCounts> {
   const imports = createImportRepo(deps.conn);
@@ -105,7 +111,8 @@ async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportD
     counts.duplicates += duplicates;
     counts.linesDone = batch[batch.length - 1]!.line;
     const fresh = new Set(insertedIds);
-    await imports.progress(record._id, counts, errors, docs.filter((d) => d.isBreaking && fresh.has(d._id)).map((d) => d._id));
+    const alertable = docs.filter((d) => d.isBreaking && fresh.has(d._id) && now.getTime() - d.publishedAt.getTime() <= ALERT_MAX_AGE_MS);
+    await imports.progress(record._id, counts, errors, alertable.map((d) => d._id));
     deps.onBatch?.({ ...counts });
   }
 }

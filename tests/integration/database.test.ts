@@ -125,3 +125,20 @@ it('reads past index entries that vacuum emptied: soft-deleted rows leave the li
   expect(all).toHaveLength(2000);
   expect(all.some((d) => (d._id as unknown as number) % 3 === 0)).toBe(false);
 });
+
+it('reads a long page in order from an array index, over many more pages than a small bitmap holds', async () => {
+  // The extended RUM drops repeats of a row in an ordered scan of an array index with a row-id
+  // bitmap; sized 1,024 times too small it turned lossy after some 50 heap pages and the query
+  // failed ("Cannot iterate over a lossy check on order by") until our build patched it. 20,000
+  // small rows fill some 300 heap pages; the page below reads half of them.
+  const c = await collection();
+  await c.createIndex({ terms: 1, at: -1, _id: -1 });
+  const t0 = Date.UTC(2026, 0, 1);
+  await c.insertMany(Array.from({ length: 20_000 }, (_, i) => ({ _id: (i + 1) as never, terms: ['cobre', 'preco', `t${i % 7}`], at: new Date(t0 + i * 60_000), title: `Cobre e preço ${i}` })));
+  analyze(devPostgres(loadConfig()));
+  const page = await c.find({ terms: { $all: ['cobre', 'preco'] } }, { projection: { _id: 1 } }).sort({ at: -1, _id: -1 }).limit(10_000).toArray();
+  expect(page.map((d) => d._id)).toEqual(Array.from({ length: 10_000 }, (_, i) => 20_000 - i));
+  const one = await c.find({ terms: 't3' }, { projection: { _id: 1 } }).sort({ at: -1, _id: -1 }).limit(2_000).toArray();
+  expect(one).toHaveLength(2_000);
+  expect(one.every((d) => (d._id as unknown as number) % 7 === 4)).toBe(true);
+});

@@ -13,6 +13,7 @@ import type { CommandStartedEvent, Document } from 'mongodb';
 import { loadConfig } from '../../models/config';
 import { articleModel } from '../../models/news/article.model';
 import { createArticleQueries } from '../../models/news/article-query';
+import { defaultPreferences } from '../../models/news/preferences.rules';
 import { ORDERINGS, SECTORS, TOPICS, URGENCY_LEVELS, type Ordering } from '../../models/news/article.rules';
 import { ticketModel } from '../../models/support/support.model';
 import { createTicketRepo } from '../../models/support/ticket.repo';
@@ -173,6 +174,14 @@ describe('every list reads its page in index order (explain)', () => {
       bad.push(...(await inMemorySorts(() => q.search('artigo n7', f, { offset: 100, limit: 20 }))));
     }
     expect(bad).toEqual([]);
+  });
+
+  it('the feed: every list followed, newest first, in one command', async () => {
+    const q = createArticleQueries(conn);
+    const prefs = { ...defaultPreferences(), sectors: [SECTORS[0], SECTORS[1]], topics: [TOPICS[2]], watchlistCompanies: ['entity-7'], watchlistTickers: ['TICK3'], keywords: ['artigo n7'] };
+    const reads = await sortedReadsOf(() => q.feed(prefs, { limit: 20, offset: 0 }, new Date(now)));
+    expect(reads).toHaveLength(1);
+    expect(await inMemorySorts(() => q.feed(prefs, { limit: 20, offset: 0 }, new Date(now)))).toEqual([]);
   });
 
   it('articles of an entity, a ticker and breaking news, newest first', async () => {

@@ -295,8 +295,8 @@ describe('breaking-news alerts', () => {
       const intoHour = Date.now() % 3_600_000;
       if (intoHour > 3_570_000) await new Promise((r) => setTimeout(r, 3_600_000 - intoHour + 1_000));
       const adminJwt = await tokenFor(`admin-${run}`, ['news.admin']);
-      const line = (i: number, title: string, isBreaking: boolean) =>
-        JSON.stringify({ title, sourceName: 'Agência Teste', sourceUrl: `https://alerts.example/${run}/${i}`, publishedAt: new Date().toISOString(), primarySector: 'ENE', primaryTopic: 'CONTRACT', isBreaking, baseScore: 80 });
+      const line = (i: number, title: string, isBreaking: boolean, publishedAt = new Date()) =>
+        JSON.stringify({ title, sourceName: 'Agência Teste', sourceUrl: `https://alerts.example/${run}/${i}`, publishedAt: publishedAt.toISOString(), primarySector: 'ENE', primaryTopic: 'CONTRACT', isBreaking, baseScore: 80 });
       const importLines = async (lines: string[]) => {
         const posted = await request(api.callback).post('/api/admin/articles/import').set('Authorization', `Bearer ${adminJwt}`).set('Content-Type', 'application/x-ndjson').send(`${lines.join('\n')}\n`).expect(202);
         const id = posted.body.data.id as string;
@@ -325,6 +325,10 @@ describe('breaking-news alerts', () => {
       // The same article imported again is a duplicate: no new alert.
       const again = await importLines([line(1, 'Petrobras anuncia descoberta no pré-sal', true)]);
       expect(again.result).toMatchObject({ state: 'completed', inserted: 0, duplicates: 1, alerts: 0 });
+      // Breaking news of two days ago, imported now, is archive: inserted, no alert.
+      const archive = await importLines([line(5, 'Greve paralisa refinarias', true, new Date(Date.now() - 2 * 86_400_000))]);
+      expect(archive.result).toMatchObject({ state: 'completed', inserted: 1, alerts: 0 });
+      expect(archive.breakingIds).toEqual([]);
       if (process.env.RECORD_HISTORY === '1') {
         const dir = path.resolve(__dirname, '../fixtures/histories');
         writeFileSync(path.join(dir, 'whatsappAlertsWorkflow.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`whatsapp-alerts-${first.breakingIds[0]}`).fetchHistory())}\n`);

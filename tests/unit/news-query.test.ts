@@ -1,5 +1,6 @@
 import { articleFilter, feedScore, matchQuality, type Scored } from '../../models/news/article-query.rules';
 import { relevanceOf } from '../../models/news/article.rules';
+import { feedPerList, presented } from '../../models/news/article-query';
 import { defaultPreferences, Preferences } from '../../models/news/preferences.rules';
 
 const HOUR = 3_600_000;
@@ -88,5 +89,27 @@ describe('search match quality', () => {
   it('matches whole stems, not parts of words', () => {
     expect(matchQuality(search, ['petro'])).toBe(0);
     expect(matchQuality({ title: '', subtitle: '', summary: '' }, ['acao'])).toBe(0);
+  });
+});
+
+describe('feed candidates', () => {
+  it('reads 40 of each list, fewer when much is followed (about 500 in all), never under 10', () => {
+    expect(feedPerList(1)).toBe(40);
+    expect(feedPerList(12)).toBe(40);
+    expect(feedPerList(20)).toBe(25);
+    expect(feedPerList(250)).toBe(10);
+    expect(feedPerList(0)).toBe(40);
+  });
+});
+
+describe('what a page read leaves out', () => {
+  it('drops the search copies, the terms and every module not presented; reads all when the modules are not known', () => {
+    expect(presented(undefined)).toBeUndefined();
+    const none = presented([])!;
+    expect(Object.keys(none).sort()).toEqual(['modules.classification', 'modules.entities', 'modules.market_impact', 'modules.meta', 'modules.scoring', 'modules.sentiment', 'modules.translations', 'search', 'terms']);
+    const some = presented(['sentiment', 'entities'])!;
+    expect(some).not.toHaveProperty(['modules.sentiment']);
+    expect(some).not.toHaveProperty(['modules.entities']);
+    expect(some).toMatchObject({ 'modules.translations': 0, search: 0, terms: 0 });
   });
 });

@@ -37,9 +37,10 @@ describe('the DocumentDB patch', () => {
     const file = 'pg_documentdb/src/update/bson_update_operators.c';
     const indexes = 'pg_documentdb/src/commands/create_indexes.c';
     const rumget = 'internal/pg_documentdb_extended_rum/src/rumget.c';
+    const multiKey = 'internal/pg_documentdb_extended_rum/src/rum_multi_key_support.c';
     const planner = ['pg_documentdb/include/opclass/bson_index_support.h', 'pg_documentdb/src/opclass/index_support.c', 'pg_documentdb/src/planner/documents_planner.c'];
     const archive = await archiveOf('documentdb');
-    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`, `*/${rumget}`, ...planner.map((f) => `*/${f}`)]);
+    execFileSync('tar', ['-xzf', archive, '-C', dir, '--strip-components=1', '--wildcards', `*/${file}`, `*/${indexes}`, `*/${rumget}`, `*/${multiKey}`, ...planner.map((f) => `*/${f}`)]);
     patchDocumentDb(dir);
     const patched = readFileSync(path.join(dir, file), 'utf8');
     expect(patched).toContain('AddToSetAddsAnything(existingValue, elementsToAdd, isEach)');
@@ -49,6 +50,8 @@ describe('the DocumentDB patch', () => {
     const scan = readFileSync(path.join(dir, rumget), 'utf8');
     expect(scan).toMatch(/if \(entry->nlist == 0\)\s*\{[^}]*?if \(!needUnlock\)/);
     expect(scan).not.toMatch(/if \(needUnlock\)\s*\{\s*LockBuffer\(so->orderStack->buffer, RUM_UNLOCK\);\s*\}\s*\/\* Dead tuple due to vacuum/);
+    // The multi-key scan's row-id bitmap is sized in bytes, as tbm_create takes.
+    expect(readFileSync(path.join(dir, multiKey), 'utf8')).toContain('state->bitmap = tbm_create(work_mem * 1024L, NULL);');
     // The order-by push-down is offered every orderable index's own paths.
     const [header, support, hook] = planner.map((f) => readFileSync(path.join(dir, f), 'utf8'));
     expect(header).toContain('List *orderByCandidatePaths;');
