@@ -115,7 +115,7 @@ export const articleRoutes = [
     summary: 'Search articles',
     description:
       'Portuguese full text over title, subtitle and summary, accent- and case-insensitive, singular and plural alike; every word of q must match (common words are ignored). ' +
-      'Ranked by match quality (title > subtitle > summary) and then recency. Filters as on the list.',
+      'The newest 500 matches are ranked by match quality (title > subtitle > summary) and then recency; older matches follow, newest first. Filters as on the list.',
     tags,
     auth: reader,
     query: PageQuery.extend(Include.shape)
