@@ -7,7 +7,7 @@
  * by `_id`. Used to choose the development database's versions and settings (docs/benchmarks.md).
  */
 import { MongoClient, type Document } from 'mongodb';
-import { percentile, say } from './load';
+import { closedLoop, percentile, say } from './load';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -44,20 +44,8 @@ async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
 
 async function measure(name: string, op: (i: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < 100; i += 1) await op(i);
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < REQUESTS) {
-        const i = next++;
-        const t = performance.now();
-        await op(i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const { latencies, ms } = await closedLoop(CONNECTIONS, REQUESTS, op);
+  const seconds = ms / 1000;
   print(`| ${name} | ${percentile(latencies, 50).toFixed(1)} ms | **${percentile(latencies, 99).toFixed(1)} ms** | ${Math.round(REQUESTS / seconds)} |`);
 }
 

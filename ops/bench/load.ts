@@ -44,6 +44,28 @@ export const timedGet = (agent: http.Agent, url: string, headers: Record<string,
   timedRequest(agent, { url, headers }, statuses);
 
 /**
+ * A closed loop: `callers` concurrent callers run `op(0)` … `op(count - 1)`, each calling its next
+ * as soon as its last one returned (the machine's capacity). The latency of each call, and the
+ * wall time of the whole, in milliseconds.
+ */
+export async function closedLoop(callers: number, count: number, op: (i: number) => Promise<unknown>): Promise<{ latencies: number[]; ms: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = performance.now();
+        await op(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, ms: performance.now() - started };
+}
+
+/**
  * Sends `warmup` and then `requests` over `connections` concurrent keep-alive connections (each
  * connection sends its next request when its last is answered) and prints one Markdown row:
  * `| name | p50 | p99 | requests/s | answers |`. Warm-up answers are not counted.
@@ -51,22 +73,8 @@ export const timedGet = (agent: http.Agent, url: string, headers: Record<string,
 export async function measureLoad(name: string, agent: http.Agent, connections: number, requests: readonly TimedRequest[], warmup: readonly TimedRequest[]): Promise<void> {
   say(`${name}…`);
   const statuses = new Map<number, number>();
-  const latencies: number[] = [];
-  const run = async (list: readonly TimedRequest[], record: boolean) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (next < list.length) {
-          const ms = await timedRequest(agent, list[next++]!, record ? statuses : new Map());
-          if (record) latencies.push(ms);
-        }
-      }),
-    );
-  };
-  await run(warmup, false);
-  const started = performance.now();
-  await run(requests, true);
-  const ms = performance.now() - started;
+  await closedLoop(connections, warmup.length, (i) => timedRequest(agent, warmup[i]!, new Map()));
+  const { latencies, ms } = await closedLoop(connections, requests.length, (i) => timedRequest(agent, requests[i]!, statuses));
   const answers = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
   process.stdout.write(`| ${name} | ${percentile(latencies, 50).toFixed(1)} ms | **${percentile(latencies, 99).toFixed(1)} ms** | ${((requests.length * 1000) / ms).toFixed(0)} | ${answers} |\n`);
 }

@@ -23,7 +23,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { statusEventModel, ticketModel } from '../../models/support/support.model';
 import { TICKET_ISSUES, type TicketStatus } from '../../models/support/ticket.rules';
-import { percentile, say, timedGet } from './load';
+import { closedLoop, percentile, say, timedGet } from './load';
 import { analyze, devPostgres } from '../dev-database';
 
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
@@ -137,18 +137,7 @@ async function main(): Promise<void> {
   statuses.clear();
   say(`  alone: ${alone.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   row(`GET /support at ${TICKETS.toLocaleString('en')} tickets, one request at a time (4 requests): median`, `${percentile(alone, 50).toFixed(1)} ms`);
-  const latencies: number[] = [];
-  let next = 0;
-  const listStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < LIST_REQUESTS) {
-        const i = next++;
-        latencies.push(await get(pages[i % pages.length]!));
-      }
-    }),
-  );
-  const listMs = performance.now() - listStarted;
+  const { latencies, ms: listMs } = await closedLoop(CONNECTIONS, LIST_REQUESTS, (i) => get(pages[i % pages.length]!));
   agent.destroy();
 
   row(`GET /support at ${TICKETS.toLocaleString('en')} tickets, ${CONNECTIONS} connections, ${LIST_REQUESTS} requests: p50`, `${percentile(latencies, 50).toFixed(1)} ms`);
