@@ -60,12 +60,12 @@ export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrin
       if (!key) throw new AppError('UNAUTHENTICATED', `Missing API key. ${KEYS_HINT}`);
       if (!looksLikeApiKey(key)) throw new AppError('UNAUTHENTICATED', `Invalid API key. ${KEYS_HINT}`);
       const hash = hashApiKey(key);
-      const record = await deps.apiKeys.findByHash(hash);
-      if (!record) throw new AppError('UNAUTHENTICATED', `Invalid API key. ${KEYS_HINT}`);
+      const found = await deps.apiKeys.findByHashWithPlan(hash);
+      if (!found) throw new AppError('UNAUTHENTICATED', `Invalid API key. ${KEYS_HINT}`);
+      const record = found.key;
       const status = keyStatus(record);
       if (status !== 'active') throw new AppError('UNAUTHENTICATED', `This API key has ${status === 'expired' ? 'expired' : 'been revoked'}. ${KEYS_HINT}`);
-      const user = await deps.users.findById(record.userId);
-      const principal: KeyPrincipal = { sub: record.userId, keyId: record.keyId, keyHash: hash, mode: record.mode, scopes: record.scopes, plan: user?.plan ?? 'starter' };
+      const principal: KeyPrincipal = { sub: record.userId, keyId: record.keyId, keyHash: hash, mode: record.mode, scopes: record.scopes, plan: found.plan ?? 'starter' };
       // Counted before the scope check: a key hammering a route it may not use is still limited.
       await deps.keyLimiters[principal.plan].consume(ctx, `key:${record.keyId}`);
       if (scope && !record.scopes.includes('*') && !record.scopes.includes(scope)) {
