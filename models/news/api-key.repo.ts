@@ -32,8 +32,6 @@ export function createApiKeyRepo(conn: Connection) {
       return { key: generated.key, record: record.toObject() };
     },
 
-    findByHash: (keyHash: string) => Keys.findById(keyHash).lean<ApiKeyDoc>().exec(),
-
     /**
      * The key with this hash and its account's plan (null without an account), in one command:
      * every API request authenticates, and two reads (key, then account) were half of its

@@ -68,15 +68,14 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
   const collection = articleModel(conn).collection.collectionName;
   const articles = () => collectionOf<ArticleDoc>(conn, collection);
 
-  async function page(query: Record<string, unknown>, sort: Record<string, unknown>, p: Page, modules?: readonly IncludeModule[]): Promise<ArticlePage> {
-    const { items, total, hasMore } = await totals.page(
-      canonicalKey(collection, query),
-      p,
-      async (limit) => (await articles().find(query, { sort: sort as never, skip: p.offset, limit, singleBatch: true, projection: presented(modules) }).toArray()) as ArticleDoc[],
-      () => countMatching(conn, collection, query),
-    );
+  /** A page of `query` read by `read(limit)`, with its total (list-totals) and hasMore. */
+  async function counted(query: Record<string, unknown>, p: Page, read: (limit: number) => Promise<ArticleDoc[]>): Promise<ArticlePage> {
+    const { items, total, hasMore } = await totals.page(canonicalKey(collection, query), p, read, () => countMatching(conn, collection, query));
     return { docs: items, total, hasMore };
   }
+
+  const page = (query: Record<string, unknown>, sort: Record<string, unknown>, p: Page, modules?: readonly IncludeModule[]): Promise<ArticlePage> =>
+    counted(query, p, async (limit) => (await articles().find(query, { sort: sort as never, skip: p.offset, limit, singleBatch: true, projection: presented(modules) }).toArray()) as ArticleDoc[]);
 
   /** Every term of a text required: the feed's keywords ask the `terms` index, newest first. */
   const allTerms = (text: string) => ({ terms: { $all: terms(text).slice(0, MAX_QUERY_TERMS) } });
@@ -95,6 +94,7 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
       const stems = terms(q).slice(0, MAX_QUERY_TERMS);
       if (stems.length === 0) return { docs: [], total: 0, hasMore: false, terms: [] };
       const query = { terms: { $all: stems }, ...articleFilter(filters) };
+      const projection = presented(modules);
       const read = async (limit: number): Promise<ArticleDoc[]> => {
         const end = p.offset + limit;
         let ranked: string[] = [];
@@ -107,15 +107,14 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
         }
         const from = Math.max(p.offset, searchWindow);
         const [found, older] = await Promise.all([
-          ranked.length > 0 ? articles().find({ _id: { $in: ranked } }, { projection: presented(modules) }).toArray() : Promise.resolve([]),
-          windowFull && end > searchWindow ? articles().find(query, { sort: SORTS.publishedAt as never, skip: from, limit: end - from, singleBatch: true, projection: presented(modules) }).toArray() : Promise.resolve([]),
+          ranked.length > 0 ? articles().find({ _id: { $in: ranked } }, { projection }).toArray() : Promise.resolve([]),
+          windowFull && end > searchWindow ? articles().find(query, { sort: SORTS.publishedAt as never, skip: from, limit: end - from, singleBatch: true, projection }).toArray() : Promise.resolve([]),
         ]);
         const byId = new Map((found as ArticleDoc[]).map((d) => [d._id, d]));
         // An article removed between the two reads is left out.
         return [...ranked.flatMap((id) => byId.get(id) ?? []), ...(older as ArticleDoc[])];
       };
-      const { items, total, hasMore } = await totals.page(canonicalKey(collection, query), p, read, () => countMatching(conn, collection, query));
-      return { docs: items, total, hasMore, terms: stems };
+      return { ...(await counted(query, p, read)), terms: stems };
     },
 
     /**
