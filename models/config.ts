@@ -90,6 +90,10 @@ export const EnvSchema = z.object({
   SUPPORT_REPORT_CACHE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(7_200),
   /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
   LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
+  /** How often a process adds its local rate-limit counts to the shared windows (0: every request). */
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+  /** How long a process reuses an API key's record and plan (0: read on every request). */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
 
   // AI provider: any OpenAI-compatible endpoint. Without a key the AI features answer 503.
   OPENAI_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
@@ -199,6 +203,8 @@ export interface Config {
   mongo: { uri: string | undefined; db: string };
   /** Long lists' totals: exact counts shared for at most this long (models/infra/list-totals.ts). */
   lists: { totalMaxAgeMs: number };
+  /** Rate limits: local counts are added to the shared windows every syncMs (api/shared/rate-limit.ts). */
+  rateLimit: { syncMs: number };
   temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
@@ -212,7 +218,7 @@ export interface Config {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
-  news: { perMinute: Record<Plan, number> };
+  news: { perMinute: Record<Plan, number>; keyCacheMs: number };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -355,6 +361,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
     lists: { totalMaxAgeMs: e.LIST_TOTAL_MAX_AGE_SECONDS * 1000 },
+    rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -386,6 +393,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     news: {
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
+      keyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
     },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,

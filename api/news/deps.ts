@@ -60,6 +60,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
         name: `news-key-${plan}`,
         points: infra.config.news.perMinute[plan],
         durationSec: 60,
+        syncMs: infra.config.rateLimit.syncMs,
         message: `Rate limit exceeded: ${infra.config.news.perMinute[plan]} requests per minute per key on this plan`,
       }),
     ]),
@@ -71,7 +72,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
   const relay = createEventRelay({ client: infra.temporal.client, config: infra.config, billing });
   return {
     ...infra,
-    apiKeys: createApiKeyRepo(conn), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
+    apiKeys: createApiKeyRepo(conn, { cacheMs: infra.config.news.keyCacheMs }), users: createUserRepo(conn), usage: createUsageRepo(conn), preferences: createPreferencesRepo(conn), entities: createEntityRepo(conn),
     articles: createArticleRepo(conn),
     queries: createArticleQueries(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
     imports: createImportRepo(conn),

@@ -89,7 +89,7 @@ export const keyRoutes = [
     method: 'delete',
     path: '/api/keys/:id',
     summary: 'Revoke an API key',
-    description: 'Requests with a revoked key get 401 at once. Revoking twice is harmless.',
+    description: 'Requests with a revoked key get 401: at once on the server that revoked it, within API_KEY_CACHE_SECONDS (5 s) on every other API process. Revoking twice is harmless.',
     tags,
     auth: account,
     params: z.object({ id: z.uuid() }),

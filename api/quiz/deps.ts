@@ -68,6 +68,7 @@ export function makeQuizDeps(infra: Infra, overrides: Partial<AiServices> = {}):
         name: 'ai-user',
         points: config.ai.rateLimitPerMinute,
         durationSec: 60,
+        syncMs: config.rateLimit.syncMs,
         message: `Rate limit exceeded: ${config.ai.rateLimitPerMinute} AI requests per minute`,
       }),
       outbound: createOutbound(config),

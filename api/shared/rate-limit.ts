@@ -11,6 +11,10 @@
  * and upserts with an expiry filter; on the development database that upsert's key conflicts come
  * back as an unmapped error (PostgreSQL's exclusion violation, not E11000), which surfaced as 503s
  * under load, and each call cost 3.7 ms against 0.7 ms for an `_id` update (docs/benchmarks.md).
+ *
+ * A process does not write every request: it counts locally and adds its counts to the shared
+ * window every `RATE_LIMIT_SYNC_MS` (SyncedWindows below; decisions.md, "Rate limits counted in
+ * the process between syncs").
  */
 import type { Context } from 'koa';
 import type { Connection, mongo } from 'mongoose';
@@ -35,10 +39,10 @@ interface WindowDoc {
   expire: Date;
 }
 
-function headers(points: number, res: RateLimiterRes): Record<string, string> {
+function headers(points: number, res: Counted): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(points),
-    'X-RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
+    'X-RateLimit-Remaining': String(Math.max(0, points - res.consumed)),
     'X-RateLimit-Reset': String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
   };
 }
@@ -92,10 +96,127 @@ class KeyedMongoLimiter extends RateLimiterStoreAbstract {
   }
 }
 
+/** A key's count in its current window, and the time until that window ends. */
+export interface Counted {
+  consumed: number;
+  msBeforeNext: number;
+}
+
+/** A process's view of one key's window: the shared count at the last sync, plus its own since. */
+interface LocalWindow {
+  consumed: number;
+  pending: number;
+  resetAt: number;
+  /** Set while the first request of the window counts it in the database. */
+  opening?: Promise<void>;
+}
+
+/**
+ * Counts kept in the process between syncs with the shared store, as Kong's `sync_rate` does: the
+ * first request of a key's window (in this process) counts it in the store and learns the shared
+ * count; later requests count locally, and every `syncMs` the local counts are added to the store
+ * in one `$inc` per key, which returns the shared count that other processes added meanwhile. A
+ * request therefore waits on the database once per key and window, not every time. A key can pass
+ * its limit by what the other processes admitted since their last sync (at most `syncMs` of their
+ * traffic); counts still unsynced when a window ends are dropped with it. A failed sync keeps its
+ * counts for the next one. `syncMs` 0 counts every request in the store.
+ */
+export class SyncedWindows {
+  private readonly windows = new Map<string, LocalWindow>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly add: (key: string, n: number) => Promise<Counted>,
+    private readonly syncMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request of `key`; returns the key's count in its window (this one included). */
+  async count(key: string): Promise<Counted> {
+    if (this.syncMs <= 0) return await this.add(key, 1);
+    for (;;) {
+      const w = this.windows.get(key);
+      if (w?.opening) {
+        await w.opening.catch(() => undefined); // then count in it, or open it again if that failed
+        continue;
+      }
+      const now = this.now();
+      if (w && now < w.resetAt) {
+        w.pending += 1;
+        this.schedule();
+        return { consumed: w.consumed + w.pending, msBeforeNext: w.resetAt - now };
+      }
+      const opened: LocalWindow = { consumed: 0, pending: 0, resetAt: 0 };
+      let counted: Counted | undefined;
+      opened.opening = this.add(key, 1).then(
+        (c) => {
+          counted = c;
+          opened.consumed = c.consumed;
+          opened.resetAt = this.now() + c.msBeforeNext;
+          opened.opening = undefined;
+        },
+        (err: unknown) => {
+          if (this.windows.get(key) === opened) this.windows.delete(key);
+          throw err;
+        },
+      );
+      this.windows.set(key, opened);
+      await opened.opening;
+      return counted!;
+    }
+  }
+
+  /**
+   * Adds the local counts of every key to the store now; with `only`, of that key alone, and its
+   * shared count is read again even when it has nothing to add.
+   */
+  async sync(only?: string): Promise<void> {
+    const now = this.now();
+    const failures: unknown[] = [];
+    const adds: Promise<void>[] = [];
+    for (const [key, w] of this.windows) {
+      if ((only !== undefined && key !== only) || w.opening) continue;
+      if (now >= w.resetAt) {
+        this.windows.delete(key); // ended: its unsynced counts went with it
+        continue;
+      }
+      if (w.pending === 0 && only === undefined) continue;
+      const n = w.pending;
+      w.pending = 0;
+      adds.push(
+        this.add(key, n).then(
+          (c) => {
+            w.consumed = c.consumed;
+            w.resetAt = this.now() + c.msBeforeNext;
+          },
+          (err: unknown) => {
+            w.pending += n;
+            failures.push(err);
+          },
+        ),
+      );
+    }
+    await Promise.all(adds);
+    if (failures.length > 0) {
+      this.schedule();
+      throw failures[0];
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.sync().catch(() => undefined); // kept and retried: schedule() ran again
+    }, this.syncMs);
+    this.timer.unref();
+  }
+}
+
 export function createMongoLimiter(
   ready: Promise<Connection>,
   dbName: string,
-  options: { name: string; points: number; durationSec: number; message?: string },
+  options: { name: string; points: number; durationSec: number; message?: string; syncMs: number },
 ): Limiter {
   let limiter: Promise<KeyedMongoLimiter> | undefined;
   const get = () =>
@@ -105,26 +226,32 @@ export function createMongoLimiter(
       await collection.createIndex({ expire: 1 }, { expireAfterSeconds: 0 }).catch(() => undefined);
       return new KeyedMongoLimiter(collection, { keyPrefix: options.name, points: options.points, duration: options.durationSec });
     }));
+  // penalty() adds points without refusing: the limit is applied here, to shared plus local counts.
+  const windows = new SyncedWindows(async (key, n) => {
+    const res = await (await get()).penalty(key, n);
+    return { consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext };
+  }, options.syncMs);
   return {
     points: options.points,
     async consume(ctx, key) {
-      let res: RateLimiterRes;
+      let counted: Counted;
       try {
-        res = await (await get()).consume(key, 1);
+        counted = await windows.count(key);
       } catch (err) {
-        if (err instanceof RateLimiterRes) {
-          const h = headers(options.points, err);
-          const retryAfter = String(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
-          throw new AppError('RATE_LIMITED', options.message ?? `Rate limit exceeded: ${options.points} requests per ${options.durationSec} s`, {
-            headers: { ...h, 'Retry-After': retryAfter },
-          });
-        }
         throw dependencyUnavailable('mongodb', err);
       }
-      for (const [k, v] of Object.entries(headers(options.points, res))) ctx.set(k, v);
+      const h = headers(options.points, counted);
+      if (counted.consumed > options.points) {
+        const retryAfter = String(Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
+        throw new AppError('RATE_LIMITED', options.message ?? `Rate limit exceeded: ${options.points} requests per ${options.durationSec} s`, {
+          headers: { ...h, 'Retry-After': retryAfter },
+        });
+      }
+      for (const [k, v] of Object.entries(h)) ctx.set(k, v);
     },
     async used(key) {
       try {
+        await windows.sync(key);
         const res = await (await get()).get(key);
         return { count: res?.consumedPoints ?? 0, resetAt: new Date(Date.now() + (res?.msBeforeNext ?? options.durationSec * 1000)) };
       } catch (err) {

@@ -44,12 +44,14 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
       name: 'support-ip',
       points: rateLimitPerMinute,
       durationSec: 60,
+      syncMs: infra.config.rateLimit.syncMs,
       message: `Rate limit exceeded: ${rateLimitPerMinute} requests per minute`,
     }),
     createLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
       name: 'support-create-ip',
       points: createRateLimitPerMinute,
       durationSec: 60,
+      syncMs: infra.config.rateLimit.syncMs,
       message: `Too many tickets created: ${createRateLimitPerMinute} per minute`,
     }),
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Connection } from 'mongoose';
 import { apiKeyModel, type ApiKeyDoc } from './api-key.model';
 import { generateApiKey, type KeyMode, type KeyScope } from './api-key.rules';
@@ -13,8 +14,20 @@ export interface CreateKeyInput {
   expiresAt: Date | null;
 }
 
-export function createApiKeyRepo(conn: Connection) {
+type KeyWithPlan = { key: ApiKeyDoc; plan: Plan | null };
+
+/**
+ * `cacheMs` > 0: the API's process keeps each key it authenticated, with its account's plan, for
+ * that long (decisions.md, "API keys and plans cached for seconds"). Revoking through this repo
+ * forgets the key at once here; elsewhere (another API process, the CLI, a plan changed by the
+ * billing workflow) it takes effect within `cacheMs`. Unknown keys are never cached.
+ */
+export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number } = {}) {
   const Keys = apiKeyModel(conn);
+  const cache = options.cacheMs ? new LRUCache<string, KeyWithPlan>({ max: 10_000, ttl: options.cacheMs }) : undefined;
+  const forgetUser = (userId: string) => {
+    for (const [hash, found] of cache?.entries() ?? []) if (found.key.userId === userId) cache!.delete(hash);
+  };
   return {
     /** Stores the hash and returns the key itself, the only time it exists outside the caller. */
     async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyDoc }> {
@@ -38,7 +51,9 @@ export function createApiKeyRepo(conn: Connection) {
      * database commands (measured on the dev database at 50 callers: 753–1,370 against
      * 1,403–1,683 authentications a second).
      */
-    async findByHashWithPlan(keyHash: string): Promise<{ key: ApiKeyDoc; plan: Plan | null } | null> {
+    async findByHashWithPlan(keyHash: string): Promise<KeyWithPlan | null> {
+      const cached = cache?.get(keyHash);
+      if (cached) return cached;
       const [found] = await Keys.aggregate<ApiKeyDoc & { plan?: Plan | null }>([
         { $match: { _id: keyHash } },
         { $limit: 1 },
@@ -48,7 +63,9 @@ export function createApiKeyRepo(conn: Connection) {
       ]);
       if (!found) return null;
       const { plan, ...key } = found;
-      return { key: key as ApiKeyDoc, plan: plan ?? null };
+      const result = { key: key as ApiKeyDoc, plan: plan ?? null };
+      cache?.set(keyHash, result);
+      return result;
     },
 
     /** The user's key with this public id, or null. */
@@ -58,6 +75,7 @@ export function createApiKeyRepo(conn: Connection) {
     async revoke(keyHash: string): Promise<void> {
       const current = await Keys.findById(keyHash, { revokedAt: 1 }).lean<Pick<ApiKeyDoc, 'revokedAt'>>();
       if (current && !current.revokedAt) await Keys.updateOne({ _id: keyHash }, { $set: { revokedAt: new Date() } });
+      cache?.delete(keyHash); // after the write: a read racing it cannot cache the key as active again
     },
 
     /** Records use; callers throttle it (one write per key per minute is plenty). */
@@ -68,6 +86,7 @@ export function createApiKeyRepo(conn: Connection) {
     /** Revokes the user's active keys with this name (seed rotation); returns how many. */
     async revokeByName(userId: string, name: string): Promise<number> {
       const r = await Keys.updateMany({ userId, name, revokedAt: null }, { $set: { revokedAt: new Date() } });
+      forgetUser(userId);
       return r.modifiedCount;
     },
 

@@ -4,7 +4,8 @@ import { apiKeyModel } from '../../models/news/api-key.model';
 import { hashApiKey } from '../../models/news/api-key.rules';
 import { monthOf } from '../../models/news/usage.repo';
 import { accountWithKey, startNewsService, withKey, type NewsService } from '../helpers/news';
-import { tokenFor } from '../helpers/service';
+import { eventually, tokenFor } from '../helpers/service';
+import { createApiKeyRepo } from '../../models/news/api-key.repo';
 
 let svc: NewsService;
 beforeAll(async () => {
@@ -81,6 +82,35 @@ describe('dashboard key endpoints', () => {
     expect(denied.body.error).toMatch(/revoked.*POST \/api\/keys/);
     await dashboard(owner.jwt).revoke(owner.keyId).expect(200);
     await dashboard(owner.jwt).revoke('9b2f3c1e-0000-4000-8000-000000000000').expect(404);
+  });
+
+  it('the key cache: a key read once is reused for its time; revoking through the repo forgets it at once', async () => {
+    const owner = await accountWithKey(svc, 'pro');
+    const hash = hashApiKey(owner.key);
+    const repo = createApiKeyRepo(svc.deps.mongo.conn, { cacheMs: 60_000 });
+    expect((await repo.findByHashWithPlan(hash))?.key.revokedAt).toBeFalsy();
+    // Revoked behind this repo's back (another process): it still has the key as it read it.
+    await apiKeyModel(svc.deps.mongo.conn).updateOne({ _id: hash }, { $set: { revokedAt: new Date() } });
+    expect((await repo.findByHashWithPlan(hash))?.key.revokedAt).toBeFalsy();
+    expect((await createApiKeyRepo(svc.deps.mongo.conn).findByHashWithPlan(hash))?.key.revokedAt).toBeInstanceOf(Date);
+    await apiKeyModel(svc.deps.mongo.conn).updateOne({ _id: hash }, { $set: { revokedAt: null } });
+    await repo.revoke(hash);
+    expect((await repo.findByHashWithPlan(hash))?.key.revokedAt).toBeInstanceOf(Date);
+    expect(await repo.findByHashWithPlan(hashApiKey(owner.key.slice(0, -1) + (owner.key.endsWith('a') ? 'b' : 'a')))).toBeNull();
+  });
+
+  it('a key revoked on one API process stops working on another within API_KEY_CACHE_SECONDS', async () => {
+    const other = await startNewsService({ API_KEY_CACHE_SECONDS: '1' });
+    try {
+      const owner = await accountWithKey(svc, 'pro');
+      await withKey(other, owner.key, '/api/usage').expect(200); // cached there now
+      await dashboard(owner.jwt).revoke(owner.keyId).expect(200);
+      await withKey(svc, owner.key, '/api/usage').expect(401); // at once where it was revoked
+      const status = () => withKey(other, owner.key, '/api/usage').then((r) => r.status);
+      expect(await eventually(status, 401, 5_000)).toBe(401);
+    } finally {
+      await other.close();
+    }
   });
 });
 
