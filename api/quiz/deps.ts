@@ -6,7 +6,9 @@ import { createOutbound, type Outbound } from '../../models/infra/outbound';
 import { createEditionRepo, type EditionRepo } from '../../models/quiz/edition.repo';
 import { createAttemptRepo, type AttemptDoc, type AttemptRepo } from '../../models/quiz/attempt.repo';
 import { createQuizRepo, type QuizRepo } from '../../models/quiz/quiz.repo';
-import { createReadingRepo, type ReadingRepo } from '../../models/quiz/reading.repo';
+import { createReadDaysRepo, type ReadDaysRepo } from '../../models/quiz/read-days.repo';
+import { createReadingRepo, type ReadingDoc, type ReadingRepo } from '../../models/quiz/reading.repo';
+import type { Edition } from '../../models/quiz/calendar.rules';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 
@@ -23,6 +25,12 @@ export interface QuizServices {
   readings: ReadingRepo;
   quizzes: QuizRepo;
   attempts: AttemptRepo;
+  /** Each reader's days read or recovered, as streaks read them. */
+  readDaysRepo: ReadDaysRepo;
+  /** Records a reading and marks its day (again, when it was recorded before: a retry heals a lost mark). */
+  recordReading(userId: string, date: string, edition: Edition): Promise<{ doc: ReadingDoc; created: boolean }>;
+  /** Marks a day a passed quiz recovered (after its attempt is stored; again on a retry). */
+  markRecovered(userId: string, date: string): Promise<void>;
   /** The days a reader read an edition or recovered by passing its quiz (what streaks count). */
   readDays(userId: string): Promise<Set<string>>;
   /** What a reader did on the days from `from` to `to`: the days read or recovered, and the attempts made. */
@@ -34,14 +42,28 @@ export interface QuizServices {
 function createQuizServices(conn: Infra['mongo']['conn']): QuizServices {
   const readings = createReadingRepo(conn);
   const attempts = createAttemptRepo(conn);
+  const readDaysRepo = createReadDaysRepo(conn);
   return {
     editions: createEditionRepo(conn),
     readings,
     quizzes: createQuizRepo(conn),
     attempts,
+    readDaysRepo,
+    async recordReading(userId, date, edition) {
+      const recorded = await readings.record(userId, date, edition, 'read');
+      await readDaysRepo.mark(userId, [date]);
+      return recorded;
+    },
+    markRecovered: (userId, date) => readDaysRepo.mark(userId, [date]),
     async readDays(userId) {
+      const kept = await readDaysRepo.of(userId);
+      if (kept?.complete) return new Set(kept.days);
+      // Days recorded before the reader's document existed: gathered once from the history. Marks
+      // made meanwhile are ORs into the same document, so none is lost.
       const [read, recovered] = await Promise.all([readings.daysRead(userId), attempts.recoveredDays(userId)]);
-      return new Set([...read, ...recovered]);
+      const all = new Set([...read, ...recovered, ...(kept?.days ?? [])]);
+      await readDaysRepo.mark(userId, all, { complete: true });
+      return all;
     },
     async daysBetween(userId, from, to) {
       const [read, made] = await Promise.all([readings.daysRead(userId, { from, to }), attempts.between(userId, from, to)]);

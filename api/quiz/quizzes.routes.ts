@@ -199,7 +199,12 @@ export const quizRoutes = [
         throw new AppError('FORBIDDEN', on <= quiz.date ? `This quiz opens on ${addDays(quiz.date, 1)}` : `This quiz could be taken until ${until}; it can no longer be submitted`);
       }
       const days = await deps.quiz.daysBetween(auth.sub, quiz.date, quiz.date);
-      if (attemptAt(days.attempts, quiz._id)) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
+      const before = attemptAt(days.attempts, quiz._id);
+      if (before) {
+        // A retry after a pass whose day was not marked (the mark failed after the attempt was stored).
+        if (before.streakRecovered) await deps.quiz.markRecovered(auth.sub, quiz.date);
+        throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
+      }
       if (days.read.has(quiz.date)) throw new AppError('FORBIDDEN', `You already read the edition of ${quiz.date}: there is nothing to recover`);
       const scored = score(quiz, body.answers);
       const recorded = await deps.quiz.attempts.insert({
@@ -219,6 +224,7 @@ export const quizRoutes = [
       });
       // Another submission of the same reader got there first.
       if (!recorded) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
+      if (scored.passed) await deps.quiz.markRecovered(auth.sub, quiz.date);
       return reply({
         message: scored.passed ? 'Quiz passed: the day is recovered in your streak' : `Quiz not passed: ${scored.correctAnswers} of ${quiz.questions.length} correct, ${quiz.minCorrectAnswers} needed`,
         data: {

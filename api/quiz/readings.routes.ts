@@ -44,7 +44,7 @@ export const readingRoutes = [
     handler: async ({ body, deps }) => {
       const today = localDate(deps.quiz.now(), deps.config.quiz.timeZone);
       if (body.date > today) throw new AppError('VALIDATION_FAILED', `A reading cannot be dated after today (${today})`, { details: [{ path: 'date', message: 'after today' }] });
-      const { doc, created } = await deps.quiz.readings.record(body.userId, body.date, body.edition, 'read');
+      const { doc, created } = await deps.quiz.recordReading(body.userId, body.date, body.edition);
       return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: present(doc) });
     },
   }),

@@ -131,6 +131,11 @@ export class SyncedWindows {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** How many keys' windows the process holds. */
+  get size(): number {
+    return this.windows.size;
+  }
+
   /** Counts one request of `key`; returns the key's count in its window (this one included). */
   async count(key: string): Promise<Counted> {
     if (this.syncMs <= 0) return await this.add(key, 1);
@@ -162,6 +167,7 @@ export class SyncedWindows {
       );
       this.windows.set(key, opened);
       await opened.opening;
+      this.schedule(); // the sync also forgets ended windows: a key seen once is not kept
       return counted!;
     }
   }

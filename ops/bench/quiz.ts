@@ -23,7 +23,9 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { addDays, EDITIONS, hasEditions, localDate, MAX_DAYS_RECOVERY, quizDateOf } from '../../models/quiz/calendar.rules';
 import { QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
-import { measureLoad, say, type TimedRequest } from './load';
+import { masksOf } from '../../models/quiz/read-days.rules';
+import { READ_DAYS_COLLECTION } from '../../models/quiz/read-days.repo';
+import { closedLoop, measureLoad, percentile, say, type TimedRequest } from './load';
 import { analyze, devPostgres } from '../dev-database';
 
 const READERS = Number(process.env.BENCH_READERS ?? 100_000);
@@ -77,6 +79,14 @@ async function main(): Promise<void> {
   const yearQuizzes = await quizzes.find({ date: { $lt: windowStart } }, { projection: { _id: 1, date: 1, edition: 1, quizDate: 1 } }).toArray();
 
   // Readings: a year before the window, ~60% of edition days per reader (so the window is unread).
+  function* readingsOf(userId: string): Generator<[string, readonly ('morning' | 'night')[]]> {
+    for (const date of days) {
+      if (date >= windowStart) continue;
+      const r = unit(`${userId}|${date}`);
+      if (r >= 0.6) continue;
+      yield [date, r < 0.15 ? EDITIONS : r < 0.4 ? ['morning'] : ['night']];
+    }
+  }
   const readings = db.collection('readings');
   const readingsPresent = await db.command({ count: 'readings', query: { userId: /^bench-reader-/ } }).then((r) => (r as { n: number }).n);
   const seedStarted = performance.now();
@@ -99,11 +109,7 @@ async function main(): Promise<void> {
     };
     for (let n = 0; n < READERS; n++) {
       const userId = readerId(n);
-      for (const date of days) {
-        if (date >= windowStart) continue;
-        const r = unit(`${userId}|${date}`);
-        if (r >= 0.6) continue;
-        const editions = r < 0.15 ? EDITIONS : r < 0.4 ? (['morning'] as const) : (['night'] as const);
+      for (const [date, editions] of readingsOf(userId)) {
         for (const edition of editions) batch.push({ _id: `${encodeURIComponent(userId)}|${date}|${edition}`, userId, date, edition, source: 'read', at: new Date(`${date}T12:00:00Z`) });
       }
       if (batch.length >= BATCH) await flush();
@@ -136,6 +142,51 @@ async function main(): Promise<void> {
     }
     if (batch.length) await attempts.insertMany(batch as never[], { ordered: false });
   }
+  // Each reader's days (read-days.repo): what the writes above would have marked, history complete.
+  const readDays = db.collection(READ_DAYS_COLLECTION);
+  if ((await db.command({ count: READ_DAYS_COLLECTION, query: { _id: /^bench-reader-/ } }).then((r) => (r as { n: number }).n)) === 0) {
+    say(`storing the day documents of ${READERS.toLocaleString('en')} readers…`);
+    const recovered = new Map((await attempts.find({ userId: /^bench-reader-/, streakRecovered: true }, { projection: { userId: 1, date: 1 } }).toArray()).map((a) => [a.userId as string, a.date as string]));
+    let batch: Record<string, unknown>[] = [];
+    for (let n = 0; n < READERS; n++) {
+      const userId = readerId(n);
+      const read = [...readingsOf(userId)].map(([date]) => date);
+      const extra = recovered.get(userId);
+      batch.push({ _id: userId, months: masksOf(extra ? [...read, extra] : read), complete: true });
+      if (batch.length >= BATCH) {
+        await readDays.insertMany(batch as never[], { ordered: false });
+        batch = [];
+      }
+    }
+    if (batch.length) await readDays.insertMany(batch as never[], { ordered: false });
+  }
+  // The design the issue proposed, for comparison (BENCH_BUCKETS=0 leaves it out): one document
+  // per reader and month holding that month's readings, read by an `_id` range.
+  const buckets = db.collection('bench_reading_buckets');
+  const compareBuckets = process.env.BENCH_BUCKETS !== '0';
+  if (compareBuckets && (await buckets.estimatedDocumentCount()) === 0) {
+    say('storing monthly reading buckets for the comparison…');
+    let batch: Record<string, unknown>[] = [];
+    const bucketStarted = performance.now();
+    for (let n = 0; n < READERS; n++) {
+      const userId = readerId(n);
+      const months = new Map<string, Record<string, Record<string, { source: string; at: Date }>>>();
+      for (const [date, editions] of readingsOf(userId)) {
+        const month = months.get(date.slice(0, 7)) ?? {};
+        month[date] = Object.fromEntries(editions.map((e) => [e, { source: 'read', at: new Date(`${date}T12:00:00Z`) }]));
+        months.set(date.slice(0, 7), month);
+      }
+      for (const [month, daysRead] of months) batch.push({ _id: `${encodeURIComponent(userId)}|${month}`, days: daysRead });
+      if (batch.length >= BATCH) {
+        await buckets.insertMany(batch as never[], { ordered: false });
+        batch = [];
+      }
+    }
+    if (batch.length) await buckets.insertMany(batch as never[], { ordered: false });
+    say(`  ${(await buckets.estimatedDocumentCount()).toLocaleString('en')} buckets in ${((performance.now() - bucketStarted) / 1000).toFixed(0)} s`);
+  }
+  if (analyze(devPostgres(config))) say('statistics gathered');
+
   // Submissions of this run start after those of earlier runs (each must be a first attempt).
   await attempts.deleteMany({ userId: /^bench-reader-/, date: { $gte: windowStart } });
 
@@ -190,6 +241,22 @@ async function main(): Promise<void> {
       }),
     );
   await measure('POST /quiz/submit', await submissions(WARMUP, REQUESTS), await submissions(0, WARMUP));
+
+  // 3. A streak's read alone, through the driver, from the same callers: the three designs.
+  process.stdout.write(`\n**A reader's days alone (${CONNECTIONS} callers, ${REQUESTS} random readers, through the driver):**\n\n| read | p50 | p99 | per s |\n|---|---:|---:|---:|\n`);
+  const reader = (i: number) => readerId(Math.floor(unit(`db|${i}`) * READERS));
+  const designs: Array<[string, (i: number) => Promise<unknown>]> = [
+    ['history: readings by `{userId}` + recovered attempts (before)', (i) => Promise.all([readings.find({ userId: reader(i) }, { projection: { _id: 0, date: 1 }, batchSize: 5_000 }).toArray(), attempts.find({ userId: reader(i), streakRecovered: true }, { projection: { _id: 0, date: 1 } }).toArray()])],
+    ['one day document by `_id` (after)', (i) => readDays.findOne({ _id: reader(i) as never })],
+  ];
+  if (compareBuckets) {
+    designs.push(['monthly buckets by `_id` range (proposed)', (i) => buckets.find({ _id: { $gte: `${encodeURIComponent(reader(i))}|`, $lt: `${encodeURIComponent(reader(i))}|~` } as never }, { batchSize: 100 }).toArray()]);
+  }
+  for (const [name, op] of designs) {
+    await closedLoop(CONNECTIONS, WARMUP, (i) => op(i + 1_000_000));
+    const { latencies, ms } = await closedLoop(CONNECTIONS, REQUESTS, op);
+    process.stdout.write(`| ${name} | ${percentile(latencies, 50).toFixed(1)} ms | **${percentile(latencies, 99).toFixed(1)} ms** | ${Math.round(REQUESTS / (ms / 1000))} |\n`);
+  }
 
   agent.destroy();
   bareServer.close();

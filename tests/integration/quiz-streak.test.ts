@@ -72,6 +72,36 @@ describe('GET /quiz/streak', () => {
     expect(s.missedRecoverable).toEqual(missed.map((date) => ({ date, quizDates: [date, `${date}-night`] })));
   });
 
+  it("gathers a reader's days recorded before their day document existed, once, and reads the document from then on", async () => {
+    const userId = `reader-${randomUUID()}`;
+    const db = svc.deps.mongo.conn.db!;
+    const days: string[] = [];
+    for (let d = previousEditionDay(today()); days.length < 3; d = previousEditionDay(d)) days.push(d);
+    // Readings stored by an earlier release: no day document.
+    await db.collection('readings').insertMany(days.map((date) => ({ _id: `${userId}|${date}|morning`, userId, date, edition: 'morning', source: 'read', at: new Date() })) as never[]);
+    expect(await streak(userId)).toMatchObject({ current: 3, longest: 3, lastReadDate: days[0] });
+    expect(await db.collection('read_days').findOne({ _id: userId as never })).toMatchObject({ complete: true });
+    // The document is what streaks read now: a reading slipped into the history behind the API's back is not seen…
+    const older = previousEditionDay(days[2]!);
+    await db.collection('readings').insertOne({ _id: `${userId}|${older}|night`, userId, date: older, edition: 'night', source: 'read', at: new Date() } as never);
+    expect(await streak(userId)).toMatchObject({ current: 3 });
+    // …one recorded through it is.
+    await record({ userId, date: older, edition: 'night' }).expect(200);
+    expect(await streak(userId)).toMatchObject({ current: 4, longest: 4 });
+  });
+
+  it('a day whose mark was lost after its reading was stored is marked by the retry (200)', async () => {
+    const userId = `reader-${randomUUID()}`;
+    const date = previousEditionDay(today());
+    await record({ userId, date, edition: 'morning' }).expect(201);
+    expect(await streak(userId)).toMatchObject({ current: 1 });
+    // As if the mark had failed after the insert: the document without the day.
+    await svc.deps.mongo.conn.db!.collection('read_days').updateOne({ _id: userId as never }, { $set: { months: {} } });
+    expect(await streak(userId)).toMatchObject({ current: 0, lastReadDate: null });
+    await record({ userId, date, edition: 'morning' }).expect(200);
+    expect(await streak(userId)).toMatchObject({ current: 1, lastReadDate: date });
+  });
+
   it('needs a bearer token', async () => {
     const res = await request(svc.callback).get('/quiz/streak').expect(401);
     expect(res.body).toMatchObject({ success: false, message: expect.any(String) });

@@ -99,3 +99,12 @@ it('keys are counted apart', async () => {
   expect((await windows.count('b')).consumed).toBe(1);
   expect((await windows.count('a')).consumed).toBe(3);
 });
+
+it('forgets ended windows at the next sync, also of keys seen once', async () => {
+  const { clock, windows } = setup();
+  await windows.count('once');
+  expect(windows.size).toBe(1);
+  clock.now += WINDOW_MS;
+  await windows.sync();
+  expect(windows.size).toBe(0);
+});
