@@ -4,7 +4,7 @@
  * neither break nor lengthen a streak. Today does not break it before it is over: a reader who
  * has not read yet today keeps yesterday's streak. Pure.
  */
-import { addDays, hasEditions, MAX_DAYS_RECOVERY, previousEditionDay } from './calendar.rules';
+import { MAX_DAYS_RECOVERY } from './calendar.rules';
 
 export interface Streak {
   /** Consecutive edition days read, ending today (if read) or on the last edition day before. */
@@ -17,34 +17,44 @@ export interface Streak {
   missedRecoverable: string[];
 }
 
-/** The run of read edition days ending on `day` (0 when `day` was not read). */
-function runEndingOn(read: ReadonlySet<string>, day: string): number {
-  let n = 0;
-  for (let d = day; read.has(d); d = previousEditionDay(d)) n++;
-  return n;
-}
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 (a Thursday): streaks walk integers, not date strings. */
+const dayNumber = (date: string): number => Math.round(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+const dateOf = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10);
+const isSunday = (n: number): boolean => (((n + 4) % 7) + 7) % 7 === 0;
+/** The last edition day strictly before day `n`. */
+const previousEditionDayN = (n: number): number => (isSunday(n - 1) ? n - 2 : n - 1);
 
 /** A reader's streak on `today`, from the days they read (any order, repeats and Sundays ignored). */
 export function streakOf(readDays: Iterable<string>, today: string): Streak {
-  const read = new Set([...readDays].filter(hasEditions));
-  const sorted = [...read].sort();
+  // Each day is parsed once (a year of history is ~230 days; the string helpers of calendar.rules
+  // validate on every step, which made this most of a streak request's CPU).
+  const read = new Set<number>();
+  for (const d of readDays) {
+    const n = dayNumber(d);
+    if (Number.isFinite(n)) read.add(n);
+  }
+  for (const n of read) if (isSunday(n)) read.delete(n);
+  const sorted = [...read].sort((a, b) => a - b);
   // Longest: walk the days in order, extending a run while each follows the last edition day before it.
   let longest = 0;
   let run = 0;
-  let prev: string | null = null;
+  let prev: number | null = null;
   for (const d of sorted) {
-    run = prev !== null && previousEditionDay(d) === prev ? run + 1 : 1;
+    run = prev !== null && previousEditionDayN(d) === prev ? run + 1 : 1;
     longest = Math.max(longest, run);
     prev = d;
   }
   // Today, while unread, is not over: the streak ends on the edition day before it. A Sunday's
   // streak ends on Saturday, read or not.
-  const end = !hasEditions(today) || !read.has(today) ? previousEditionDay(today) : today;
-  const current = runEndingOn(read, end);
+  const todayN = dayNumber(today);
+  let current = 0;
+  for (let d = isSunday(todayN) || !read.has(todayN) ? previousEditionDayN(todayN) : todayN; read.has(d); d = previousEditionDayN(d)) current++;
   const missedRecoverable: string[] = [];
   for (let back = 1; back <= MAX_DAYS_RECOVERY; back++) {
-    const d = addDays(today, -back);
-    if (hasEditions(d) && !read.has(d)) missedRecoverable.push(d);
+    const d = todayN - back;
+    if (!isSunday(d) && !read.has(d)) missedRecoverable.push(dateOf(d));
   }
-  return { current, longest, lastReadDate: sorted.at(-1) ?? null, missedRecoverable };
+  return { current, longest, lastReadDate: sorted.length > 0 ? dateOf(sorted.at(-1)!) : null, missedRecoverable };
 }
