@@ -192,7 +192,8 @@ export class SyncedWindows {
       adds.push(
         this.add(key, n).then(
           (c) => {
-            w.consumed = c.consumed;
+            // A sync answered after a later one (or a restarted window) must not count backwards.
+            w.consumed = Math.max(w.consumed + n, c.consumed);
             w.resetAt = this.now() + c.msBeforeNext;
           },
           (err: unknown) => {
@@ -209,11 +210,17 @@ export class SyncedWindows {
     }
   }
 
+  private syncing = false;
+
   private schedule(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.sync().catch(() => undefined); // kept and retried: schedule() ran again
+      if (this.syncing) return this.schedule(); // one timed sync at a time
+      this.syncing = true;
+      this.sync()
+        .catch(() => undefined) // kept and retried: sync() scheduled again
+        .finally(() => (this.syncing = false));
     }, this.syncMs);
     this.timer.unref();
   }

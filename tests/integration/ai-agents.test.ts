@@ -9,7 +9,7 @@ import request from 'supertest';
 import { STYLE_GUIDE, startHttpsMcpServer } from '../doubles/mcp-server';
 import { aiUser, post, provider, startAiService, type AiService } from '../helpers/ai';
 import { ROOT } from '../helpers/processes';
-import { testConfig } from '../helpers/service';
+import { eventually, testConfig } from '../helpers/service';
 
 let svc: AiService;
 let editor: { id: string; auth: string };
@@ -268,12 +268,14 @@ describe('usage and limits', () => {
     expect(limited.body).toEqual({ success: false, error: 'Rate limit exceeded: 100 AI requests per minute', code: 'RATE_LIMITED' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
-    // Another user is not affected, and a second process shares the count (it is in MongoDB).
+    // Another user is not affected, and a second process shares the count (it is in MongoDB) once
+    // the first has added its local counts (every RATE_LIMIT_SYNC_MS, 1 s).
     const other = await aiUser();
     await request(svc.callback).get('/ai/resources').set('Authorization', other.auth).expect(200);
     const second = await startAiService();
     try {
-      await request(second.callback).get('/ai/resources').set('Authorization', u.auth).expect(429);
+      const status = () => request(second.callback).get('/ai/resources').set('Authorization', u.auth).then((r) => r.status);
+      expect(await eventually(status, 429, 5_000)).toBe(429);
     } finally {
       await second.close();
     }

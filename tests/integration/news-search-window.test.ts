@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { loadConfig } from '../../models/config';
+import { buildIndexesRacing } from '../../models/infra/mongo';
 import { articleModel } from '../../models/news/article.model';
 import { createArticleQueries } from '../../models/news/article-query';
 import { searchCopy, terms } from '../../models/news/text.rules';
@@ -40,7 +41,8 @@ const expected = [...matching.slice(0, WINDOW).filter(inTitle), ...matching.slic
 beforeAll(async () => {
   conn = await mongoose.createConnection(loadConfig().mongo.uri!, { dbName: `search_${randomUUID().slice(0, 8)}` }).asPromise();
   const Articles = articleModel(conn);
-  await Articles.createIndexes();
+  // As the product builds them: other test files' builds can deadlock with this one on the development database.
+  await buildIndexesRacing(() => Articles.createIndexes());
   await Articles.collection.insertMany(docs as never[]);
 });
 afterAll(async () => {

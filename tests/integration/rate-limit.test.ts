@@ -71,3 +71,16 @@ it('syncMs 0 counts every request in the store: two processes together admit exa
   const results = await Promise.all(Array.from({ length: 30 }, (_, i) => outcome((i % 2 ? a : b).consume(ctx(), 'key:strict'))));
   expect(results.filter((r) => r === 'ok')).toHaveLength(10);
 });
+
+it('counts down exactly across syncs within one process', async () => {
+  const limiter = createMongoLimiter(mongo.ready, loadConfig().mongo.db, { name: `test-${randomUUID()}`, points: 100, durationSec: 60, syncMs: 100 });
+  const seen: string[] = [];
+  for (let i = 1; i <= 100; i++) {
+    const c = ctx();
+    await limiter.consume(c, 'key:down');
+    seen.push(c.headers['X-RateLimit-Remaining']!);
+    if (i % 25 === 0) await new Promise((r) => setTimeout(r, 250)); // let the syncs run
+  }
+  expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => String(99 - i)));
+  expect(await outcome(limiter.consume(ctx(), 'key:down'))).toBe('RATE_LIMITED');
+});
