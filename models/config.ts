@@ -76,6 +76,8 @@ export const EnvSchema = z.object({
   JWT_JWKS_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   JWT_ISSUER: z.preprocess(emptyAsUndefined, z.string().optional()),
   JWT_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** Longest lifetime (exp − iat) of a token signed with JWT_SECRET that the APIs accept. */
+  JWT_MAX_LIFETIME_HOURS: z.coerce.number().positive().max(8_760).default(24),
 
   /** News API requests per minute per key, by plan (spec §2.6: 100, 500, 2,000). */
   NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.starter.perMinute),
@@ -92,6 +94,11 @@ export const EnvSchema = z.object({
   LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   /** How often a process adds its local rate-limit counts to the shared windows (0: every request). */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+  /** Requests per minute of a route without a limit of its own: per user behind a bearer token, per client IP when public. */
+  RATE_LIMIT_PER_USER_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  /** Signed webhook deliveries per minute per sender IP (providers send bursts, and retry a 429). */
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
   /** How long a process reuses an API key's record and plan (0: read on every request). */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
 
@@ -204,7 +211,7 @@ export interface Config {
   /** Long lists' totals: exact counts shared for at most this long (models/infra/list-totals.ts). */
   lists: { totalMaxAgeMs: number };
   /** Rate limits: local counts are added to the shared windows every syncMs (api/shared/rate-limit.ts). */
-  rateLimit: { syncMs: number };
+  rateLimit: { syncMs: number; perUserPerMinute: number; perIpPerMinute: number; webhookPerMinute: number };
   temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
@@ -216,7 +223,7 @@ export interface Config {
     region: string;
     consolePort: number;
   };
-  auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined; maxLifetimeSeconds: number };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
   news: { perMinute: Record<Plan, number>; keyCacheMs: number };
   ai: {
@@ -361,7 +368,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
     lists: { totalMaxAgeMs: e.LIST_TOTAL_MAX_AGE_SECONDS * 1000 },
-    rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS },
+    rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS, perUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE, perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -385,6 +392,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl: e.JWT_JWKS_URL,
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,
+      maxLifetimeSeconds: Math.round(e.JWT_MAX_LIFETIME_HOURS * 3600),
     },
     support: {
       rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE,

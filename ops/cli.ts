@@ -12,6 +12,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import type { Connection } from 'mongoose';
 import { parseArgs } from 'node:util';
+import { decodeJwt } from 'jose';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
 import { connectMongo } from '../models/infra/mongo';
@@ -71,7 +72,7 @@ async function token(config: Config, args: string[]): Promise<string> {
   if (!values.sub) throw new UsageError('token needs --sub ID');
   const secret = config.auth.jwtSecret;
   if (!secret) throw new UsageError('JWT_SECRET is not configured, so no token can be signed here');
-  return await signToken(secret, {
+  const signed = await signToken(secret, {
     sub: values.sub,
     email: values.email,
     permissions: csv(values.perm),
@@ -79,6 +80,11 @@ async function token(config: Config, args: string[]): Promise<string> {
     issuer: config.auth.issuer,
     audience: config.auth.audience,
   });
+  const { exp, iat } = decodeJwt(signed);
+  if (exp! - iat! > config.auth.maxLifetimeSeconds) {
+    throw new UsageError(`--expires ${values.expires} is longer than JWT_MAX_LIFETIME_HOURS (${config.auth.maxLifetimeSeconds / 3600} h): the APIs would refuse the token`);
+  }
+  return signed;
 }
 
 async function apikey(config: Config, args: string[]): Promise<string> {

@@ -145,6 +145,8 @@ async function main(): Promise<number> {
     SUPPORT_RATE_LIMIT_PER_MINUTE: '1000000',
     SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
     AI_RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_PER_USER_PER_MINUTE: '1000000',
+    RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
     // Registered MCP providers may not start processes during a fuzzing run.
     AI_MCP_STDIO_COMMANDS: '',
     LOG_LEVEL: 'warn',

@@ -86,6 +86,7 @@ const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
 /** Stripe's signature over the exact body: the webhook's only credential (spec §4.9). */
 const stripeSignature: AuthPolicy<Stripe.Event> = {
   scheme: undefined,
+  signed: true,
   describe: 'Stripe-Signature header (signed with the endpoint secret)',
   async authenticate(ctx, _services, rawDeps) {
     const deps = rawDeps as NewsDeps;

@@ -21,6 +21,7 @@ const tags = ['whatsapp'];
 /** The body's signature with the app secret: the webhook's only credential. */
 const metaSignature: AuthPolicy<true> = {
   scheme: undefined,
+  signed: true,
   describe: 'X-Hub-Signature-256 header (HMAC-SHA256 of the body with the Meta app secret)',
   async authenticate(ctx, _services, rawDeps) {
     const deps = rawDeps as NewsDeps;

@@ -14,7 +14,9 @@ import { toFailure } from './errors';
 import { healthHandler } from './health';
 import { healthChecks, type HealthCheck, type Infra } from './infra';
 import { buildOpenApi, DOCS_ASSETS, DOCS_INIT_JS, docsPage } from './openapi';
+import { createMongoLimiter } from './rate-limit';
 import { type AnyRoute, routeMiddleware } from './route';
+import type { Principal } from '../../models/auth/token.rules';
 
 export type ServiceName = 'news' | 'support' | 'quiz';
 
@@ -55,6 +57,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
         jwksUrl: config.auth.jwksUrl,
         issuer: config.auth.issuer,
         audience: config.auth.audience,
+        maxLifetimeSeconds: config.auth.maxLifetimeSeconds,
       }),
   };
   const startedAt = Date.now();
@@ -144,6 +147,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
     });
   });
 
+  const routes = withDefaultLimits(service, deps);
   const router = new Router();
   const checks = options.healthChecks ?? healthChecks(deps);
   router.get('/health', healthHandler(service.name, checks, service.envelope, startedAt));
@@ -152,7 +156,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
     title: service.title,
     version: service.version,
     description: service.description,
-    routes: service.routes,
+    routes,
     envelopeFor,
     everyRouteRateLimited: service.everyRouteRateLimited ?? false,
     ...(service.extraSecuritySchemes ? { extraSecuritySchemes: service.extraSecuritySchemes } : {}),
@@ -179,10 +183,43 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
     ctx.body = asset.body;
   });
 
-  for (const route of service.routes) {
+  for (const route of routes) {
     router[route.method](route.path, routeMiddleware(route, deps, auth));
   }
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/**
+ * Every route is limited. One that declares its own limit (the AI routes), or whose authentication
+ * counts one (API keys), keeps it; a service limiting every request in a middleware (support, per IP,
+ * spec §8) keeps that. Any other route is limited per user behind a bearer token, per client IP
+ * when public, and per sender IP at a webhook's rate when a provider signs it
+ * (RATE_LIMIT_PER_USER_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE, RATE_LIMIT_WEBHOOK_PER_MINUTE).
+ */
+function withDefaultLimits<D extends Infra>(service: ServiceDefinition<D>, deps: D): AnyRoute<D>[] {
+  if (service.everyRouteRateLimited) return service.routes;
+  const { config } = deps;
+  const limiter = (who: 'user' | 'ip' | 'webhook', points: number) =>
+    createMongoLimiter(deps.mongo.ready, config.mongo.db, {
+      name: `${service.name}-${who}`,
+      points,
+      durationSec: 60,
+      syncMs: config.rateLimit.syncMs,
+      message: `Rate limit exceeded: ${points} ${who === 'webhook' ? 'deliveries' : 'requests'} per minute per ${who === 'user' ? 'user' : 'client IP'}`,
+    });
+  const perUser = limiter('user', config.rateLimit.perUserPerMinute);
+  const perIp = limiter('ip', config.rateLimit.perIpPerMinute);
+  const perSender = limiter('webhook', config.rateLimit.webhookPerMinute);
+  return service.routes.map((route) => {
+    if (route.rateLimit || route.auth.rateLimited) return route;
+    const rateLimit: AnyRoute<D>['rateLimit'] =
+      route.auth.scheme === 'bearerAuth'
+        ? ({ ctx, auth }) => perUser.consume(ctx, `user:${(auth as Principal).sub}`)
+        : route.auth.signed
+          ? ({ ctx }) => perSender.consume(ctx, `ip:${ctx.ip}`)
+          : ({ ctx }) => perIp.consume(ctx, `ip:${ctx.ip}`);
+    return { ...route, rateLimit };
+  });
 }

@@ -13,6 +13,8 @@ export interface AuthPolicy<P = unknown> {
   describe: string;
   /** Authentication also counts a rate limit (429 is documented on the route). */
   rateLimited?: boolean;
+  /** A provider's signature over the body (webhooks): limited per sender IP at the webhook rate. */
+  signed?: boolean;
   /** `deps` are the service's dependencies (API keys live in the news service's database). */
   authenticate(ctx: Context, services: AuthServices, deps: unknown): Promise<P>;
 }

@@ -87,6 +87,17 @@ function documentedErrors<D>(route: AnyRoute<D>, everyRouteRateLimited: boolean)
   return statuses;
 }
 
+/** What every rate-limited response carries (api/shared/rate-limit.ts). */
+const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'When the window resets, in seconds since the epoch.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer', minimum: 1 } },
+};
+const RATE_LIMIT_HEADER_REFS = Object.fromEntries(
+  ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
+);
+
 export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = {};
@@ -122,9 +133,14 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     const responses: Record<string, unknown> = Object.fromEntries(
       [Number(successStatus), ...(route.alsoStatus ?? [])].map((s) => [String(s), { description: STATUS_TEXT[s] ?? 'Success', content: successContent }]),
     );
+    const limited = errorStatuses.has(429);
+    if (limited) {
+      for (const s of [Number(successStatus), ...(route.alsoStatus ?? [])]) (responses[String(s)] as Record<string, unknown>).headers = RATE_LIMIT_HEADER_REFS;
+    }
     for (const status of [...errorStatuses].sort((a, b) => a - b)) {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? 'Error',
+        ...(status === 429 ? { headers: { ...RATE_LIMIT_HEADER_REFS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${envelope.name}` } } },
       };
     }
@@ -158,6 +174,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     paths,
     components: {
       schemas,
+      headers: RATE_LIMIT_HEADERS,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         ...o.extraSecuritySchemes,

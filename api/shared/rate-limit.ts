@@ -232,13 +232,21 @@ export function createMongoLimiter(
   options: { name: string; points: number; durationSec: number; message?: string; syncMs: number },
 ): Limiter {
   let limiter: Promise<KeyedMongoLimiter> | undefined;
-  const get = () =>
-    (limiter ??= ready.then(async (conn) => {
-      const collection = conn.getClient().db(dbName).collection<WindowDoc>(RATE_LIMIT_COLLECTION);
-      // TTL removes ended windows (a returning key restarts its own).
-      await collection.createIndex({ expire: 1 }, { expireAfterSeconds: 0 }).catch(() => undefined);
-      return new KeyedMongoLimiter(collection, { keyPrefix: options.name, points: options.points, duration: options.durationSec });
-    }));
+  const get = async () => {
+    if (!limiter) {
+      // Not connected yet (MongoDB down since the process started): 503 now, not a request that
+      // waits for the connection's retries.
+      const conn = await Promise.race([ready, new Promise<undefined>((r) => setImmediate(() => r(undefined)))]);
+      if (!conn) throw dependencyUnavailable('mongodb');
+      limiter ??= (async () => {
+        const collection = conn.getClient().db(dbName).collection<WindowDoc>(RATE_LIMIT_COLLECTION);
+        // TTL removes ended windows (a returning key restarts its own).
+        await collection.createIndex({ expire: 1 }, { expireAfterSeconds: 0 }).catch(() => undefined);
+        return new KeyedMongoLimiter(collection, { keyPrefix: options.name, points: options.points, duration: options.durationSec });
+      })();
+    }
+    return await limiter;
+  };
   // penalty() adds points without refusing: the limit is applied here, to shared plus local counts.
   const windows = new SyncedWindows(async (key, n) => {
     const res = await (await get()).penalty(key, n);

@@ -1,9 +1,14 @@
 /**
  * Bearer tokens (JWT). Claims: sub, email, permissions (array of strings). Signed HS256 with
  * JWT_SECRET by the operator CLI and the platform; verified with that secret or a JWKS URL.
+ *
+ * Every token must expire: no `exp` is refused, as is a `nbf` still in the future (jose). A token
+ * signed with the shared secret may live at most `maxLifetimeSeconds` (JWT_MAX_LIFETIME_HOURS, 24 h):
+ * its lifetime is `exp − iat`, or `exp − now` when it says nothing of when it was issued. Under a
+ * JWKS the identity provider sets lifetimes; its tokens need `exp` all the same.
  */
 import { webcrypto } from 'node:crypto';
-import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import { AppError } from '../errors';
 
@@ -20,7 +25,11 @@ export interface TokenVerifierOptions {
   jwksUrl: string | undefined;
   issuer: string | undefined;
   audience: string | undefined;
+  /** Longest lifetime accepted for tokens signed with the shared secret (seconds; default 24 h). */
+  maxLifetimeSeconds?: number;
 }
+
+export const DEFAULT_MAX_LIFETIME_SECONDS = 24 * 3600;
 
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
@@ -37,17 +46,23 @@ export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
   } else {
     throw new Error('JWT verification needs JWT_SECRET or JWT_JWKS_URL');
   }
+  const maxLifetime = o.jwksUrl ? undefined : (o.maxLifetimeSeconds ?? DEFAULT_MAX_LIFETIME_SECONDS);
   return async (token) => {
-    let payload: unknown;
+    let payload: JWTPayload;
     try {
       const verified = await jwtVerify(token, typeof key === 'function' ? key : await key, {
         ...(algorithms ? { algorithms } : {}),
         ...(o.issuer ? { issuer: o.issuer } : {}),
         ...(o.audience ? { audience: o.audience } : {}),
+        requiredClaims: ['exp'],
       });
       payload = verified.payload;
     } catch {
       throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
+    }
+    if (maxLifetime !== undefined) {
+      const issued = typeof payload.iat === 'number' ? payload.iat : Math.floor(Date.now() / 1000);
+      if (payload.exp! - issued > maxLifetime) throw new AppError('UNAUTHENTICATED', `Token lifetime exceeds the maximum of ${maxLifetime} seconds`);
     }
     const claims = TokenClaims.safeParse(payload);
     if (!claims.success) throw new AppError('UNAUTHENTICATED', 'Token claims are invalid');

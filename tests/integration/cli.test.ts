@@ -25,6 +25,13 @@ describe('cli token', () => {
     await expect(verify(r.lastLine)).resolves.toEqual({ sub: 'user-42', email: 'u42@example.com', permissions: ['ai.view', 'support.agent'] });
   });
 
+  it('refuses to sign a token the APIs would refuse for its lifetime', async () => {
+    const r = await runTs('ops/cli.ts', ['token', '--sub', 'user-42', '--expires', '30d']);
+    expect(r.code).toBe(64);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('longer than JWT_MAX_LIFETIME_HOURS (24 h)');
+  });
+
   it('exits 64 with usage when --sub is missing', async () => {
     const r = await runTs('ops/cli.ts', ['token']);
     expect(r.code).toBe(64);

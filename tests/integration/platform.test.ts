@@ -160,6 +160,9 @@ describe('health with a dependency down', () => {
     try {
       const res = await request(svc.callback).get('/health').expect(503);
       expect(res.body).toMatchObject({ success: false, message: 'Unavailable: mongodb' });
+      // A route's rate limit counts in MongoDB: 503 at once, not a wait for the connection.
+      const limited = await request(svc.callback).get('/quiz/available').set('Authorization', `Bearer ${await tokenFor('reader-down')}`).expect(503);
+      expect(limited.body).toMatchObject({ success: false, message: 'Unavailable: mongodb' });
     } finally {
       await svc.close();
     }

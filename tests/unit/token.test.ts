@@ -35,6 +35,40 @@ describe('bearer tokens', () => {
     await expect(verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
+  describe('forged lifetimes', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const forge = () => new SignJWT({ permissions: ['*'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('u1');
+    const key = new TextEncoder().encode(secret);
+
+    it('refuses a token without exp, however well signed', async () => {
+      await expect(verify(await forge().setIssuedAt().sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    });
+
+    it('refuses a token that lives longer than the maximum (24 h by default), with or without iat', async () => {
+      await expect(verify(await forge().setIssuedAt().setExpirationTime('25h').sign(key))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: 'Token lifetime exceeds the maximum of 86400 seconds',
+      });
+      // Issued long ago, so that only a few minutes are left: its lifetime is still 30 days.
+      await expect(verify(await forge().setIssuedAt(now() - 30 * 86_400 + 300).setExpirationTime(now() + 300).sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      // No iat: judged by what is left.
+      await expect(verify(await forge().setExpirationTime('48h').sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(verify(await forge().setExpirationTime('23h').sign(key))).resolves.toMatchObject({ sub: 'u1' });
+      await expect(verify(await forge().setIssuedAt().setExpirationTime('24h').sign(key))).resolves.toMatchObject({ sub: 'u1' });
+    });
+
+    it('applies a configured maximum', async () => {
+      const strict = createTokenVerifier({ secret, jwksUrl: undefined, issuer: undefined, audience: undefined, maxLifetimeSeconds: 600 });
+      await expect(strict(await forge().setIssuedAt().setExpirationTime('11m').sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(strict(await forge().setIssuedAt().setExpirationTime('9m').sign(key))).resolves.toMatchObject({ sub: 'u1' });
+    });
+
+    it('refuses a token not valid yet (nbf in the future)', async () => {
+      await expect(verify(await forge().setIssuedAt().setNotBefore(now() + 600).setExpirationTime('1h').sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(verify(await forge().setIssuedAt().setNotBefore(now() - 5).setExpirationTime('1h').sign(key))).resolves.toMatchObject({ sub: 'u1' });
+    });
+  });
+
   it('checks permissions, with * granting all', () => {
     expect(hasPermission({ sub: 'a', permissions: ['ai.view'] }, 'ai.view')).toBe(true);
     expect(hasPermission({ sub: 'a', permissions: ['ai.view'] }, 'ai.edit')).toBe(false);
@@ -76,6 +110,13 @@ describe('bearer tokens verified with a JWKS URL', () => {
       });
       await expect(verifyJwks(await sign(other.privateKey))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
       await expect(verifyJwks(await sign(published.privateKey, 'https://evil.example.com'))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      // The identity provider sets lifetimes (a week here is accepted), but every token must expire.
+      const signed = (expires?: string) => {
+        const jwt = new SignJWT({ permissions: [] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('idp-user').setIssuer('https://id.example.com').setIssuedAt();
+        return (expires ? jwt.setExpirationTime(expires) : jwt).sign(published.privateKey);
+      };
+      await expect(verifyJwks(await signed('7d'))).resolves.toMatchObject({ sub: 'idp-user' });
+      await expect(verifyJwks(await signed())).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {
       server.close();
     }
