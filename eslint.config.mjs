@@ -52,6 +52,18 @@ export default tseslint.config(
     },
   },
   {
+    // models/<domain>/operations/: the use cases (docs/decisions.md, "Operations"). They sit above
+    // the repositories and start, signal and query workflows (their functions and message
+    // definitions, workflows/ids), and are called by routes, the CLI, activities and relays.
+    files: ['models/**/operations/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '**/ops/**'], message: 'Operations are called by api/, ops/ and activities/, never the other way round.' }] },
+      ],
+    },
+  },
+  {
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -133,7 +133,8 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     async processBulkChunk(input: { operationId: string; start: number; end: number }): Promise<{ processed: number }> {
       const ctx = Context.current();
       const op = await bulk.find(input.operationId);
-      if (!op) return { processed: 0 };
+      // Gone, or abandoned because its start was reported failed although it reached Temporal.
+      if (!op || op.state !== 'running') return { processed: 0 };
       const ids = op.ticketIds.slice(input.start, input.end);
       const resumeAt = (ctx.info.heartbeatDetails as number | undefined) ?? 0;
       const by = op.createdByEmail ?? op.createdBy;

@@ -18,7 +18,7 @@ import { type Config, loadConfigOrExit } from '../models/config';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { createTemporalClient } from '../models/infra/temporal';
-import { queueImport, waitForImport, type QueueDeps } from '../api/news/import.queue';
+import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { migrateArticles } from '../models/news/article.migrate';

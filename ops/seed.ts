@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { EntityDoc } from '../models/news/entity.model';
 import type { ImportCounts } from '../models/news/import.repo';
-import { queueImport, waitForImport, type QueueDeps } from '../api/news/import.queue';
+import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { PLANS, type Plan } from '../models/news/plan.rules';
 import { createQuickReplyRepo, createTagRepo } from '../models/support/catalog.repo';

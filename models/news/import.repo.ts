@@ -53,6 +53,10 @@ export function createImportRepo(conn: Connection) {
     progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors'], breakingIds: readonly string[] = []) => {
       await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT) }, ...(breakingIds.length ? { $addToSet: { breakingIds: { $each: [...breakingIds] } } } : {}) });
     },
+    /** Marks a still-queued import failed, with the reason (its workflow never started). */
+    abandon: async (id: string, reason: string, at: Date) => {
+      await imports().updateOne({ _id: id, state: 'queued' }, { $set: { state: 'failed', finishedAt: at, error: reason } });
+    },
     finish: async (id: string, state: 'completed' | 'failed', at: Date, error: string | null = null) => {
       await imports().updateOne({ _id: id }, { $set: { state, finishedAt: at, error } });
     },

@@ -26,6 +26,8 @@ export interface BulkOperationDoc {
   createdByEmail: string | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Why a failed operation failed (it could not be started). */
+  error?: string | null;
 }
 
 export interface BulkItemDoc {
@@ -88,6 +90,10 @@ export function createBulkRepo(conn: Connection) {
     },
     async finish(id: string, state: BulkState): Promise<void> {
       await ops().updateOne({ _id: id, state: 'running' }, { $set: { state, finishedAt: new Date() } });
+    },
+    /** Marks a still-running operation failed, with the reason (its workflow never started). */
+    async abandon(id: string, reason: string, at: Date): Promise<boolean> {
+      return (await ops().updateOne({ _id: id, state: 'running' }, { $set: { state: 'failed', error: reason, finishedAt: at } })).modifiedCount === 1;
     },
   };
 }

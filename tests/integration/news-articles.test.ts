@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { NOT_STARTED } from '../../models/infra/save-then-start';
 import type { EntityDoc } from '../../models/news/entity.model';
 import { runTs } from '../helpers/processes';
 import { makeNewsDeps, newsService } from '../../api/news/service';
@@ -130,6 +131,25 @@ describe('POST /api/admin/articles/import', () => {
     expect(done).toMatchObject({ state: 'completed', inserted: N, duplicates: 1, invalid: 2, linesDone: N + 3 });
     expect(done.errors.map((e: { line: number }) => e.line)).toEqual([N + 2, N + 3]);
     expect(done.errors[1].error).toContain('primarySector');
+  });
+
+  it('with Temporal down: 503, and the import is failed with why (never left queued without a workflow)', async () => {
+    const down = await startTestService(newsService, makeNewsDeps, { config: testConfig({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}` }) });
+    const admin = `news-admin-down-${randomUUID().slice(0, 6)}`;
+    try {
+      const res = await request(down.callback)
+        .post('/api/admin/articles/import')
+        .set('Authorization', `Bearer ${await tokenFor(admin, ['news.admin'])}`)
+        .set('Content-Type', 'application/x-ndjson')
+        .send(JSON.stringify(articles[0]))
+        .expect(503);
+      expect(res.body).toMatchObject({ success: false, statusCode: 503 });
+      const stored = await svc.deps.mongo.conn.db!.collection('news_imports').find({ requestedBy: admin }).toArray();
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ state: 'failed', error: NOT_STARTED });
+    } finally {
+      await down.close();
+    }
   });
 
   it('adds nothing when the same articles come again, in two imports at once, each its own workflow', async () => {

@@ -1,7 +1,9 @@
 /** Bulk operations through the real worker. */
 import { randomUUID } from 'node:crypto';
 import { messageModel, statusEventModel, ticketModel } from '../../models/support/support.model';
+import { NOT_STARTED, ORPHAN_GRACE_MS } from '../../models/infra/save-then-start';
 import { provider } from '../helpers/ai';
+import { CLOSED_PORT } from '../helpers/service';
 import { agentToken, client, insertTickets, waitForBulk, startSupportService, type SupportService } from '../helpers/support';
 
 jest.setTimeout(60_000);
@@ -126,5 +128,37 @@ describe('bulk operations', () => {
   it('needs support.agent and answers 404 for an unknown operation', async () => {
     await client(svc).post('/support/bulk/delete', { ticketIds: [1] }).expect(401);
     await client(svc, agentJwt).get(`/support/bulk/${randomUUID()}`).expect(404);
+  });
+});
+
+describe('Temporal down while an operation starts', () => {
+  it('answers 503 and leaves no operation running without a workflow: it is failed, with why, and nothing was done', async () => {
+    const down = await startSupportService({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}` });
+    const agent = `agent-down-${randomUUID().slice(0, 6)}`;
+    try {
+      const ids = await insertTickets(svc, 3);
+      const res = await client(down, await agentToken(agent)).post('/support/bulk/status', { ticketIds: ids, status: 'closed' }).expect(503);
+      expect(res.body).toMatchObject({ success: false, error: 'DEPENDENCY_UNAVAILABLE' });
+      const ops = await svc.deps.mongo.conn.db!.collection('bulk_operations').find({ createdBy: agent }).toArray();
+      expect(ops).toHaveLength(1);
+      expect(ops[0]).toMatchObject({ state: 'failed', error: NOT_STARTED, finishedAt: expect.any(Date) });
+      // Its status says so (read through the service that is up: Temporal has no such workflow).
+      const status = await client(svc, agentJwt).get(`/support/bulk/${ops[0]!._id}`).expect(200);
+      expect(status.body.data).toMatchObject({ state: 'failed', error: NOT_STARTED, processed: 0 });
+      for (const id of ids) expect((await svc.deps.tickets.findById(id))!.status).toBe('open');
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('repairs a record left running by a double fault once its grace has passed (the workflow does not exist)', async () => {
+    const operationId = randomUUID();
+    await svc.deps.bulk.create({
+      _id: operationId, type: 'delete', params: {}, ticketIds: [1], total: 1, state: 'running',
+      createdBy: 'agent-bulk', createdByEmail: null, createdAt: new Date(Date.now() - ORPHAN_GRACE_MS - 1_000), finishedAt: null,
+    });
+    const status = await client(svc, agentJwt).get(`/support/bulk/${operationId}`).expect(200);
+    expect(status.body.data).toMatchObject({ state: 'failed', error: NOT_STARTED });
+    expect(await svc.deps.bulk.find(operationId)).toMatchObject({ state: 'failed' });
   });
 });

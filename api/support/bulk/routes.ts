@@ -2,14 +2,11 @@
  * Bulk operations (status update, delete, messages) as Temporal workflows: POST answers 202 with
  * the operation id; GET reports progress and the final state; POST …/cancel stops it.
  */
-import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { AppError, notFound } from '../../../models/errors';
-import { BULK_CHUNK_SIZE, BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
+import { AppError } from '../../../models/errors';
+import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
+import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../models/support/operations/bulk';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
-import type { bulkTicketOperationWorkflow } from '../../../workflows/support/bulk.workflow';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { bearer } from '../../shared/auth';
 import { reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
@@ -28,28 +25,12 @@ const ticketIds = z
 const Accepted = z.object({ operationId: z.string(), workflowId: z.string(), type: z.string(), total: z.number(), state: z.string(), statusUrl: z.string() });
 const OperationParams = z.object({ operationId: z.uuid() });
 
-async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ids: number[], params: BulkParams) {
-  const operationId = randomUUID();
-  await deps.bulk.create({
-    _id: operationId,
-    type,
-    params,
-    ticketIds: ids,
-    total: ids.length,
-    state: 'running',
-    createdBy: auth.sub,
-    createdByEmail: auth.email ?? null,
-    createdAt: new Date(),
-    finishedAt: null,
-  });
-  const workflowId = workflowIds.ticketBulk(operationId);
-  await deps.temporal.client.workflow.start<typeof bulkTicketOperationWorkflow>('bulkTicketOperationWorkflow', {
-    taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.support),
-    workflowId,
-    args: [{ operationId, total: ids.length, chunkSize: BULK_CHUNK_SIZE }],
-  });
-  const statusUrl = `/support/bulk/${operationId}`;
-  return reply({ status: 202, message: 'Operação iniciada', data: { operationId, workflowId, type, total: ids.length, state: 'running', statusUrl }, headers: { Location: statusUrl } });
+const bulkDeps = (deps: SupportDeps): BulkDeps => ({ bulk: deps.bulk, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
+
+async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ticketIds: number[], params: BulkParams) {
+  const started = await startBulkOperation(bulkDeps(deps), { by: auth, type, ticketIds, params });
+  const statusUrl = `/support/bulk/${started.operationId}`;
+  return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
 }
 
 export const bulkRoutes = [
@@ -139,19 +120,20 @@ export const bulkRoutes = [
       succeeded: z.number(),
       failed: z.number(),
       errors: z.array(z.object({ ticketId: z.number(), error: z.string() })).describe('Per-ticket failures (first 100)'),
+      error: z.string().nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
       createdAt: z.string(),
       finishedAt: z.string().nullable(),
     }),
     errors: [404],
     handler: async ({ params, deps }) => {
-      const op = (await deps.bulk.find(params.operationId)) ?? notFound('bulk operation');
-      const progress = deps.bulk.progress(op);
+      const op = await bulkOperationStatus(bulkDeps(deps), params.operationId);
       return {
         operationId: op._id,
         type: op.type,
         state: op.state,
         total: op.total,
-        ...progress,
+        ...op.progress,
+        error: op.error ?? null,
         createdAt: op.createdAt.toISOString(),
         finishedAt: op.finishedAt ? op.finishedAt.toISOString() : null,
       };
@@ -166,15 +148,6 @@ export const bulkRoutes = [
     auth: staff,
     params: OperationParams,
     errors: [404, 409],
-    handler: async ({ params, deps }) => {
-      const op = (await deps.bulk.find(params.operationId)) ?? notFound('bulk operation');
-      if (op.state !== 'running') throw new AppError('CONFLICT', `The operation is already ${op.state}`);
-      try {
-        await deps.temporal.client.workflow.getHandle(workflowIds.ticketBulk(op._id)).cancel();
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
-      return reply({ status: 202, message: 'Cancelamento solicitado', data: { operationId: op._id, state: 'cancelling' } });
-    },
+    handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),
   }),
 ];

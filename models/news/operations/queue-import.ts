@@ -1,18 +1,19 @@
 /**
- * Queues an import: the JSON lines are streamed to MinIO (never held whole), a record is written,
- * and the import's own workflow is started. Used by the admin endpoint, the CLI `import` and
- * `seed`.
+ * Queue an import (a use case): the JSON lines are streamed to MinIO (never held whole), then the
+ * record is saved and the import's own workflow started (save, then start: models/infra/save-then-start.ts).
+ * Used by the admin endpoint, the CLI `import` and `seed`.
  */
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
-import type { Config } from '../../models/config';
-import { AppError } from '../../models/errors';
-import { storageCall, type Storage } from '../../models/infra/storage';
-import type { TemporalHandle } from '../../models/infra/temporal';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import type { newsImportWorkflow } from '../../workflows/news/import.workflow';
-import { createImportRepo, ZERO_COUNTS, type ImportDoc } from '../../models/news/import.repo';
+import type { Config } from '../../config';
+import { AppError } from '../../errors';
+import { saveThenStart } from '../../infra/save-then-start';
+import { storageCall, type Storage } from '../../infra/storage';
+import type { TemporalHandle } from '../../infra/temporal';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
+import { newsImportWorkflow } from '../../../workflows/news/import.workflow';
+import { createImportRepo, ZERO_COUNTS, type ImportDoc } from '../import.repo';
 
 export interface QueueDeps {
   conn: Connection;
@@ -68,17 +69,16 @@ export async function queueImport(deps: QueueDeps, body: Readable, meta: { sourc
     finishedAt: null,
   };
   const imports = createImportRepo(deps.conn);
-  await imports.create(doc);
-  try {
-    await deps.temporal.client.workflow.start<typeof newsImportWorkflow>('newsImportWorkflow', {
-      workflowId: workflowIds.newsImport(id),
-      taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.news),
-      args: [id],
-    });
-  } catch (err) {
-    await imports.finish(id, 'failed', new Date(), 'could not be queued: Temporal was unavailable').catch(() => undefined);
-    throw err;
-  }
+  await saveThenStart({
+    save: () => imports.create(doc),
+    start: () =>
+      deps.temporal.client.workflow.start(newsImportWorkflow, {
+        workflowId: workflowIds.newsImport(id),
+        taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.news),
+        args: [id],
+      }),
+    abandon: (reason) => imports.abandon(id, reason, new Date()),
+  });
   return doc;
 }
 
