@@ -162,7 +162,7 @@ describe('health with a dependency down', () => {
       expect(res.body).toMatchObject({ success: false, message: 'Unavailable: mongodb' });
       // A route's rate limit counts in MongoDB: 503 at once, not a wait for the connection.
       const limited = await request(svc.callback).get('/quiz/available').set('Authorization', `Bearer ${await tokenFor('reader-down')}`).expect(503);
-      expect(limited.body).toMatchObject({ success: false, message: 'Unavailable: mongodb' });
+      expect(limited.body).toMatchObject({ success: false, code: 'DEPENDENCY_UNAVAILABLE', message: 'mongodb is unavailable, please retry later' });
     } finally {
       await svc.close();
     }

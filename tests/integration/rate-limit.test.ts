@@ -10,8 +10,10 @@ import { loadConfig } from '../../models/config';
 import { connectMongo, type MongoHandle } from '../../models/infra/mongo';
 
 let mongo: MongoHandle;
-beforeAll(() => {
+beforeAll(async () => {
   mongo = connectMongo(loadConfig());
+  // Until connected a limiter answers 503 (it does not wait for the connection): tested in platform.test.ts.
+  await mongo.ready;
 });
 afterAll(() => mongo?.close());
 
