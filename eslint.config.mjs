@@ -64,6 +64,29 @@ export default tseslint.config(
     },
   },
   {
+    // The API starts, signals and queries workflows through operations; activities run on workers.
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'Routes call operations (models/<domain>/operations); activities belong to workers.' }] },
+      ],
+    },
+  },
+  {
+    // The CLI, seeding and process scripts call operations, not routes. Benchmarks, like tests,
+    // assemble the app in-process to measure it, so ops/bench/ may.
+    files: ['ops/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**'], message: 'ops/ calls operations (models/<domain>/operations), not the API layer.' }] },
+      ],
+    },
+  },
+  {
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

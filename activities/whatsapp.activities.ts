@@ -5,8 +5,7 @@
  * its key however often the activity is retried, accounts are created under an id derived from
  * the phone and e-mail, and log-in codes are derived from their message's key.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import { createWhatsAppClient, WhatsAppSendError, type OutboundMessage, type WhatsAppClient } from '../models/infra/whatsapp';
@@ -19,8 +18,8 @@ import { createWhatsAppRepo, type OutboundDoc } from '../models/whatsapp/whatsap
 import type { InboundContent } from '../models/whatsapp/webhook.rules';
 import { WHATSAPP_FAILURES } from '../workflows/whatsapp/failures';
 import { collectionOf } from '../models/infra/mongo';
-import { createInboundRelay } from './whatsapp.relay';
 import { terms as termsOf } from '../models/news/text.rules';
+import { LOGIN_CODE_TTL_MS, loginCode, loginCodeHash, signUpUserId } from '../models/whatsapp/login-code.rules';
 
 export interface WhatsAppActivityDeps {
   conn: Connection;
@@ -34,26 +33,6 @@ export interface WhatsAppActivityDeps {
 
 /** Alerts a batch sends at once. */
 const ALERT_CONCURRENCY = 8;
-
-/** How long a log-in code can be confirmed. */
-export const LOGIN_CODE_TTL_MS = 10 * 60_000;
-
-/** The 6-digit code of a code message: the same on every retry of its activity, unguessable without the secret. */
-export function loginCode(secret: string, key: string): string {
-  const n = createHmac('sha256', secret).update(`whatsapp-login-code:${key}`).digest().readUInt32BE(0) % 1_000_000;
-  return String(n).padStart(6, '0');
-}
-
-export const loginCodeHash = (userId: string, code: string) => createHash('sha256').update(`${userId}:${code}`).digest('hex');
-
-export function codeMatches(userId: string, code: string, hash: string): boolean {
-  const a = Buffer.from(loginCodeHash(userId, code), 'hex');
-  const b = Buffer.from(hash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The account a WhatsApp sign-up makes: one per phone and e-mail, whoever retries. */
-export const signUpUserId = (phone: string, email: string) => `usr_wa_${createHash('sha256').update(`${phone}|${email}`).digest('hex').slice(0, 24)}`;
 
 const headline = (a: { title: string; sourceName: string; publishedAt: Date; isBreaking?: boolean }) =>
   `${a.isBreaking ? '🚨 ' : '• '}*${a.title}* (${a.sourceName}, ${a.publishedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
@@ -263,16 +242,6 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
       await repo.saveLoginCode(user._id, input.phone, loginCodeHash(user._id, code), new Date(now().getTime() + LOGIN_CODE_TTL_MS));
       const text = (c: string) => `Seu código para vincular este número: *${c}*. Ele vale por 10 minutos. Se não foi você, ignore esta mensagem.`;
       await sendOnce({ key: input.key, phone: input.phone, kind: 'code', message: { type: 'text', text: text(code) }, recorded: { type: 'text', text: text('••••••') } });
-    },
-  };
-}
-
-/** The relay's activity: hands what the webhook left to the conversations (with the worker's own client). */
-export function createWhatsAppRelayActivities(deps: { conn: Connection; config: Pick<Config, 'whatsapp' | 'temporal'> }) {
-  const whatsapp = createWhatsAppRepo(deps.conn);
-  return {
-    async forwardPendingMessages(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
-      return await createInboundRelay({ client: Context.current().client, config: deps.config, whatsapp }).forwardPending(input);
     },
   };
 }

@@ -9,9 +9,9 @@ import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
-import { createWhatsAppActivities, createWhatsAppRelayActivities } from '../activities/whatsapp.activities';
+import { createWhatsAppActivities } from '../activities/whatsapp.activities';
+import { createBillingRelayActivities, createWhatsAppRelayActivities } from '../activities/relay.activities';
 import { createStripe } from '../models/infra/stripe';
-import { createTemporalClient } from '../models/infra/temporal';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
 import type { Config } from '../models/config';
@@ -78,7 +78,10 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.billing,
-    activities: (d) => createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices, client: createTemporalClient(d.config).client, config: d.config }),
+    activities: (d) => ({
+      ...createBillingActivities({ conn: d.conn, stripe: createStripe(d.config), prices: d.config.billing.prices }),
+      ...createBillingRelayActivities({ conn: d.conn, config: d.config }),
+    }),
     // Webhook bursts: many customers' workflows at once, each a small database write.
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 20,

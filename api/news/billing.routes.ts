@@ -6,7 +6,7 @@
  * the exact body is checked with the `stripe` library (endpoint secret, default tolerance); a
  * verified event is stored once by its id and answered at once; it is then signalled to its
  * customer's subscription workflow (signal-with-start), where the work happens. What could not be
- * handed over then is handed over by the relay (activities/billing.relay.ts).
+ * handed over then is handed over by the relay (models/billing/operations/relay-events.ts).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import Stripe from 'stripe';

@@ -10,13 +10,13 @@ import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
 import type Stripe from 'stripe';
 import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
-import { createEventRelay, type EventRelay } from '../../activities/billing.relay';
+import { createEventRelay, type EventRelay } from '../../models/billing/operations/relay-events';
 import { createHandOver, type HandOver } from '../../models/infra/hand-over';
 import { createListTotals } from '../../models/infra/list-totals';
 import type { BillingEvent } from '../../models/billing/subscription.rules';
 import { createStripe } from '../../models/infra/stripe';
 import { createWhatsAppRepo, type WhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
-import { createInboundRelay, type InboundRef, type InboundRelay } from '../../activities/whatsapp.relay';
+import { createInboundRelay, type InboundRef, type InboundRelay } from '../../models/whatsapp/operations/relay-messages';
 import type { Infra } from '../shared/infra';
 import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
 

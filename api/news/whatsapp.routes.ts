@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../models/errors';
-import { codeMatches } from '../../activities/whatsapp.activities';
+import { codeMatches } from '../../models/whatsapp/login-code.rules';
 import { readPayload, validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';

@@ -35,8 +35,8 @@ let taskQueue: string;
 let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  ({ env, client, conn, taskQueue, close } = await timeSkippingWorker('billing-grace', (c, e) =>
-    createBillingActivities({ conn: c, stripe: createStripe(testConfig()), prices: testConfig().billing.prices, client: e.client, config: testConfig() }),
+  ({ env, client, conn, taskQueue, close } = await timeSkippingWorker('billing-grace', (c) =>
+    createBillingActivities({ conn: c, stripe: createStripe(testConfig()), prices: testConfig().billing.prices }),
   ));
 });
 afterAll(async () => {

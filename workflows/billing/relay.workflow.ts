@@ -5,9 +5,9 @@
  * those workflows. Events younger than `olderThanMs` are left to the webhook's own hand-over.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { createBillingActivities } from '../../activities/billing.activities';
+import type { createBillingRelayActivities } from '../../activities/relay.activities';
 
-const { forwardPendingEvents } = proxyActivities<ReturnType<typeof createBillingActivities>>({
+const { forwardPendingEvents } = proxyActivities<ReturnType<typeof createBillingRelayActivities>>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });

@@ -5,7 +5,7 @@
  * after) to those workflows. Messages younger than `olderThanMs` are left to the webhook.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { createWhatsAppRelayActivities } from '../../activities/whatsapp.activities';
+import type { createWhatsAppRelayActivities } from '../../activities/relay.activities';
 
 const { forwardPendingMessages } = proxyActivities<ReturnType<typeof createWhatsAppRelayActivities>>({
   startToCloseTimeout: '2 minutes',

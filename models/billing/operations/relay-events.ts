@@ -1,29 +1,29 @@
 /**
- * Hands verified Stripe events to their customer's subscription workflow (signal-with-start on
+ * The use case "relay a stored Stripe event": hands verified Stripe events to their customer's subscription workflow (signal-with-start on
  * `subscription-<customerId>`), and records that it did. The webhook calls `forward` after it has
  * answered; the relay workflow (every minute, workers/schedules.ts) calls `forwardPending` for what
  * is left. Handing an event over twice is harmless: the workflow knows the ids it has applied.
  */
 import type { Client } from '@temporalio/client';
-import type { Config } from '../models/config';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../workflows/ids';
-import type { subscriptionWorkflow } from '../workflows/billing/subscription.workflow';
-import type { BillingRepo } from '../models/billing/billing.repo';
-import type { BillingEvent } from '../models/billing/subscription.rules';
+import type { Config } from '../../config';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
+import { stripeEventSignal, subscriptionWorkflow } from '../../../workflows/billing/subscription.workflow';
+import type { BillingRepo } from '../billing.repo';
+import type { BillingEvent } from '../subscription.rules';
 
 export interface EventRelayDeps {
-  client: Client;
+  client: Pick<Client, 'workflow'>;
   config: Pick<Config, 'billing' | 'temporal'>;
   billing: BillingRepo;
 }
 
 export function createEventRelay(deps: EventRelayDeps) {
   const forward = async (event: BillingEvent): Promise<void> => {
-    await deps.client.workflow.signalWithStart<typeof subscriptionWorkflow, [BillingEvent]>('subscriptionWorkflow', {
+    await deps.client.workflow.signalWithStart(subscriptionWorkflow, {
       workflowId: workflowIds.subscription(event.customerId),
       taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.billing),
       args: [{ customerId: event.customerId, graceMs: deps.config.billing.graceMs }],
-      signal: 'stripeEvent',
+      signal: stripeEventSignal,
       signalArgs: [event],
     });
     await deps.billing.markForwarded(event.id);

@@ -1,18 +1,18 @@
 /**
- * Hands stored WhatsApp messages to their phone's conversation workflow (signal-with-start on
+ * The use case "relay a stored WhatsApp message": hands stored WhatsApp messages to their phone's conversation workflow (signal-with-start on
  * `whatsapp-<phone>`), and records that it did. The webhook hands over after it has answered; the
  * relay workflow (every minute, workers/schedules.ts) hands over what is left (Temporal down, a
  * process that died). Handing a message over twice is harmless: the workflow knows the ids it has
  * queued or handled, and the database marks the handled ones.
  */
 import type { Client } from '@temporalio/client';
-import type { Config } from '../models/config';
-import type { WhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../workflows/ids';
-import type { InboundSignal, whatsappConversationWorkflow, ConversationInput } from '../workflows/whatsapp/conversation.workflow';
+import type { Config } from '../../config';
+import type { WhatsAppRepo } from '../whatsapp.repo';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
+import { inboundSignal, whatsappConversationWorkflow, type ConversationInput } from '../../../workflows/whatsapp/conversation.workflow';
 
 export interface InboundRelayDeps {
-  client: Client;
+  client: Pick<Client, 'workflow'>;
   config: Pick<Config, 'whatsapp' | 'temporal'>;
   whatsapp: WhatsAppRepo;
 }
@@ -26,11 +26,11 @@ export interface InboundRef {
 
 export function createInboundRelay(deps: InboundRelayDeps) {
   const forward = async (m: InboundRef): Promise<void> => {
-    await deps.client.workflow.signalWithStart<typeof whatsappConversationWorkflow, [InboundSignal]>('whatsappConversationWorkflow', {
+    await deps.client.workflow.signalWithStart(whatsappConversationWorkflow, {
       workflowId: workflowIds.whatsappConversation(m.phone),
       taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.whatsapp),
       args: [{ phone: m.phone, idleMs: deps.config.whatsapp.idleMs } satisfies ConversationInput],
-      signal: 'inbound',
+      signal: inboundSignal,
       signalArgs: [{ id: m.id, sentAt: m.sentAt.getTime() }],
     });
     await deps.whatsapp.markForwarded(m.id);
