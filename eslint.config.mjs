@@ -33,6 +33,13 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection) and its
+    // order (a workflow step that runs whenever). Mark the deliberate ones with `void`.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',

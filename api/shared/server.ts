@@ -79,7 +79,7 @@ export function runServiceMain<D extends Infra>(
       // start, compose's restart policy) starts a fresh process.
       const onFatal = (kind: string) => (err: unknown) => {
         running.infra.logger.fatal({ err }, `${kind}: finishing in-flight requests, then exiting to be restarted`);
-        running.stop().finally(() => process.exit(1));
+        void running.stop().finally(() => process.exit(1));
       };
       process.on('uncaughtException', onFatal('uncaught exception'));
       process.on('unhandledRejection', onFatal('unhandled rejection'));

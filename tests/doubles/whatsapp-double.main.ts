@@ -11,9 +11,12 @@ if (!accessToken || !phoneNumberId) {
   process.stderr.write('WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID are needed\n');
   process.exit(78);
 }
-startWhatsAppDouble(Number(process.argv[2] ?? 0), { accessToken, phoneNumberIds: [phoneNumberId] }).then((d) => {
+void startWhatsAppDouble(Number(process.argv[2] ?? 0), { accessToken, phoneNumberIds: [phoneNumberId] }).then((d) => {
   process.stdout.write(`${d.url}\n`);
-  const stop = () => d.close().then(() => process.exit(0));
+  const stop = () => void d.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}, (err: Error) => {
+  process.stderr.write(`the double failed to start: ${err.message}\n`);
+  process.exit(1);
 });
