@@ -54,7 +54,7 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/workflows/**', '**/activities/**', '**/workers/**', '**/ops/**'], message: 'models/ is the bottom layer: move the code that needs this up (api/, activities/, ops/).' }] },
+        { patterns: [{ group: ['**/api/**', '**/workflows/**', '**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'models/ is the bottom layer: move the code that needs this up (api/, activities/, ops/).' }] },
       ],
     },
   },
@@ -66,7 +66,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '**/ops/**'], message: 'Operations are called by api/, ops/ and activities/, never the other way round.' }] },
+        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '../../../ops/**', '../../../../ops/**'], message: 'Operations are called by api/, ops/ and activities/, never the other way round.' }] },
       ],
     },
   },

@@ -8,9 +8,9 @@
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
 import { billingRelayScheduleId, quizScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
-import type { WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
-import type { BillingRelayInput } from '../workflows/billing/relay.workflow';
-import type { QuizDailyInput } from '../workflows/quiz/generation.workflow';
+import { whatsappRelayWorkflow, type WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
+import { billingRelayWorkflow, type BillingRelayInput } from '../workflows/billing/relay.workflow';
+import { quizDailyWorkflow, type QuizDailyInput } from '../workflows/quiz/generation.workflow';
 
 export function quizScheduleOptions(config: Config): ScheduleOptions {
   const { hour, minute, timeZone } = config.quiz.generation;
@@ -21,7 +21,7 @@ export function quizScheduleOptions(config: Config): ScheduleOptions {
     spec: { calendars: [{ hour, minute, comment: 'daily quiz generation' }], timezone: timeZone },
     action: {
       type: 'startWorkflow',
-      workflowType: 'quizDailyWorkflow',
+      workflowType: quizDailyWorkflow,
       workflowId: `${prefix}quiz-daily`,
       taskQueue: taskQueueName(prefix, TASK_QUEUES.quiz),
       args: [input],
@@ -63,7 +63,7 @@ export async function ensureSchedule(client: Client, options: ScheduleOptions): 
  * did not hand over (Temporal down, a process that died) to the workflows it belongs to. One relay
  * at a time; runs missed while Temporal was down are not worth taking one by one.
  */
-function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: string; queue: TaskQueue; purpose: string }): ScheduleOptions {
+function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: typeof billingRelayWorkflow | typeof whatsappRelayWorkflow; queue: TaskQueue; purpose: string }): ScheduleOptions {
   const prefix = config.temporal.taskQueuePrefix;
   const input: BillingRelayInput & WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
   return {
@@ -87,7 +87,7 @@ export const billingRelayScheduleOptions = (config: Config): ScheduleOptions =>
   relayScheduleOptions(config, {
     scheduleId: billingRelayScheduleId,
     name: 'billing-event-relay',
-    workflowType: 'billingRelayWorkflow',
+    workflowType: billingRelayWorkflow,
     queue: TASK_QUEUES.billing,
     purpose: 'Hands stored Stripe events not yet handed over to their subscription workflows (docs/decisions.md "Billing")',
   });
@@ -97,7 +97,7 @@ export const whatsappRelayScheduleOptions = (config: Config): ScheduleOptions =>
   relayScheduleOptions(config, {
     scheduleId: whatsappRelayScheduleId,
     name: 'whatsapp-message-relay',
-    workflowType: 'whatsappRelayWorkflow',
+    workflowType: whatsappRelayWorkflow,
     queue: TASK_QUEUES.whatsapp,
     purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")',
   });

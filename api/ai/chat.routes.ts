@@ -10,12 +10,13 @@ import type { ChatRunResult } from '../../models/ai/chat.rules';
 import { resolveModel } from '../../models/ai/model.rules';
 import { BUILTIN_TOOL_NAMES } from '../../models/ai/tool.rules';
 import type { Principal } from '../../models/auth/token.rules';
-import { AppError, notFound } from '../../models/errors';
-import { type ChatMessage, type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
+import { AppError } from '../../models/errors';
+import { type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
+import { askAgent, chatWithTools, messagesFor, requireProvider, runChat } from '../../models/ai/operations/chat';
 import { bearer } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
 import type { QuizDeps } from '../quiz/deps';
-import { requireProvider, runChat } from './run';
+import { runOptions } from './run';
 import {
   AgentNameParams,
   AgentRunBody,
@@ -82,10 +83,6 @@ function validateSchemaOrThrow(format: ResponseFormat | undefined): void {
 
 const publicResult = (r: ChatRunResult) => ({ content: r.content, toolResults: r.toolResults, usage: r.usage, finishReason: r.finishReason });
 
-function messagesFor(prompt: string, systemPrompt: string | undefined): ChatMessage[] {
-  return [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), { role: 'user' as const, content: prompt }];
-}
-
 /** Server-Sent Events straight from the provider: `delta` events, then `result` (or `error`). */
 async function streamChat(
   deps: QuizDeps,
@@ -94,7 +91,7 @@ async function streamChat(
   request: Parameters<QuizDeps['ai']['llm']['stream']>[0],
   format: ResponseFormat | undefined,
 ): Promise<typeof RAW> {
-  requireProvider(deps);
+  requireProvider(deps.ai.llm);
   const abort = new AbortController();
   const events = deps.ai.llm.stream(request, { signal: abort.signal });
   // Fetch the first event before committing to 200, so an early failure is a normal JSON error.
@@ -182,7 +179,7 @@ export function chatRoutes(limits: AiLimits) {
         };
         if (body.stream) return await streamChat(deps, ctx, auth.sub, request, body.responseFormat);
         const { user: _user, ...rest } = request;
-        const result = await runChat(deps, ctx, auth.sub, { ...rest, tools: [], contextProviders: [] });
+        const result = await runChat(deps, auth.sub, { ...rest, tools: [], contextProviders: [] }, runOptions(ctx));
         checkFormat(result.content, body.responseFormat);
         return publicResult(result);
       },
@@ -202,19 +199,15 @@ export function chatRoutes(limits: AiLimits) {
       body: chatWithToolsBody(limits),
       response: ChatResult,
       errors: [429, 503],
-      handler: async ({ body, auth, ctx, deps }) => {
-        const { specs, unknown } = await deps.ai.registry.resolveTools(body.tools);
-        if (unknown.length) throw new AppError('VALIDATION_FAILED', `Unknown tool(s): ${unknown.join(', ')}`);
-        const result = await runChat(deps, ctx, auth.sub, {
-          model: model(body.model),
-          messages: messagesFor(body.prompt, body.systemPrompt),
-          ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
-          maxTokens: body.maxTokens ?? limits.maxTokens,
-          tools: specs,
-          contextProviders: [],
-        });
-        return publicResult(result);
-      },
+      handler: async ({ body, auth, ctx, deps }) =>
+        publicResult(
+          await chatWithTools(
+            deps,
+            auth.sub,
+            { model: model(body.model), prompt: body.prompt, systemPrompt: body.systemPrompt, temperature: body.temperature, maxTokens: body.maxTokens ?? limits.maxTokens, tools: body.tools },
+            runOptions(ctx),
+          ),
+        ),
     }),
 
     route({
@@ -229,21 +222,8 @@ export function chatRoutes(limits: AiLimits) {
       body: AgentRunBody,
       response: ChatResult,
       errors: [404, 429, 503],
-      handler: async ({ params, body, auth, ctx, deps }) => {
-        const agent = (await deps.ai.registry.findAgent(params.name)) ?? notFound(`agent ${params.name}`);
-        const { specs } = await deps.ai.registry.resolveTools(agent.tools);
-        const providers = await deps.ai.registry.resolveProviders(agent.contextProviders);
-        const result = await runChat(deps, ctx, auth.sub, {
-          model: resolveModel(agent.model, limits.models)?.id ?? limits.models.mini,
-          messages: messagesFor(body.prompt, agent.systemPrompt),
-          temperature: agent.temperature,
-          maxTokens: limits.maxTokens,
-          tools: specs,
-          contextProviders: providers,
-          agent: agent.name,
-        });
-        return publicResult(result);
-      },
+      handler: async ({ params, body, auth, ctx, deps }) =>
+        publicResult(await askAgent(deps, auth.sub, { name: params.name, prompt: body.prompt, models: limits.models, maxTokens: limits.maxTokens }, runOptions(ctx))),
     }),
 
     route({

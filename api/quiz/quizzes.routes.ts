@@ -4,15 +4,12 @@
  * routes (generate, create, list, delete). docs/decisions.md "Quizzes".
  */
 import { z } from 'zod';
-import { AppError, notFound } from '../../models/errors';
-import { addDays, EDITIONS, localDate, MAX_DAYS_RECOVERY, previousEditionDay, quizDateOf, withinRecovery } from '../../models/quiz/calendar.rules';
-import { editionId, EditionDate, EditionName } from '../../models/quiz/edition.rules';
-import type { AttemptDoc } from '../../models/quiz/attempt.repo';
-import { Answers, ManualQuestion, publicQuestions, QUIZ_FAILURES, QUIZ_RULES, quizDescription, quizTitle, score, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { notFound } from '../../models/errors';
+import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
+import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
+import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../models/quiz/operations/quizzes';
 import { wholeNumber } from '../../models/params.rules';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import type { quizDailyWorkflow, quizGenerationWorkflow, QuizGenerationResult } from '../../workflows/quiz/generation.workflow';
-import { chatFailure } from '../shared/ai-failures';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { QuizDeps } from './deps';
@@ -23,10 +20,7 @@ const admin = bearer(QUIZ_ADMIN);
 const readerTags = ['quiz'];
 const adminTags = ['quiz admin'];
 
-const today = (deps: QuizDeps) => localDate(deps.quiz.now(), deps.config.quiz.timeZone);
-
 const AttemptResult = z.object({ passed: z.boolean(), correctAnswers: z.number().int(), streakRecovered: z.boolean() });
-const attemptResult = (a: AttemptDoc | undefined) => (a ? { passed: a.passed, correctAnswers: a.correctAnswers, streakRecovered: a.streakRecovered } : null);
 
 const QuizSummary = z.object({
   id: z.string(),
@@ -42,31 +36,11 @@ const QuizSummary = z.object({
   availableUntil: z.string().describe('The last day it can be taken (its date + 3 days)'),
   canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
 });
-type QuizSummary = z.input<typeof QuizSummary>;
-
-const summary = (q: Omit<QuizDoc, 'questions'>, attempt: AttemptDoc | undefined, readDays: ReadonlySet<string>, on: string): QuizSummary => ({
-  id: q._id,
-  title: q.title,
-  description: q.description,
-  quizDate: q.quizDate,
-  edition: q.edition,
-  postId: q.postId,
-  minCorrectAnswers: q.minCorrectAnswers,
-  alreadyAttempted: attempt !== undefined,
-  attemptResult: attemptResult(attempt),
-  date: q.date,
-  availableUntil: addDays(q.date, MAX_DAYS_RECOVERY),
-  canSubmit: attempt === undefined && withinRecovery(q.date, on) && !readDays.has(q.date),
-});
-
 const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() });
 const Pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
 const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), limit: wholeNumber((n) => n.min(1).max(100)).default(20) };
 const pagination = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 const QuizIdParams = z.object({ id: z.string().max(100) });
-
-/** The reader's attempt at a quiz among attempts. */
-const attemptAt = (attempts: readonly AttemptDoc[], quizId: string) => attempts.find((a) => a.quizId === quizId);
 
 const AdminQuiz = z.object({
   id: z.string(),
@@ -97,14 +71,6 @@ const adminView = (q: Omit<QuizDoc, 'questions'>): z.input<typeof AdminQuiz> => 
   createdAt: q.createdAt.toISOString(),
 });
 
-const exists = (quizDate: string) => new AppError('CONFLICT', `A quiz already exists for ${quizDate}`);
-
-/** What a generation that gave up means to the admin who asked for it. */
-function generationRefused(result: Extract<QuizGenerationResult, { status: 'skipped' }>): AppError {
-  if (result.failure === QUIZ_FAILURES.editionMissing) return new AppError('VALIDATION_FAILED', `${result.reason}: store it first (PUT /quiz/admin/editions/{date}/{edition}) or send the questions`);
-  return new AppError('DEPENDENCY_UNAVAILABLE', `The AI provider did not produce a quiz: ${result.reason}`, { details: { dependency: 'ai-provider' } });
-}
-
 export const quizRoutes = [
   route({
     method: 'get',
@@ -114,12 +80,7 @@ export const quizRoutes = [
     tags: readerTags,
     auth: bearer(),
     response: z.object({ quizzes: z.array(QuizSummary), rules: Rules }),
-    handler: async ({ auth, deps }) => {
-      const on = today(deps);
-      const window = { from: addDays(on, -MAX_DAYS_RECOVERY), to: addDays(on, -1) };
-      const [quizzes, days] = await Promise.all([deps.quiz.quizzes.between(window.from, window.to), deps.quiz.daysBetween(auth.sub, window.from, window.to)]);
-      return { quizzes: quizzes.map((q) => summary(q, attemptAt(days.attempts, q._id), days.read, on)), rules: { ...QUIZ_RULES } };
-    },
+    handler: async ({ auth, deps }) => ({ quizzes: await availableQuizzes(deps, auth.sub), rules: { ...QUIZ_RULES } }),
   }),
 
   route({
@@ -192,39 +153,7 @@ export const quizRoutes = [
     }),
     errors: [404],
     handler: async ({ auth, body, deps }) => {
-      const quiz = (await deps.quiz.quizzes.get(body.quizId)) ?? notFound('Quiz');
-      const on = today(deps);
-      if (!withinRecovery(quiz.date, on)) {
-        const until = addDays(quiz.date, MAX_DAYS_RECOVERY);
-        throw new AppError('FORBIDDEN', on <= quiz.date ? `This quiz opens on ${addDays(quiz.date, 1)}` : `This quiz could be taken until ${until}; it can no longer be submitted`);
-      }
-      const days = await deps.quiz.daysBetween(auth.sub, quiz.date, quiz.date);
-      const before = attemptAt(days.attempts, quiz._id);
-      if (before) {
-        // A retry after a pass whose day was not marked (the mark failed after the attempt was stored).
-        if (before.streakRecovered) await deps.quiz.markRecovered(auth.sub, quiz.date);
-        throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
-      }
-      if (days.read.has(quiz.date)) throw new AppError('FORBIDDEN', `You already read the edition of ${quiz.date}: there is nothing to recover`);
-      const scored = score(quiz, body.answers);
-      const recorded = await deps.quiz.attempts.insert({
-        userId: auth.sub,
-        quizId: quiz._id,
-        quizDate: quiz.quizDate,
-        date: quiz.date,
-        edition: quiz.edition,
-        title: quiz.title,
-        answers: body.answers,
-        correctAnswers: scored.correctAnswers,
-        totalQuestions: quiz.questions.length,
-        minCorrectAnswers: quiz.minCorrectAnswers,
-        passed: scored.passed,
-        streakRecovered: scored.passed,
-        at: new Date(),
-      });
-      // Another submission of the same reader got there first.
-      if (!recorded) throw new AppError('FORBIDDEN', 'You have already attempted this quiz');
-      if (scored.passed) await deps.quiz.markRecovered(auth.sub, quiz.date);
+      const { quiz, ...scored } = await submitAnswers(deps, { userId: auth.sub, quizId: body.quizId, answers: body.answers });
       return reply({
         message: scored.passed ? 'Quiz passed: the day is recovered in your streak' : `Quiz not passed: ${scored.correctAnswers} of ${quiz.questions.length} correct, ${quiz.minCorrectAnswers} needed`,
         data: {
@@ -253,22 +182,7 @@ export const quizRoutes = [
     body: z.strictObject({ date: EditionDate.optional().describe('The edition day (YYYY-MM-DD, not a Sunday); default: the last one before today') }),
     response: z.object({ workflowId: z.string(), runId: z.string(), date: z.string(), quizDates: z.array(z.string()) }),
     status: 202,
-    handler: async ({ body, deps }) => {
-      const date = body.date ?? previousEditionDay(today(deps));
-      const workflowId = workflowIds.quizGenerationDay(date);
-      const handle = await deps.temporal.client.workflow.start<typeof quizDailyWorkflow>('quizDailyWorkflow', {
-        taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.quiz),
-        workflowId,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{ timeZone: deps.config.quiz.timeZone, date }],
-        workflowExecutionTimeout: '1 hour',
-      });
-      return reply({
-        status: 202,
-        message: 'Quiz generation started',
-        data: { workflowId, runId: handle.firstExecutionRunId, date, quizDates: EDITIONS.map((e) => quizDateOf(date, e)) },
-      });
-    },
+    handler: async ({ body, deps }) => reply({ status: 202, message: 'Quiz generation started', data: await startDayGeneration(deps, { date: body.date }) }),
   }),
 
   route({
@@ -291,47 +205,7 @@ export const quizRoutes = [
     response: z.object({ quizId: z.string(), date: z.string(), quizDate: z.string(), edition: EditionName }),
     status: 201,
     errors: [409, 503],
-    handler: async ({ body, deps }) => {
-      const date = body.date ?? today(deps);
-      if (date !== body.date && !EditionDate.safeParse(date).success) throw new AppError('VALIDATION_FAILED', 'Today is a Sunday, which has no editions: give a date');
-      const quizDate = quizDateOf(date, body.edition);
-      if (await deps.quiz.quizzes.find(date, body.edition)) throw exists(quizDate);
-      let quizId: string;
-      if (body.questions) {
-        const edition = await deps.quiz.editions.get(date, body.edition);
-        const { doc, created } = await deps.quiz.quizzes.insert({
-          date,
-          edition: body.edition,
-          quizDate,
-          postId: editionId(date, body.edition),
-          title: body.title ?? quizTitle(date, body.edition),
-          description: body.description ?? (edition ? quizDescription(edition.title) : `${QUIZ_RULES.totalQuestions} perguntas sobre a edição.`),
-          minCorrectAnswers: QUIZ_RULES.minCorrectAnswers,
-          questions: body.questions.map((q) => ({ text: q.text, options: q.options, correct: q.correct })),
-          origin: 'manual',
-        });
-        if (!created) throw exists(quizDate);
-        quizId = doc._id;
-      } else {
-        let result: QuizGenerationResult;
-        try {
-          result = await deps.temporal.client.workflow.execute<typeof quizGenerationWorkflow>('quizGenerationWorkflow', {
-            taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.quiz),
-            workflowId: workflowIds.quizGeneration(quizDate),
-            // Joins a generation of this quiz already under way (the schedule's) instead of racing it.
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ date, edition: body.edition }],
-            workflowExecutionTimeout: '10 minutes',
-          });
-        } catch (err) {
-          throw chatFailure(err);
-        }
-        if (result.status === 'skipped') throw generationRefused(result);
-        if (result.status !== 'created') throw exists(quizDate);
-        quizId = result.quizId;
-      }
-      return reply({ status: 201, message: 'Quiz created', data: { quizId, date, quizDate, edition: body.edition } });
-    },
+    handler: async ({ body, deps }) => reply({ status: 201, message: 'Quiz created', data: await createQuiz(deps, body) }),
   }),
 
   route({
@@ -381,10 +255,6 @@ export const quizRoutes = [
       questions: z.array(z.object({ number: z.number().int(), text: z.string(), options: z.array(z.string()) })),
     }),
     errors: [404],
-    handler: async ({ auth, params, deps }) => {
-      const quiz = (await deps.quiz.quizzes.get(params.id)) ?? notFound('Quiz');
-      const days = await deps.quiz.daysBetween(auth.sub, quiz.date, quiz.date);
-      return { ...summary(quiz, attemptAt(days.attempts, quiz._id), days.read, today(deps)), totalQuestions: quiz.questions.length, questions: publicQuestions(quiz.questions) };
-    },
+    handler: async ({ auth, params, deps }) => await quizForReader(deps, auth.sub, params.id),
   }),
 ];

@@ -3,11 +3,9 @@
  * (JWT permission quiz.readings; idempotent); a reader sees their streak with their own token.
  */
 import { z } from 'zod';
-import { AppError } from '../../models/errors';
-import { localDate, quizDateOf, EDITIONS } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
+import { recordReading, streakToday } from '../../models/quiz/operations/reader-days';
 import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
-import { streakOf } from '../../models/quiz/streak.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { QuizDeps } from './deps';
@@ -42,9 +40,7 @@ export const readingRoutes = [
     status: 201,
     alsoStatus: [200],
     handler: async ({ body, deps }) => {
-      const today = localDate(deps.quiz.now(), deps.config.quiz.timeZone);
-      if (body.date > today) throw new AppError('VALIDATION_FAILED', `A reading cannot be dated after today (${today})`, { details: [{ path: 'date', message: 'after today' }] });
-      const { doc, created } = await deps.quiz.recordReading(body.userId, body.date, body.edition);
+      const { doc, created } = await recordReading(deps, body.userId, body.date, body.edition);
       return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: present(doc) });
     },
   }),
@@ -57,10 +53,6 @@ export const readingRoutes = [
     tags,
     auth: bearer(),
     response: StreakView,
-    handler: async ({ auth, deps }) => {
-      const today = localDate(deps.quiz.now(), deps.config.quiz.timeZone);
-      const s = streakOf(await deps.quiz.readDays(auth.sub), today);
-      return { ...s, today, missedRecoverable: s.missedRecoverable.map((date) => ({ date, quizDates: EDITIONS.map((e) => quizDateOf(date, e)) })) };
-    },
+    handler: async ({ auth, deps }) => await streakToday(deps, auth.sub),
   }),
 ];

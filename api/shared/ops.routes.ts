@@ -1,12 +1,8 @@
 /**
  * Operator endpoints every service serves. POST /ops/smoke runs the smoke workflow and waits for it.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { SmokeInput, SmokeResult } from '../../models/ops/smoke-check.rules';
-import type { smokeWorkflow } from '../../workflows/ops/smoke.workflow';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import { AppError } from '../../models/errors';
+import { runSmokeCheck } from '../../models/ops/operations/smoke';
 import { bearer } from './auth';
 import type { Infra } from './infra';
 import { type AnyRoute, routeFactory } from './route';
@@ -37,25 +33,7 @@ export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
       auth: bearer(OPS_PERMISSION),
       response: SmokeResponse,
       errors: [503, 504],
-      handler: async ({ auth, deps }) => {
-        const checkId = randomUUID();
-        const workflowId = workflowIds.smoke(checkId);
-        const input: SmokeInput = { checkId, service, requestedBy: auth.sub };
-        const started = Date.now();
-        const handle = await deps.temporal.client.workflow.start<typeof smokeWorkflow>('smokeWorkflow', {
-          taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.ops),
-          workflowId,
-          args: [input],
-          workflowExecutionTimeout: '2 minutes',
-        });
-        const result = await Promise.race([
-          handle.result() as Promise<SmokeResult>,
-          new Promise<never>((_, reject) =>
-            setTimeout(() => reject(new AppError('TIMEOUT', `Smoke workflow ${workflowId} did not finish within 30 s; is a worker running?`)), 30_000).unref(),
-          ),
-        ]);
-        return { workflowId, ...result, roundTripMs: Date.now() - started };
-      },
+      handler: async ({ auth, deps }) => await runSmokeCheck({ temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix }, { service, requestedBy: auth.sub }),
     }),
   ];
 }

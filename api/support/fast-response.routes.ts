@@ -1,11 +1,7 @@
 /** AI fast response for a ticket (a workflow through the platform's shared LLM client). */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, notFound } from '../../models/errors';
-import { assertNotDeleted, SUPPORT_AGENT } from '../../models/support/ticket.rules';
-import type { ticketFastResponseWorkflow } from '../../workflows/support/fast-response.workflow';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import { chatFailure } from '../shared/ai-failures';
+import { draftFastResponse } from '../../models/support/operations/fast-response';
+import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { SupportDeps } from './deps';
@@ -28,21 +24,11 @@ export const fastResponseRoutes = [
     response: z.object({ replied: z.string(), sent: z.boolean(), messageId: z.number().nullable(), workflowId: z.string() }),
     errors: [404, 409, 503],
     handler: async ({ params, body, auth, deps }) => {
-      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      assertNotDeleted(ticket, 'A deleted ticket cannot be answered');
-      if (!deps.llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
-      const workflowId = workflowIds.ticketFastResponse(ticket._id, randomUUID().slice(0, 8));
-      try {
-        const result = await deps.temporal.client.workflow.execute<typeof ticketFastResponseWorkflow>('ticketFastResponseWorkflow', {
-          taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.support),
-          workflowId,
-          args: [{ ticketId: ticket._id, send: body.send, by: auth.email ?? auth.sub }],
-          workflowExecutionTimeout: '5 minutes',
-        });
-        return reply({ message: body.send ? 'Resposta enviada' : 'Rascunho salvo', data: { replied: result.draft, sent: result.messageId !== null, messageId: result.messageId, workflowId } });
-      } catch (err) {
-        throw chatFailure(err);
-      }
+      const data = await draftFastResponse(
+        { tickets: deps.tickets, llm: deps.llm, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix },
+        { ticketId: params.id, send: body.send, by: auth.email ?? auth.sub },
+      );
+      return reply({ message: body.send ? 'Resposta enviada' : 'Rascunho salvo', data });
     },
   }),
 ];

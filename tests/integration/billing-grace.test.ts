@@ -15,10 +15,10 @@ import type mongoose from 'mongoose';
 import { createBillingActivities } from '../../activities/billing.activities';
 import { summariseEvent } from '../../models/billing/stripe-events';
 import { createStripe } from '../../models/infra/stripe';
-import type { BillingEvent, SubscriptionView } from '../../models/billing/subscription.rules';
+import type { SubscriptionView } from '../../models/billing/subscription.rules';
 import type { Plan } from '../../models/news/plan.rules';
 import { createUserRepo } from '../../models/users/user.repo';
-import type { subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
+import { stripeEventSignal, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { checkoutObject, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
 import { eventually, testConfig } from '../helpers/service';
 import { timeSkippingWorker } from '../helpers/time-skipping';
@@ -50,11 +50,11 @@ const now = async () => await env.currentTimeMs();
 async function send(customerId: string, event: ReturnType<typeof stripeEvent>, maxEventsPerRun?: number): Promise<void> {
   const summary = summariseEvent(event, testConfig().billing.prices);
   if (!('event' in summary)) throw new Error(summary.ignored);
-  await client.signalWithStart<typeof subscriptionWorkflow, [BillingEvent]>('subscriptionWorkflow', {
+  await client.signalWithStart(subscriptionWorkflow, {
     taskQueue,
     workflowId: `subscription-${customerId}`,
     args: [{ customerId, graceMs: GRACE, ...(maxEventsPerRun ? { maxEventsPerRun } : {}) }],
-    signal: 'stripeEvent',
+    signal: stripeEventSignal,
     signalArgs: [summary.event],
   });
 }

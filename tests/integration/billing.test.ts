@@ -16,7 +16,7 @@ import { accountWithKey, startNewsService, withKey, type NewsService } from '../
 import { CLOSED_PORT, eventually, startTestService, testConfig, tokenFor } from '../helpers/service';
 import { makeNewsDeps, newsService } from '../../api/news/service';
 import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';
-import type { billingRelayWorkflow } from '../../workflows/billing/relay.workflow';
+import { billingRelayWorkflow } from '../../workflows/billing/relay.workflow';
 
 jest.setTimeout(120_000);
 
@@ -252,7 +252,7 @@ describe('infrastructure faults', () => {
     expect(await planOf(a.userId)).toBe('starter');
     // What the relay's schedule runs every minute (its age limit lifted so the test need not wait).
     const relayId = `billing-relay-test-${randomUUID().slice(0, 8)}`;
-    const relay = await svc.deps.temporal.client.workflow.execute<typeof billingRelayWorkflow>('billingRelayWorkflow', {
+    const relay = await svc.deps.temporal.client.workflow.execute(billingRelayWorkflow, {
       workflowId: relayId,
       taskQueue: taskQueueName(testConfig().temporal.taskQueuePrefix, TASK_QUEUES.billing),
       args: [{ olderThanMs: 0, limit: 1_000 }],

@@ -16,7 +16,7 @@ import { createLlmClient } from '../../models/infra/llm';
 import { addDays, EDITIONS, localDate, WEEKDAYS, weekday } from '../../models/quiz/calendar.rules';
 import { createEditionRepo } from '../../models/quiz/edition.repo';
 import type { QuizDoc } from '../../models/quiz/quiz.rules';
-import type { quizDailyWorkflow, quizGenerationWorkflow } from '../../workflows/quiz/generation.workflow';
+import { quizDailyWorkflow, quizGenerationWorkflow } from '../../workflows/quiz/generation.workflow';
 import { provider } from '../helpers/ai';
 import { editionText, modelQuiz } from '../helpers/quiz';
 import { testConfig } from '../helpers/service';
@@ -76,7 +76,7 @@ it('runs a week and a day: each run makes the quizzes of the last edition day be
   const table: string[] = [];
   await (await worker(taskQueue)).runUntil(async () => {
     for (let day = 0; day < 8; day++) {
-      const result = await client.execute<typeof quizDailyWorkflow>('quizDailyWorkflow', {
+      const result = await client.execute(quizDailyWorkflow, {
         taskQueue,
         workflowId: `${taskQueue}-run-${day}`,
         args: [{ timeZone: TZ }],
@@ -114,7 +114,7 @@ it('ends a quiz whose edition is missing, or whose AI provider is not configured
   const noProvider = createLlmClient({ ai: { ...testConfig().ai, apiKey: undefined } });
   await (await worker(taskQueue, noProvider)).runUntil(async () => {
     const run = (edition: 'morning' | 'night') =>
-      client.execute<typeof quizGenerationWorkflow>('quizGenerationWorkflow', { taskQueue, workflowId: `${taskQueue}-${edition}`, args: [{ date, edition }] });
+      client.execute(quizGenerationWorkflow, { taskQueue, workflowId: `${taskQueue}-${edition}`, args: [{ date, edition }] });
     expect(await run('night')).toEqual({ quizDate: `${date}-night`, status: 'skipped', failure: 'QUIZ_EDITION_MISSING', reason: `no edition ${date}-night is stored` });
     expect(await run('morning')).toMatchObject({ quizDate: date, status: 'skipped', failure: 'AI_PROVIDER_NOT_CONFIGURED' });
   });
@@ -135,7 +135,7 @@ it('asks again when the model answers with something unusable, and keeps the fir
     { kind: 'reply', content: modelQuiz(text) },
   ]);
   await (await worker(taskQueue)).runUntil(async () => {
-    const result = await client.execute<typeof quizGenerationWorkflow>('quizGenerationWorkflow', { taskQueue, workflowId: `${taskQueue}-1`, args: [{ date, edition: 'night' }] });
+    const result = await client.execute(quizGenerationWorkflow, { taskQueue, workflowId: `${taskQueue}-1`, args: [{ date, edition: 'night' }] });
     expect(result).toMatchObject({ quizDate: `${date}-night`, status: 'created' });
   });
   expect(await provider().requests(user)).toHaveLength(4);

@@ -13,7 +13,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type mongoose from 'mongoose';
 import { createWhatsAppActivities } from '../../activities/whatsapp.activities';
 import { createWhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
-import type { ConversationInput, InboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
+import { inboundSignal, whatsappConversationWorkflow, type ConversationInput } from '../../workflows/whatsapp/conversation.workflow';
 import { testConfig } from '../helpers/service';
 import { timeSkippingWorker } from '../helpers/time-skipping';
 import { messagesTo, newPhone, texts } from '../helpers/whatsapp';
@@ -40,11 +40,11 @@ async function send(phone: string, text: string): Promise<void> {
   const id = `wamid.${randomUUID()}`;
   const at = new Date((sentAt += 1000));
   await createWhatsAppRepo(conn).recordInbound({ id, phone, profileName: null, sentAt: at, phoneNumberId: null, content: { kind: 'text', text } }, new Date());
-  await client.signalWithStart<typeof whatsappConversationWorkflow, [InboundSignal]>('whatsappConversationWorkflow', {
+  await client.signalWithStart(whatsappConversationWorkflow, {
     taskQueue,
     workflowId: `whatsapp-${phone}`,
     args: [{ phone, idleMs: IDLE, maxMessagesPerRun: 2 } satisfies ConversationInput],
-    signal: 'inbound',
+    signal: inboundSignal,
     signalArgs: [{ id, sentAt: at.getTime() }],
   });
 }

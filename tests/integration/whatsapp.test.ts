@@ -9,7 +9,7 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import request from 'supertest';
 import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';
-import type { whatsappRelayWorkflow } from '../../workflows/whatsapp/relay.workflow';
+import { whatsappRelayWorkflow } from '../../workflows/whatsapp/relay.workflow';
 import { collectionOf } from '../../models/infra/mongo';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { startNewsService, type NewsService } from '../helpers/news';
@@ -246,7 +246,7 @@ describe('the message relay', () => {
     expect(await svc.deps.whatsapp.inboundById(message.id)).toMatchObject({ forwardedAt: null });
     // What the relay's schedule runs every minute (its age limit lifted so the test need not wait).
     const relayId = `whatsapp-relay-test-${randomUUID().slice(0, 8)}`;
-    const relay = await svc.deps.temporal.client.workflow.execute<typeof whatsappRelayWorkflow>('whatsappRelayWorkflow', {
+    const relay = await svc.deps.temporal.client.workflow.execute(whatsappRelayWorkflow, {
       workflowId: relayId,
       taskQueue: taskQueueName(testConfig().temporal.taskQueuePrefix, TASK_QUEUES.whatsapp),
       args: [{ olderThanMs: 0, limit: 1_000 }],

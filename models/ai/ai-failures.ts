@@ -1,8 +1,8 @@
 /** Maps the failure of a workflow that calls the AI provider to the APIs' statuses. */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/common';
-import { AI_FAILURES } from '../../models/ai/chat.rules';
-import { AppError, dependencyUnavailable } from '../../models/errors';
+import { AI_FAILURES } from './chat.rules';
+import { AppError, dependencyUnavailable } from '../errors';
 
 export function chatFailure(err: unknown): AppError {
   if (!(err instanceof WorkflowFailedError)) return err instanceof AppError ? err : dependencyUnavailable('temporal', err);
