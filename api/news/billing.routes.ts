@@ -8,15 +8,12 @@
  * customer's subscription workflow (signal-with-start), where the work happens. What could not be
  * handed over then is handed over by the relay (models/billing/operations/relay-events.ts).
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { type SubscriptionView, SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
-import { summariseEvent } from '../../models/billing/stripe-events';
-import { AppError, dependencyUnavailable } from '../../models/errors';
-import { callStripe, requireStripe } from '../../models/infra/stripe';
-import { PLANS, type Plan } from '../../models/news/plan.rules';
-import { workflowIds } from '../../workflows/ids';
+import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
+import { currentSubscription, openPortal, receiveStripeEvent, startCheckout } from '../../models/billing/operations/subscriptions';
+import { AppError } from '../../models/errors';
+import { PLANS } from '../../models/news/plan.rules';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { NewsDeps } from './deps';
@@ -24,9 +21,6 @@ import type { NewsDeps } from './deps';
 const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['subscriptions'];
-
-/** How long GET /api/subscriptions/me waits for the workflow's answer (a worker must answer a query). */
-const QUERY_DEADLINE_MS = 5_000;
 
 const SubscriptionViewSchema = z.object({
   customerId: z.string().nullable(),
@@ -43,45 +37,6 @@ const SubscriptionViewSchema = z.object({
   eventsApplied: z.number(),
   asOf: z.string().nullable().describe("Stripe's time of the newest event applied"),
 });
-
-async function currentSubscription(deps: NewsDeps, userId: string): Promise<z.input<typeof SubscriptionViewSchema>> {
-  const customer = await deps.billing.customerOf(userId);
-  const user = await deps.users.findById(userId);
-  const none = {
-    customerId: customer?.customerId ?? null,
-    subscriptionId: null,
-    status: 'none' as const,
-    plan: user?.plan ?? ('starter' as Plan),
-    subscribedPlan: null,
-    currentPeriodEnd: null,
-    cancelAtPeriodEnd: false,
-    graceEndsAt: null,
-    lastPaymentFailure: null,
-    eventsApplied: 0,
-    asOf: null,
-  };
-  if (!customer) return none;
-  const handle = deps.temporal.client.workflow.getHandle(workflowIds.subscription(customer.customerId));
-  try {
-    return await deps.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<SubscriptionView>('subscription'));
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return none; // a customer whose checkout has not completed
-    const code = (err as { code?: unknown }).code;
-    if (code === 4 /* DEADLINE_EXCEEDED */) throw dependencyUnavailable('billing worker', err);
-    throw err;
-  }
-}
-
-/** The account's Stripe customer, created once (Stripe's idempotency key and our unique link). */
-async function ensureCustomer(deps: NewsDeps, stripe: Stripe, userId: string, email: string | undefined): Promise<string> {
-  const existing = await deps.billing.customerOf(userId);
-  if (existing) return existing.customerId;
-  const created = await callStripe(() => stripe.customers.create({ ...(email ? { email } : {}), metadata: { userId } }, { idempotencyKey: `customer-for-account-${userId}` }));
-  return (await deps.billing.linkCustomer(userId, created.id, email ?? null)).customerId;
-}
-
-/** Statuses in which the account changes its subscription in the portal rather than buying another. */
-const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
 
 /** Stripe's signature over the exact body: the webhook's only credential (spec §4.9). */
 const stripeSignature: AuthPolicy<Stripe.Event> = {
@@ -125,36 +80,7 @@ export const billingRoutes = [
     response: z.object({ sessionId: z.string(), url: z.string() }),
     status: 201,
     errors: [409, 503],
-    handler: async ({ body, auth, deps }) => {
-      const stripe = requireStripe(deps.stripe);
-      const current = await currentSubscription(deps, auth.sub);
-      if (LIVE.has(current.status)) {
-        throw new AppError('CONFLICT', `This account already has a subscription (${current.status}); change or cancel it in the customer portal (POST /api/subscriptions/portal)`);
-      }
-      await deps.users.ensure(auth.sub, auth.email);
-      const customer = await ensureCustomer(deps, stripe, auth.sub, auth.email);
-      const metadata = { userId: auth.sub, plan: body.plan };
-      const returnUrl = new URL(deps.config.billing.returnUrl);
-      const success = new URL(returnUrl);
-      success.searchParams.set('checkout', 'success');
-      const cancel = new URL(returnUrl);
-      cancel.searchParams.set('checkout', 'cancelled');
-      const session = await callStripe(() =>
-        stripe.checkout.sessions.create({
-          mode: 'subscription',
-          customer,
-          client_reference_id: auth.sub,
-          line_items: [{ price: deps.config.billing.prices[body.plan], quantity: 1 }],
-          // Stripe fills in the session id (a literal placeholder, not URL-encoded).
-          success_url: `${success.toString()}&session_id={CHECKOUT_SESSION_ID}`,
-          cancel_url: cancel.toString(),
-          metadata,
-          subscription_data: { metadata },
-        }),
-      );
-      if (!session.url) throw new Error('Stripe gave a Checkout session without a URL');
-      return reply({ status: 201, data: { sessionId: session.id, url: session.url } });
-    },
+    handler: async ({ body, auth, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: auth.sub, email: auth.email, plan: body.plan }) }),
   }),
 
   route({
@@ -166,13 +92,7 @@ export const billingRoutes = [
     auth: account,
     response: z.object({ url: z.string() }),
     errors: [404, 503],
-    handler: async ({ auth, deps }) => {
-      const stripe = requireStripe(deps.stripe);
-      const customer = await deps.billing.customerOf(auth.sub);
-      if (!customer) throw new AppError('NOT_FOUND', 'No billing account yet: start with POST /api/subscriptions/checkout');
-      const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer: customer.customerId, return_url: deps.config.billing.returnUrl }));
-      return { url: session.url };
-    },
+    handler: async ({ auth, deps }) => await openPortal(deps, auth.sub),
   }),
 
   route({
@@ -201,22 +121,9 @@ export const billingRoutes = [
     response: WebhookAnswer,
     errors: [503],
     handler: async ({ auth: event, deps }) => {
-      const summary = summariseEvent(event, deps.config.billing.prices);
-      const handled = 'event' in summary;
-      // The answer waits for this record only (the outbox): the hand-over to the workflow follows.
-      const { fresh, stored } = await deps.billing.record({
-        _id: event.id,
-        type: event.type,
-        created: new Date(event.created * 1000),
-        customerId: handled ? summary.event.customerId : null,
-        livemode: event.livemode === true,
-        ignored: handled ? null : summary.ignored,
-        summary: handled ? summary.event : null,
-      });
-      // Not handed over yet (the first delivery, or one whose hand-over failed): now, after the answer.
-      // A failure is left to the relay, which hands over what is left every minute.
-      if (handled && !stored.forwardedAt) deps.background.run(deps.handOver.push(summary.event));
-      return { received: true as const, eventId: event.id, duplicate: !fresh, handled };
+      // The answer waits for the stored event only; the hand-over to its workflow follows it.
+      const received = await receiveStripeEvent(deps, event, (e) => deps.background.run(deps.handOver.push(e)));
+      return { received: true as const, ...received };
     },
   }),
 ];

@@ -9,8 +9,8 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../models/errors';
-import { codeMatches } from '../../models/whatsapp/login-code.rules';
-import { readPayload, validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
+import { linkPhone, maskPhone, receiveDelivery } from '../../models/whatsapp/operations/messages';
+import { validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
 import type { NewsDeps } from './deps';
@@ -35,7 +35,6 @@ const metaSignature: AuthPolicy<true> = {
   },
 };
 
-const mask = (phone: string) => `${phone.slice(0, 4)}${'•'.repeat(Math.max(0, phone.length - 6))}${phone.slice(-2)}`;
 
 export const whatsappRoutes = [
   route({
@@ -88,18 +87,9 @@ export const whatsappRoutes = [
     }),
     errors: [401, 503],
     handler: async ({ body, deps }) => {
-      const { messages, statuses } = readPayload(body);
-      let duplicates = 0;
-      const now = deps.now();
-      for (const m of messages) {
-        // The answer waits for these records only (the outbox): the hand-over follows.
-        const { fresh, stored } = await deps.whatsapp.recordInbound(m, now);
-        if (!fresh) duplicates += 1;
-        if (!stored.forwardedAt) deps.background.run(deps.whatsappHandOver.push({ id: m.id, phone: m.phone, sentAt: m.sentAt }));
-      }
-      let stored = 0;
-      for (const s of statuses) if (await deps.whatsapp.recordStatus(s)) stored += 1;
-      return { received: true as const, messages: messages.length, duplicates, statuses: stored };
+      // The answer waits for the stored messages only; the hand-over to the conversations follows it.
+      const received = await receiveDelivery(deps, body, (m) => deps.background.run(deps.whatsappHandOver.push(m)));
+      return { received: true as const, ...received };
     },
   }),
 
@@ -131,22 +121,8 @@ export const whatsappRoutes = [
     response: z.object({ linked: z.literal(true), phone: z.string().describe('the phone, masked') }),
     errors: [404, 429],
     handler: async ({ body, auth, deps }) => {
-      const outcome = await deps.whatsapp.useLoginCode(auth.sub, deps.now(), (hash) => codeMatches(auth.sub, body.code, hash));
-      if ('refused' in outcome) {
-        switch (outcome.refused) {
-          case 'none':
-            throw new AppError('NOT_FOUND', 'No log-in code is waiting for this account: send "entrar" and your e-mail on WhatsApp first');
-          case 'expired':
-            throw new AppError('VALIDATION_FAILED', 'The code has expired: send "entrar" on WhatsApp for a new one', { details: [{ path: 'body.code', message: 'expired' }] });
-          case 'tries':
-            throw new AppError('RATE_LIMITED', 'Too many wrong codes: send "entrar" on WhatsApp for a new one');
-          case 'wrong':
-            throw new AppError('VALIDATION_FAILED', 'Wrong code', { details: [{ path: 'body.code', message: 'does not match the code sent' }] });
-        }
-      }
-      await deps.users.ensure(auth.sub, auth.email);
-      await deps.whatsapp.link(outcome.phone, auth.sub, deps.now());
-      return { linked: true as const, phone: mask(outcome.phone) };
+      const { phone } = await linkPhone(deps, { userId: auth.sub, email: auth.email, code: body.code });
+      return { linked: true as const, phone: maskPhone(phone) };
     },
   }),
 ];
