@@ -5,7 +5,7 @@
  * it then jumps to the farthest pending timer.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowClient } from '@temporalio/client';
+import { WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import mongoose from 'mongoose';
@@ -64,4 +64,22 @@ export async function mockedActivitiesWorker(
   const taskQueue = options.taskQueue ?? `mocked-${randomUUID().slice(0, 8)}`;
   const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: options.bundle, activities, ...options.worker });
   return { taskQueue, worker, run: (fn) => worker.runUntil(fn) };
+}
+
+/**
+ * Waits (in real time, at most 10 s) until a workflow has no workflow task or activity in flight.
+ * Terminate a long-lived workflow only then: the time-skipping server keeps time locked for a
+ * workflow task that a termination interrupts, and every later `env.sleep` in the file would then
+ * wait in real time.
+ */
+export async function quiescent(handle: WorkflowHandle): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.filter((e) => e.workflowTaskScheduledEventAttributes).length;
+    const ended = events.filter((e) => e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes).length;
+    const { raw } = await handle.describe();
+    if ((scheduled === ended && (raw.pendingActivities ?? []).length === 0) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
