@@ -68,9 +68,9 @@ export async function mockedActivitiesWorker(
 
 /**
  * Waits (in real time, at most 10 s) until a workflow has no workflow task or activity in flight.
- * Terminate a long-lived workflow only then: the time-skipping server keeps time locked for a
- * workflow task that a termination interrupts, and every later `env.sleep` in the file would then
- * wait in real time.
+ * Terminate a long-lived workflow only then: seen with the 1.38 test server, a workflow terminated
+ * while a task of it was in flight left time skipping locked, so every later `env.sleep` of the
+ * file waited in real time (days: the test timed out).
  */
 export async function quiescent(handle: WorkflowHandle): Promise<void> {
   const deadline = Date.now() + 10_000;
