@@ -5,9 +5,9 @@
  * it then jumps to the farthest pending timer.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowClient } from '@temporalio/client';
+import { WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import mongoose from 'mongoose';
 import { testConfig } from './service';
 
@@ -42,4 +42,44 @@ export async function timeSkippingWorker(name: string, activities: (conn: mongoo
       await env.teardown();
     },
   };
+}
+
+/** This repository's workflows (workflows/index.ts) bundled once: bundling takes seconds, a worker on a bundle does not. */
+export async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  return await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+}
+
+/**
+ * A worker of this repository's workflows whose activities are the given functions (mocks: no
+ * database, storage or provider), on a task queue of its own unless one is named (`worker`: other
+ * worker options, e.g. a short maxHeartbeatThrottleInterval so a cancellation reaches a heartbeating
+ * activity at once). `run` keeps it polling while the given function runs, then shuts it down
+ * (Worker.runUntil).
+ */
+export async function mockedActivitiesWorker(
+  env: TestWorkflowEnvironment,
+  activities: object,
+  options: { bundle: WorkflowBundleWithSourceMap; taskQueue?: string; worker?: Partial<Omit<WorkerOptions, 'connection' | 'taskQueue' | 'activities'>> },
+): Promise<{ taskQueue: string; worker: Worker; run: <R>(fn: () => Promise<R>) => Promise<R> }> {
+  const taskQueue = options.taskQueue ?? `mocked-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: options.bundle, activities, ...options.worker });
+  return { taskQueue, worker, run: (fn) => worker.runUntil(fn) };
+}
+
+/**
+ * Waits (in real time, at most 10 s) until a workflow has no workflow task or activity in flight.
+ * Terminate a long-lived workflow only then: seen with the 1.38 test server, a workflow terminated
+ * while a task of it was in flight left time skipping locked, so every later `env.sleep` of the
+ * file waited in real time (days: the test timed out).
+ */
+export async function quiescent(handle: WorkflowHandle): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.filter((e) => e.workflowTaskScheduledEventAttributes).length;
+    const ended = events.filter((e) => e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes).length;
+    const { raw } = await handle.describe();
+    if ((scheduled === ended && (raw.pendingActivities ?? []).length === 0) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

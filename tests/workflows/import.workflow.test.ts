@@ -1,0 +1,124 @@
+/**
+ * newsImportWorkflow on the time-skipping test server with its activities mocked (no database,
+ * no storage): the counts it returns, how an unusable import is failed, retries of an outage, and
+ * the WhatsApp alerts of breaking articles it starts (children on the deployment's WhatsApp queue,
+ * once per article, left running after the import).
+ */
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import type { WorkflowClient } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { newsImportWorkflow } from '../../workflows/news/import.workflow';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
+import { mockedActivitiesWorker, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+
+jest.setTimeout(60_000);
+
+let env: TestWorkflowEnvironment;
+let client: WorkflowClient;
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  ({ env } = await timeSkippingEnvironment());
+  client = env.client.workflow;
+  bundle = await workflowBundle();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+type Counts = { inserted: number; duplicates: number; invalid: number };
+
+function activities(options: { applyImport?: (id: string) => Promise<Counts>; breaking?: string[]; whatsapp?: boolean } = {}) {
+  return {
+    applyImport: jest.fn(options.applyImport ?? (async (_id: string) => ({ inserted: 3, duplicates: 1, invalid: 2 }))),
+    failImport: jest.fn(async (_id: string, _message: string) => undefined),
+    breakingOfImport: jest.fn(async (_id: string) => ({ articleIds: options.breaking ?? [], whatsapp: options.whatsapp ?? false })),
+  };
+}
+
+async function importRun(acts: ReturnType<typeof activities>, taskQueue?: string) {
+  const importId = randomUUID();
+  const worker = await mockedActivitiesWorker(env, acts, { bundle, ...(taskQueue ? { taskQueue } : {}) });
+  const result = await worker.run(() => client.execute(newsImportWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsImport(importId), args: [importId] }));
+  return { importId, result };
+}
+
+it('applies the import and returns its counts; no alerts where WhatsApp is off', async () => {
+  const acts = activities({ breaking: ['a1'], whatsapp: false });
+  const { importId, result } = await importRun(acts);
+
+  expect(result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 0 });
+  expect(acts.applyImport.mock.calls).toEqual([[importId]]);
+  expect(acts.breakingOfImport.mock.calls).toEqual([[importId]]);
+  expect(acts.failImport).not.toHaveBeenCalled();
+});
+
+it('an unusable import (ImportUnusable) is not retried: it is marked failed with the reason and the run returns it', async () => {
+  const acts = activities({
+    applyImport: async (id) => {
+      // Not flagged non-retryable: the workflow's retry policy names the type.
+      throw ApplicationFailure.create({ type: 'ImportUnusable', message: `the staged file of import ${id} is gone` });
+    },
+  });
+  const { importId, result } = await importRun(acts);
+
+  const error = `the staged file of import ${importId} is gone`;
+  expect(result).toEqual({ state: 'failed', error });
+  expect(acts.applyImport).toHaveBeenCalledTimes(1);
+  expect(acts.failImport.mock.calls).toEqual([[importId, error]]);
+  expect(acts.breakingOfImport).not.toHaveBeenCalled();
+});
+
+it('a database or storage outage is waited out: the import is retried until it applies', async () => {
+  let attempts = 0;
+  const acts = activities({
+    applyImport: async () => {
+      attempts += 1;
+      if (attempts <= 3) throw new Error('MongoNetworkError: connection refused');
+      return { inserted: 10, duplicates: 0, invalid: 0 };
+    },
+  });
+  const { result } = await importRun(acts);
+
+  expect(attempts).toBe(4);
+  expect(result).toEqual({ state: 'completed', inserted: 10, duplicates: 0, invalid: 0, alerts: 0 });
+  expect(acts.failImport).not.toHaveBeenCalled();
+});
+
+it('starts the WhatsApp alerts of each breaking article on the deployment\'s WhatsApp queue, once per article, and leaves them running', async () => {
+  const prefix = `t${randomUUID().slice(0, 6)}-`;
+  const newsQueue = taskQueueName(prefix, TASK_QUEUES.news);
+  const [a1, a2, a3] = [randomUUID(), randomUUID(), randomUUID()];
+
+  const first = await importRun(activities({ breaking: [a1, a2], whatsapp: true }), newsQueue);
+  expect(first.result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 2 });
+
+  for (const articleId of [a1, a2]) {
+    const child = client.getHandle(workflowIds.whatsappAlerts(articleId));
+    const described = await child.describe();
+    expect(described.type).toBe('whatsappAlertsWorkflow');
+    expect(described.taskQueue).toBe(taskQueueName(prefix, TASK_QUEUES.whatsapp));
+    expect(described.status.name).toBe('RUNNING'); // abandoned by the finished import, as meant
+    const started = (await child.fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
+    expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!)).toEqual({ articleId });
+  }
+
+  // A later import naming an article already alerted starts only the new one.
+  const second = await importRun(activities({ breaking: [a2, a3], whatsapp: true }), newsQueue);
+  expect(second.result).toMatchObject({ state: 'completed', alerts: 1 });
+  expect((await client.getHandle(workflowIds.whatsappAlerts(a3)).describe()).status.name).toBe('RUNNING');
+
+  for (const articleId of [a1, a2, a3]) await client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
+});
+
+it('a worker on an unprefixed queue starts the alerts on the plain WhatsApp queue', async () => {
+  const articleId = randomUUID();
+  const { result } = await importRun(activities({ breaking: [articleId], whatsapp: true }));
+
+  expect(result).toMatchObject({ alerts: 1 });
+  const child = client.getHandle(workflowIds.whatsappAlerts(articleId));
+  expect((await child.describe()).taskQueue).toBe(TASK_QUEUES.whatsapp);
+  await child.terminate('test over');
+});
