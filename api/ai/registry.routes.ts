@@ -3,10 +3,8 @@
  * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted.
  */
 import { z } from 'zod';
-import { isBuiltinAgent } from '../../models/ai/agent.rules';
-import { argumentValidator, BUILTIN_TOOLS, isBuiltinTool } from '../../models/ai/tool.rules';
-import { AppError, notFound } from '../../models/errors';
-import { refuseProvider } from '../../models/infra/mcp';
+import * as registry from '../../models/ai/operations/registry';
+import { BUILTIN_TOOLS } from '../../models/ai/tool.rules';
 import { bearer } from '../shared/auth';
 import { definedFields, reply, routeFactory } from '../shared/route';
 import type { QuizDeps } from '../quiz/deps';
@@ -26,36 +24,6 @@ import {
 
 const route = routeFactory<QuizDeps>();
 const tags = ['ai registry'];
-
-function checkParameters(parameters: Record<string, unknown>): void {
-  if (parameters.type !== 'object') throw new AppError('VALIDATION_FAILED', 'Invalid request: body.parameters: must be a JSON Schema with type "object"');
-  try {
-    argumentValidator(parameters);
-  } catch (err) {
-    throw new AppError('VALIDATION_FAILED', `Invalid request: body.parameters: not a valid JSON Schema: ${(err as Error).message}`);
-  }
-}
-
-function checkEndpoint(deps: QuizDeps, endpoint: string): void {
-  const reason = deps.ai.outbound.refuse(endpoint);
-  if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: body.endpoint: ${reason}`);
-}
-
-async function checkReferences(deps: QuizDeps, tools: string[] | undefined, providers: string[] | undefined): Promise<void> {
-  if (tools?.length) {
-    const { unknown } = await deps.ai.registry.resolveTools(tools);
-    if (unknown.length) throw new AppError('VALIDATION_FAILED', `Invalid request: body.tools: unknown tool(s): ${unknown.join(', ')}`);
-  }
-  if (providers?.length) {
-    const found = await deps.ai.registry.findProviders(providers);
-    const missing = providers.filter((p) => !found.some((f) => f.name === p));
-    if (missing.length) throw new AppError('VALIDATION_FAILED', `Invalid request: body.contextProviders: unknown provider(s): ${missing.join(', ')}`);
-  }
-}
-
-function builtinGuard(kind: 'agent' | 'tool', name: string, builtin: boolean): void {
-  if (builtin) throw new AppError('FORBIDDEN', `${name} is a built-in ${kind} and cannot be changed or deleted`);
-}
 
 export function registryRoutes(limits: AiLimits) {
   const AgentBody = agentBody(limits);
@@ -83,12 +51,7 @@ export function registryRoutes(limits: AiLimits) {
       body: AgentBody,
       status: 201,
       errors: [409, 429],
-      handler: async ({ body, auth, deps }) => {
-        if (isBuiltinAgent(body.name)) throw new AppError('CONFLICT', `${body.name} is a built-in agent`);
-        await checkReferences(deps, body.tools, body.contextProviders);
-        if (!(await deps.ai.registry.createAgent(body, auth.sub))) throw new AppError('CONFLICT', `agent ${body.name} already exists`);
-        return reply({ status: 201, message: 'agent registered', data: await deps.ai.registry.findAgent(body.name) });
-      },
+      handler: async ({ body, auth, deps }) => reply({ status: 201, message: 'agent registered', data: await registry.registerAgent(deps, body, auth.sub) }),
     }),
     route({
       method: 'patch',
@@ -100,12 +63,7 @@ export function registryRoutes(limits: AiLimits) {
       params: AgentNameParams,
       body: AgentPatch,
       errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => {
-        builtinGuard('agent', params.name, isBuiltinAgent(params.name));
-        await checkReferences(deps, body.tools, body.contextProviders);
-        const patch = definedFields(body);
-        return (await deps.ai.registry.updateAgent(params.name, patch, auth.sub)) ?? notFound(`agent ${params.name}`);
-      },
+      handler: async ({ params, body, auth, deps }) => await registry.updateAgent(deps, params.name, definedFields(body), auth.sub),
     }),
     route({
       method: 'delete',
@@ -118,8 +76,7 @@ export function registryRoutes(limits: AiLimits) {
       response: deleted,
       errors: [404, 429],
       handler: async ({ params, deps }) => {
-        builtinGuard('agent', params.name, isBuiltinAgent(params.name));
-        if (!(await deps.ai.registry.deleteAgent(params.name))) notFound(`agent ${params.name}`);
+        await registry.deleteAgent(deps, params.name);
         return { deleted: params.name };
       },
     }),
@@ -149,10 +106,7 @@ export function registryRoutes(limits: AiLimits) {
       status: 201,
       errors: [409, 429],
       handler: async ({ body, auth, deps }) => {
-        if (isBuiltinTool(body.name)) throw new AppError('CONFLICT', `${body.name} is a built-in tool`);
-        checkParameters(body.parameters);
-        checkEndpoint(deps, body.endpoint);
-        if (!(await deps.ai.registry.createTool(body, auth.sub))) throw new AppError('CONFLICT', `tool ${body.name} already exists`);
+        await registry.registerTool(deps, body, auth.sub);
         return reply({ status: 201, message: 'tool registered', data: body });
       },
     }),
@@ -166,13 +120,7 @@ export function registryRoutes(limits: AiLimits) {
       params: ToolNameParams,
       body: ToolPatch,
       errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => {
-        builtinGuard('tool', params.name, isBuiltinTool(params.name));
-        if (body.parameters) checkParameters(body.parameters);
-        if (body.endpoint) checkEndpoint(deps, body.endpoint);
-        const patch = definedFields(body);
-        return (await deps.ai.registry.updateTool(params.name, patch, auth.sub)) ?? notFound(`tool ${params.name}`);
-      },
+      handler: async ({ params, body, auth, deps }) => await registry.updateTool(deps, params.name, definedFields(body), auth.sub),
     }),
     route({
       method: 'delete',
@@ -185,10 +133,7 @@ export function registryRoutes(limits: AiLimits) {
       response: deleted,
       errors: [404, 409, 429],
       handler: async ({ params, deps }) => {
-        builtinGuard('tool', params.name, isBuiltinTool(params.name));
-        const users = await deps.ai.registry.agentsUsing('tools', params.name);
-        if (users.length) throw new AppError('CONFLICT', `tool ${params.name} is used by agent(s): ${users.join(', ')}`);
-        if (!(await deps.ai.registry.deleteTool(params.name))) notFound(`tool ${params.name}`);
+        await registry.deleteTool(deps, params.name);
         return { deleted: params.name };
       },
     }),
@@ -217,9 +162,7 @@ export function registryRoutes(limits: AiLimits) {
       status: 201,
       errors: [409, 429],
       handler: async ({ body, auth, deps }) => {
-        const reason = refuseProvider(body, { outbound: deps.ai.outbound, stdioCommands: deps.config.ai.mcpStdioCommands });
-        if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: ${reason}`);
-        if (!(await deps.ai.registry.createProvider(body, auth.sub))) throw new AppError('CONFLICT', `context provider ${body.name} already exists`);
+        await registry.registerProvider(deps, body, auth.sub);
         return reply({ status: 201, message: 'context provider registered', data: body });
       },
     }),
@@ -233,14 +176,7 @@ export function registryRoutes(limits: AiLimits) {
       params: ProviderNameParams,
       body: ProviderPatch,
       errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => {
-        const [current] = await deps.ai.registry.findProviders([params.name]);
-        if (!current) notFound(`context provider ${params.name}`);
-        const patch = definedFields(body);
-        const reason = refuseProvider({ ...current, ...patch }, { outbound: deps.ai.outbound, stdioCommands: deps.config.ai.mcpStdioCommands });
-        if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: ${reason}`);
-        return (await deps.ai.registry.updateProvider(params.name, patch, auth.sub)) ?? notFound(`context provider ${params.name}`);
-      },
+      handler: async ({ params, body, auth, deps }) => await registry.updateProvider(deps, params.name, definedFields(body), auth.sub),
     }),
     route({
       method: 'delete',
@@ -253,9 +189,7 @@ export function registryRoutes(limits: AiLimits) {
       response: deleted,
       errors: [404, 409, 429],
       handler: async ({ params, deps }) => {
-        const users = await deps.ai.registry.agentsUsing('contextProviders', params.name);
-        if (users.length) throw new AppError('CONFLICT', `context provider ${params.name} is used by agent(s): ${users.join(', ')}`);
-        if (!(await deps.ai.registry.deleteProvider(params.name))) notFound(`context provider ${params.name}`);
+        await registry.deleteProvider(deps, params.name);
         return { deleted: params.name };
       },
     }),
