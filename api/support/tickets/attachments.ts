@@ -17,7 +17,7 @@ import { bearer } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
 import { AttachmentIdParams, TicketIdParams } from './schemas';
-import { visibleTicket } from './routes';
+import { visibleTicket } from '../../../models/support/operations/tickets';
 import { assertNotDeleted, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();

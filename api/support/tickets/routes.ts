@@ -5,10 +5,10 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { hasPermission, type Principal } from '../../../models/auth/token.rules';
 import { AppError, notFound } from '../../../models/errors';
 import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
-import { assertNotDeleted, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import * as tickets from '../../../models/support/operations/tickets';
+import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer, publicRoute } from '../../shared/auth';
 import { definedFields, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
@@ -36,7 +36,6 @@ import {
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
 const anyUser = bearer();
-const isStaff = (p: Principal) => hasPermission(p, SUPPORT_AGENT);
 
 export const tagView = (t: TagDoc) => ({ id: t._id, name: t.name, color: t.color, isDefault: t.isDefault, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() });
 const tagRef = (t: TagDoc) => ({ id: t._id, name: t.name, color: t.color, isDefault: t.isDefault });
@@ -65,20 +64,6 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
 export const messageView = (m: MessageDoc) => ({ id: m._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, createdAt: m.createdAt.toISOString() });
 export const attachmentSummary = (a: AttachmentDoc) => ({ id: a._id, nomeArquivo: a.nomeArquivo, tipoArquivo: a.tipoArquivo, tamanhoArquivo: a.tamanhoArquivo, createdAt: a.createdAt.toISOString() });
 const quickReplyView = (q: QuickReplyDoc) => ({ id: q._id, title: q.title, content: q.content, category: q.category, usageCount: q.usageCount, createdAt: q.createdAt.toISOString(), updatedAt: q.updatedAt.toISOString() });
-
-async function tagsById(deps: SupportDeps, tickets: TicketDoc[]): Promise<Map<number, TagDoc>> {
-  const ids = [...new Set(tickets.flatMap((t) => t.tags))];
-  return new Map((await deps.tags.findMany(ids)).map((t) => [t._id, t]));
-}
-
-/** The ticket, if the caller may see it: staff see all; others only their own (else 404). */
-export async function visibleTicket(deps: SupportDeps, principal: Principal, id: number): Promise<TicketDoc> {
-  const ticket = await deps.tickets.findById(id);
-  if (!ticket) notFound('ticket');
-  if (isStaff(principal)) return ticket;
-  if (!principal.email || ticket.email !== principal.email.toLowerCase() || ticket.status === 'deleted') notFound('ticket');
-  return ticket;
-}
 
 const clientKey = (ctx: Context) => `ip:${ctx.ip}`;
 
@@ -114,12 +99,7 @@ export const ticketRoutes = [
     response: z.array(TicketSchema),
     handler: async ({ query, auth, deps }) => {
       const { page, limit, ...filters } = query;
-      if (!isStaff(auth)) {
-        if (!auth.email) return reply({ data: [], pagination: { page, limit, total: 0, totalPages: 0 } });
-        Object.assign(filters, { email: auth.email, includeDeleted: false, status: filters.status === 'deleted' ? undefined : filters.status });
-      }
-      const { items, total } = await deps.tickets.list(filters, page, limit);
-      const tags = await tagsById(deps, items);
+      const { items, total, tags } = await tickets.listTickets(deps, auth, filters, page, limit);
       return reply({ data: items.map((t) => ticketView(t, tags)), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } });
     },
   }),
@@ -173,8 +153,7 @@ export const ticketRoutes = [
     params: TagIdParams,
     errors: [404],
     handler: async ({ params, deps }) => {
-      if (!(await deps.tags.delete(params.tagId))) notFound('tag');
-      await deps.tickets.dropTagEverywhere(params.tagId);
+      await tickets.deleteTag(deps, params.tagId);
       return reply({ message: 'Tag removida', data: { id: params.tagId } });
     },
   }),
@@ -237,8 +216,7 @@ export const ticketRoutes = [
     response: TicketDetailSchema,
     errors: [404],
     handler: async ({ params, auth, deps }) => {
-      const ticket = await visibleTicket(deps, auth, params.id);
-      const [tags, messages, attachments] = await Promise.all([tagsById(deps, [ticket]), deps.tickets.messages(ticket._id), deps.attachments.forTicket(ticket._id)]);
+      const { ticket, tags, messages, attachments } = await tickets.ticketDetail(deps, auth, params.id);
       const first = { id: null, conteudo: ticket.description, remetente: ticket.email, origem: 'usuario' as const, createdAt: ticket.createdAt.toISOString() };
       return { ...ticketView(ticket, tags), anexos: attachments.map(attachmentSummary), mensagens: [first, ...messages.map(messageView)] };
     },
@@ -256,12 +234,7 @@ export const ticketRoutes = [
     response: z.object({ id: z.number(), status: z.string(), issue: z.string(), replied: z.string().nullable(), updatedAt: z.string() }),
     errors: [404, 409],
     handler: async ({ params, body, auth, deps }) => {
-      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'A deleted ticket must be restored before it can be changed');
-      if (body.status) await deps.tickets.changeStatus(ticket, body.status, auth.sub, 'patch');
-      const { status: _status, ...fields } = body;
-      await deps.tickets.updateFields(ticket._id, definedFields(fields));
-      const updated = (await deps.tickets.findById(ticket._id))!;
+      const updated = await tickets.updateTicket(deps, auth.sub, params.id, body);
       return reply({
         message: 'Ticket atualizado',
         data: { id: updated._id, status: updated.status, issue: updated.issue, replied: updated.replied, updatedAt: updated.updatedAt.toISOString() },
@@ -279,10 +252,8 @@ export const ticketRoutes = [
     params: TicketIdParams,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
-      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      if (ticket.status === 'deleted') throw new AppError('CONFLICT', 'The ticket is already deleted');
-      await deps.tickets.changeStatus(ticket, 'deleted', auth.sub, 'delete');
-      return reply({ message: 'Ticket removido', data: { id: ticket._id, status: 'deleted' } });
+      await tickets.deleteTicket(deps, auth.sub, params.id);
+      return reply({ message: 'Ticket removido', data: { id: params.id, status: 'deleted' } });
     },
   }),
 
@@ -295,9 +266,8 @@ export const ticketRoutes = [
     params: TicketIdParams,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
-      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      const status = await deps.tickets.restore(ticket, auth.sub);
-      return reply({ message: 'Ticket restaurado', data: { id: ticket._id, status } });
+      const status = await tickets.restoreTicket(deps, auth.sub, params.id);
+      return reply({ message: 'Ticket restaurado', data: { id: params.id, status } });
     },
   }),
 
@@ -311,7 +281,7 @@ export const ticketRoutes = [
     response: z.array(MessageSchema),
     errors: [404],
     handler: async ({ params, auth, deps }) => {
-      const ticket = await visibleTicket(deps, auth, params.id);
+      const ticket = await tickets.visibleTicket(deps, auth, params.id);
       return (await deps.tickets.messages(ticket._id)).map(messageView);
     },
   }),
@@ -329,10 +299,7 @@ export const ticketRoutes = [
     status: 201,
     errors: [404, 409],
     handler: async ({ params, body, auth, deps }) => {
-      const ticket = await visibleTicket(deps, auth, params.id);
-      assertNotDeleted(ticket, 'A deleted ticket takes no messages');
-      const origem = isStaff(auth) ? 'admin' : 'usuario';
-      const { message } = await deps.tickets.addMessage(ticket, { conteudo: body.conteudo, remetente: auth.email ?? auth.sub, origem });
+      const message = await tickets.addMessage(deps, auth, params.id, body.conteudo);
       return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
     },
   }),
@@ -349,11 +316,7 @@ export const ticketRoutes = [
     status: 201,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
-      const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
-      assertNotDeleted(ticket, 'A deleted ticket takes no messages');
-      const quick = (await deps.quickReplies.findById(params.replyId)) ?? notFound('quick reply');
-      const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: auth.email ?? auth.sub, origem: 'admin' });
-      await deps.quickReplies.countUse(quick._id);
+      const message = await tickets.sendQuickReply(deps, auth, params.id, params.replyId);
       return reply({ status: 201, message: 'Resposta rápida enviada', data: messageView(message) });
     },
   }),
@@ -369,10 +332,7 @@ export const ticketRoutes = [
     body: AssignTagBody,
     errors: [404],
     handler: async ({ params, body, deps }) => {
-      const [ticket, tag] = await Promise.all([deps.tickets.findById(params.id), deps.tags.findById(body.tagId)]);
-      if (!ticket) notFound('ticket');
-      if (!tag) notFound('tag');
-      await deps.tickets.addTag(ticket._id, tag._id);
+      await tickets.tagTicket(deps, params.id, body.tagId);
       return reply({ message: 'Tag associada ao ticket' });
     },
   }),
@@ -386,8 +346,7 @@ export const ticketRoutes = [
     params: TagParams,
     errors: [404],
     handler: async ({ params, deps }) => {
-      if (!(await deps.tickets.findById(params.id))) notFound('ticket');
-      if (!(await deps.tickets.removeTag(params.id, params.tagId))) notFound('tag on this ticket');
+      await tickets.untagTicket(deps, params.id, params.tagId);
       return reply({ message: 'Tag removida do ticket' });
     },
   }),
