@@ -3,8 +3,8 @@
  * never by an API key. A new key is returned once; only its hash is stored.
  */
 import { z } from 'zod';
-import { AppError, notFound } from '../../models/errors';
-import { KEY_MODES, KEY_SCOPES, keyStatus, normaliseScopes, resolveExpiry, type KeyScope } from '../../models/news/api-key.rules';
+import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../models/news/operations/api-keys';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
@@ -60,16 +60,7 @@ export const keyRoutes = [
     response: KeyView.extend({ key: z.string() }),
     status: 201,
     handler: async ({ body, auth, deps }) => {
-      let expiresAt: Date | null;
-      let scopes: KeyScope[];
-      try {
-        expiresAt = resolveExpiry(body.expiry);
-        scopes = normaliseScopes(body.scopes);
-      } catch (err) {
-        throw new AppError('VALIDATION_FAILED', (err as Error).message, { details: [{ path: /scope/.test((err as Error).message) ? 'body.scopes' : 'body.expiry', message: (err as Error).message }] });
-      }
-      await deps.users.ensure(auth.sub, auth.email);
-      const { key, record } = await deps.apiKeys.create({ userId: auth.sub, name: body.name, mode: body.mode, scopes, expiresAt });
+      const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body });
       return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...present(record), key } });
     },
   }),
@@ -82,7 +73,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     response: z.array(KeyView),
-    handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(present),
+    handler: async ({ auth, deps }) => (await listApiKeys(deps, auth.sub)).map(present),
   }),
 
   route({
@@ -95,11 +86,6 @@ export const keyRoutes = [
     params: z.object({ id: z.uuid() }),
     response: KeyView,
     errors: [404],
-    handler: async ({ params, auth, deps }) => {
-      const key = await deps.apiKeys.findForUser(auth.sub, params.id);
-      if (!key) throw notFound('API key');
-      await deps.apiKeys.revoke(key._id);
-      return present({ ...key, revokedAt: key.revokedAt ?? new Date() });
-    },
+    handler: async ({ params, auth, deps }) => present(await revokeApiKey(deps, auth.sub, params.id)),
   }),
 ];

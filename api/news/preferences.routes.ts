@@ -4,11 +4,10 @@
  * something that is not there is not an error: the preferences end as asked.
  */
 import { z } from 'zod';
-import { AppError } from '../../models/errors';
+import * as prefs from '../../models/news/operations/preferences';
 import {
   KEYWORD,
   NotificationSettings,
-  PREFERENCE_LIMITS,
   Preferences,
   RelevanceSettings,
   SECTOR,
@@ -16,7 +15,6 @@ import {
   TOPIC,
   WEIGHT,
 } from '../../models/news/preferences.rules';
-import { fold } from '../../models/news/text.rules';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import type { NewsDeps } from './deps';
@@ -41,10 +39,6 @@ const PreferencesView = z.object({
 
 const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<Preferences, K>;
 
-function full(what: string, limit: number): never {
-  throw new AppError('VALIDATION_FAILED', `At most ${limit} ${what}`, { details: [{ path: 'body', message: `at most ${limit} ${what}` }] });
-}
-
 /**
  * Follow (or re-weigh) and unfollow routes of a weighted list of codes: sectors and topics. Each
  * answers with the list and its weights (spec §4.7's shape for sectors).
@@ -62,10 +56,7 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       auth: owner,
       body: z.strictObject({ [field]: code, weight: WEIGHT.default(1) }),
       response: View,
-      handler: async ({ body, auth, deps }) => {
-        const value = (body as Record<F, string>)[field];
-        return answer(await deps.preferences.update(auth.sub, { $addToSet: { [list]: value }, $set: { [`${weights}.${value}`]: body.weight } }));
-      },
+      handler: async ({ body, auth, deps }) => answer(await prefs.follow(deps, auth.sub, list, (body as Record<F, string>)[field], (body as { weight: number }).weight)),
     }),
     route({
       method: 'delete',
@@ -76,10 +67,7 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       auth: owner,
       params: z.object({ [field]: code }),
       response: View,
-      handler: async ({ params, auth, deps }) => {
-        const value = (params as Record<F, string>)[field];
-        return answer(await deps.preferences.update(auth.sub, { $pull: { [list]: value }, $unset: { [`${weights}.${value}`]: '' } }));
-      },
+      handler: async ({ params, auth, deps }) => answer(await prefs.unfollow(deps, auth.sub, list, (params as Record<F, string>)[field])),
     }),
   ];
 }
@@ -93,7 +81,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     response: PreferencesView,
-    handler: async ({ auth, deps }) => await deps.preferences.get(auth.sub),
+    handler: async ({ auth, deps }) => await prefs.getPreferences(deps, auth.sub),
   }),
 
   route({
@@ -105,7 +93,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: Preferences,
     response: PreferencesView,
-    handler: async ({ body, auth, deps }) => await deps.preferences.replace(auth.sub, body),
+    handler: async ({ body, auth, deps }) => await prefs.replacePreferences(deps, auth.sub, body),
   }),
 
   ...followList('sectors', 'sector', SECTOR, 'sector', ''),
@@ -119,11 +107,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: z.strictObject({ entityId: z.uuid() }),
     response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
-    handler: async ({ body, auth, deps }) => {
-      const current = await deps.preferences.get(auth.sub);
-      if (!current.watchlistCompanies.includes(body.entityId) && current.watchlistCompanies.length >= PREFERENCE_LIMITS.watchlist) full('watched companies', PREFERENCE_LIMITS.watchlist);
-      return pick(await deps.preferences.update(auth.sub, { $addToSet: { watchlistCompanies: body.entityId } }), 'watchlistCompanies', 'watchlistTickers');
-    },
+    handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistCompanies', body.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
   route({
@@ -134,8 +118,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: z.object({ entityId: z.uuid() }),
     response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
-    handler: async ({ params, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $pull: { watchlistCompanies: params.entityId } }), 'watchlistCompanies', 'watchlistTickers'),
+    handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistCompanies', params.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
   route({
@@ -146,11 +129,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: z.strictObject({ ticker: TICKER }),
     response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
-    handler: async ({ body, auth, deps }) => {
-      const current = await deps.preferences.get(auth.sub);
-      if (!current.watchlistTickers.includes(body.ticker) && current.watchlistTickers.length >= PREFERENCE_LIMITS.watchlist) full('watched tickers', PREFERENCE_LIMITS.watchlist);
-      return pick(await deps.preferences.update(auth.sub, { $addToSet: { watchlistTickers: body.ticker } }), 'watchlistCompanies', 'watchlistTickers');
-    },
+    handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistTickers', body.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
   route({
@@ -161,8 +140,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: z.object({ ticker: TICKER }),
     response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
-    handler: async ({ params, auth, deps }) =>
-      pick(await deps.preferences.update(auth.sub, { $pull: { watchlistTickers: params.ticker } }), 'watchlistCompanies', 'watchlistTickers'),
+    handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistTickers', params.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
   route({
@@ -174,13 +152,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: z.strictObject({ keyword: KEYWORD, weight: WEIGHT.default(1) }),
     response: z.object({ keywords: z.array(z.string()), keywordWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ body, auth, deps }) => {
-      const current = await deps.preferences.get(auth.sub);
-      const existing = current.keywords.find((k) => fold(k) === fold(body.keyword));
-      if (!existing && current.keywords.length >= PREFERENCE_LIMITS.keywords) full('keywords', PREFERENCE_LIMITS.keywords);
-      const keyword = existing ?? body.keyword;
-      return pick(await deps.preferences.update(auth.sub, { $addToSet: { keywords: keyword }, $set: { [`keywordWeights.${keyword}`]: body.weight } }), 'keywords', 'keywordWeights');
-    },
+    handler: async ({ body, auth, deps }) => pick(await prefs.addKeyword(deps, auth.sub, body.keyword, body.weight), 'keywords', 'keywordWeights'),
   }),
 
   route({
@@ -191,12 +163,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: z.object({ keyword: KEYWORD }),
     response: z.object({ keywords: z.array(z.string()), keywordWeights: z.record(z.string(), z.number()) }),
-    handler: async ({ params, auth, deps }) => {
-      const current = await deps.preferences.get(auth.sub);
-      const existing = current.keywords.find((k) => fold(k) === fold(params.keyword));
-      if (!existing) return pick(current, 'keywords', 'keywordWeights');
-      return pick(await deps.preferences.update(auth.sub, { $pull: { keywords: existing }, $unset: { [`keywordWeights.${existing}`]: '' } }), 'keywords', 'keywordWeights');
-    },
+    handler: async ({ params, auth, deps }) => pick(await prefs.removeKeyword(deps, auth.sub, params.keyword), 'keywords', 'keywordWeights'),
   }),
 
   route({
@@ -208,8 +175,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: NotificationSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
     response: NotificationSettings,
-    handler: async ({ body, auth, deps }) =>
-      (await deps.preferences.update(auth.sub, { $set: Object.fromEntries(Object.entries(body).map(([k, v]) => [`notificationSettings.${k}`, v])) })).notificationSettings,
+    handler: async ({ body, auth, deps }) => await prefs.changeNotifications(deps, auth.sub, body),
   }),
 
   route({
@@ -221,7 +187,6 @@ export const preferenceRoutes = [
     auth: owner,
     body: RelevanceSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
     response: RelevanceSettings,
-    handler: async ({ body, auth, deps }) =>
-      (await deps.preferences.update(auth.sub, { $set: Object.fromEntries(Object.entries(body).map(([k, v]) => [`relevanceSettings.${k}`, v])) })).relevanceSettings,
+    handler: async ({ body, auth, deps }) => await prefs.changeRelevance(deps, auth.sub, body),
   }),
 ];

@@ -40,6 +40,15 @@ export function createPreferencesRepo(conn: Connection) {
       await prefs().updateOne({ _id: userId }, { ...update, $set: { ...(update.$set ?? {}), updatedAt: new Date() } });
       return await get(userId);
     },
+    /**
+     * Applies one update only while the document matches `condition` (one atomic command, so a
+     * limit holds under concurrent edits); null when it did not match.
+     */
+    async updateWhere(userId: string, condition: Record<string, unknown>, update: Record<string, Record<string, unknown>>): Promise<Preferences | null> {
+      await ensure(userId);
+      const res = await prefs().updateOne({ _id: userId, ...condition }, { ...update, $set: { ...(update.$set ?? {}), updatedAt: new Date() } });
+      return res.matchedCount === 1 ? await get(userId) : null;
+    },
   };
 }
 

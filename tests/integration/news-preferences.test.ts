@@ -90,6 +90,23 @@ describe('preferences', () => {
     expect(refused.body).toMatchObject({ success: false, statusCode: 400, code: 'VALIDATION_FAILED' });
   });
 
+  it('keeps a list within its limit when edits arrive at once (the limit is part of the update), and re-weighs at the limit', async () => {
+    const u = await as();
+    const kept = Array.from({ length: 48 }, (_, i) => `termo ${i}`);
+    await u.send('put', '', { keywords: kept }).expect(200);
+    const tries = await Promise.all(Array.from({ length: 6 }, (_, i) => u.send('post', '/keywords', { keyword: `novo ${i}` })));
+    expect(tries.map((r) => r.status).sort()).toEqual([200, 200, 400, 400, 400, 400]);
+    expect(tries.find((r) => r.status === 400)!.body).toMatchObject({ code: 'VALIDATION_FAILED', error: 'At most 50 keywords' });
+    expect((await u.get()).body.data.keywords).toHaveLength(50);
+    expect((await u.send('post', '/keywords', { keyword: 'TERMO 3', weight: 5 }).expect(200)).body.data.keywordWeights['termo 3']).toBe(5);
+
+    const tickers = Array.from({ length: 99 }, (_, i) => `AB${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}3`);
+    await u.send('put', '', { watchlistTickers: tickers }).expect(200);
+    const watched = await Promise.all(['ZZZA3', 'ZZZB3', 'ZZZC3'].map((ticker) => u.send('post', '/watchlist/tickers', { ticker })));
+    expect(watched.map((r) => r.status).sort()).toEqual([200, 400, 400]);
+    expect((await u.get()).body.data.watchlistTickers).toHaveLength(100);
+  });
+
   it('changes only the notification and relevance settings sent, within their ranges', async () => {
     const u = await as();
     const n = await u.send('patch', '/notifications', { whatsapp: true, minScore: 60 }).expect(200);
