@@ -3,14 +3,14 @@
  * news, the feed). Lists and search are indexed queries (models/news/article-query.ts).
  */
 import { z } from 'zod';
-import { AppError, notFound } from '../../models/errors';
 import type { ArticleFilters } from '../../models/news/article-query.rules';
-import { CONTENT_TYPES, LANGUAGES, ORDERINGS, parseInclude, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
+import { CONTENT_TYPES, LANGUAGES, ORDERINGS, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
+import * as articles from '../../models/news/operations/articles';
 import { PageQuery, paginate } from '../../models/news/pagination.rules';
-import type { IncludeModule, Plan } from '../../models/news/plan.rules';
+import type { IncludeModule } from '../../models/news/plan.rules';
 import { TICKER } from '../../models/news/preferences.rules';
 import { reply, routeFactory } from '../shared/route';
-import { apiKey, planName, type KeyPrincipal } from './auth';
+import { apiKey, type KeyPrincipal } from './auth';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -58,22 +58,13 @@ const ArticleView = z
   .catchall(z.unknown())
   .describe('Base fields always; each requested include module adds its fields (docs/api/news.md)');
 
-/** The include modules of a request, or 400 (unknown) / 403 (above the key's plan). */
-export function includeFor(raw: string | undefined, plan: Plan): IncludeModule[] {
-  const parsed = parseInclude(raw, plan);
-  if ('modules' in parsed) return parsed.modules;
-  const p = parsed.problem;
-  if (p.kind === 'unknown') {
-    throw new AppError('VALIDATION_FAILED', `Unknown include module${p.modules.length > 1 ? 's' : ''}: ${p.modules.join(', ')}`, { details: [{ path: 'include', message: `unknown: ${p.modules.join(', ')}` }] });
-  }
-  throw new AppError('FORBIDDEN', `The include module ${p.module} is not part of the ${planName(p.plan)} plan; it comes with the ${planName(p.requiredPlan)} plan`);
-}
-
 const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.map((d) => presentArticle(d, modules));
 
+/** The reading a request asks for: its page and include modules under the key's plan. */
+const reading = (auth: KeyPrincipal, q: PageQuery & { include?: string | undefined }) => ({ plan: auth.plan, include: q.include, page: q });
+
 async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
-  const modules = includeFor(q.include, auth.plan);
-  const { docs, total, hasMore } = await deps.queries.list(q, q.sort, q, modules);
+  const { docs, total, hasMore, modules } = await articles.listArticles(deps, reading(auth, q), q, q.sort);
   return reply({ data: present(docs, modules), pagination: paginate(q, total, hasMore) });
 }
 
@@ -124,8 +115,7 @@ export const articleRoutes = [
     response: z.array(ArticleView),
     errors: [403],
     handler: async ({ query, auth, deps }) => {
-      const modules = includeFor(query.include, auth.plan);
-      const { docs, total, hasMore } = await deps.queries.search(query.q, query, query, modules);
+      const { docs, total, hasMore, modules } = await articles.searchArticles(deps, reading(auth, query), query.q, query);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -141,8 +131,7 @@ export const articleRoutes = [
     response: z.array(ArticleView),
     errors: [403],
     handler: async ({ query, auth, deps }) => {
-      const modules = includeFor(query.include, auth.plan);
-      const { docs, total, hasMore } = await deps.queries.list({ isBreaking: true, since: query.since }, 'publishedAt', query, modules);
+      const { docs, total, hasMore, modules } = await articles.breakingArticles(deps, reading(auth, query), query.since);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -158,9 +147,7 @@ export const articleRoutes = [
     response: ArticleView,
     errors: [403, 404],
     handler: async ({ params, query, auth, deps }) => {
-      const modules = includeFor(query.include, auth.plan);
-      const doc = await deps.articles.findById(params.id);
-      if (!doc) notFound('Article');
+      const { doc, modules } = await articles.oneArticle(deps, auth.plan, query.include, params.id);
       return presentArticle(doc, modules);
     },
   }),
@@ -177,9 +164,7 @@ export const articleRoutes = [
     response: z.array(ArticleView),
     errors: [403, 404],
     handler: async ({ params, query, auth, deps }) => {
-      const modules = includeFor(query.include, auth.plan);
-      if (!(await deps.entities.findById(params.id))) notFound('Entity');
-      const { docs, total, hasMore } = await deps.queries.list({ entity: params.id }, 'publishedAt', query, modules);
+      const { docs, total, hasMore, modules } = await articles.entityArticles(deps, reading(auth, query), params.id);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
     },
   }),
@@ -198,14 +183,8 @@ export const articleRoutes = [
     response: z.array(ArticleView),
     errors: [403],
     handler: async ({ query, auth, deps }) => {
-      const modules = includeFor(query.include, auth.plan);
-      const prefs = await deps.preferences.get(auth.sub);
-      const { items, total } = await deps.queries.feed(prefs, query, new Date());
-      const shown = new Map((await deps.articles.findByIds(items.map((i) => i.article._id))).map((d) => [d._id, d]));
-      const data = items.flatMap((i) => {
-        const doc = shown.get(i.article._id);
-        return doc ? [{ ...presentArticle(doc, modules), feedScore: i.score, feedReasons: i.reasons }] : [];
-      });
+      const { items, total, modules } = await articles.personalFeed(deps, auth.sub, reading(auth, query));
+      const data = items.map((i) => ({ ...presentArticle(i.doc, modules), feedScore: i.score, feedReasons: i.reasons }));
       return reply({ data, pagination: paginate(query, total) });
     },
   }),

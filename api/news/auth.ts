@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import { hashApiKey, keyStatus, looksLikeApiKey, type KeyMode, type KeyScope } from '../../models/news/api-key.rules';
-import { PLAN_LIMITS, type Plan } from '../../models/news/plan.rules';
+import { PLAN_LIMITS, planName, type Plan } from '../../models/news/plan.rules';
 import { nextMonthStart } from '../../models/news/usage.repo';
 import { AppError } from '../../models/errors';
 import type { AuthPolicy } from '../shared/auth';
@@ -25,8 +25,6 @@ export interface KeyPrincipal {
 /** Where keys come from, in every 401 (spec §7: the message points to where a key is obtained). */
 export const KEYS_HINT = 'Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.';
 
-const PLAN_NAMES: Record<Plan, string> = { starter: 'Starter', pro: 'Pro', business: 'Business' };
-export const planName = (p: Plan) => PLAN_NAMES[p];
 
 // lastUsedAt is written at most once a minute per key and process.
 const TOUCH_EVERY_MS = 60_000;

@@ -1,9 +1,8 @@
 /** GET /api/usage: the calling key's requests this minute and its account's this month. */
 import { z } from 'zod';
-import { PLAN_LIMITS } from '../../models/news/plan.rules';
-import { nextMonthStart } from '../../models/news/usage.repo';
+import { keyUsage } from '../../models/news/operations/usage';
 import { routeFactory } from '../shared/route';
-import { apiKey, planName } from './auth';
+import { apiKey } from './auth';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -24,22 +23,6 @@ export const usageRoutes = [
       minute: Window,
       month: Window,
     }),
-    handler: async ({ auth, deps }) => {
-      const limits = PLAN_LIMITS[auth.plan];
-      const perMinute = deps.config.news.perMinute[auth.plan];
-      const now = new Date();
-      const [minute, month] = await Promise.all([deps.keyLimiters[auth.plan].used(`key:${auth.keyId}`), deps.usage.count(auth.sub, now)]);
-      return {
-        plan: planName(auth.plan),
-        key: { id: auth.keyId, mode: auth.mode, countedMonthly: auth.mode === 'live' },
-        minute: { limit: perMinute, used: minute.count, remaining: Math.max(0, perMinute - minute.count), resetsAt: minute.resetAt.toISOString() },
-        month: {
-          limit: limits.perMonth,
-          used: month,
-          remaining: limits.perMonth === null ? null : Math.max(0, limits.perMonth - month),
-          resetsAt: nextMonthStart(now).toISOString(),
-        },
-      };
-    },
+    handler: async ({ auth, deps }) => await keyUsage(deps, { userId: auth.sub, keyId: auth.keyId, plan: auth.plan, mode: auth.mode }),
   }),
 ];

@@ -56,3 +56,7 @@ export function quotePrice(plan: Plan, quantity: number, billingPeriod: 'monthly
   const round = (n: number) => Math.round(n * 100) / 100;
   return { plan, quantity, billingPeriod, currency: 'BRL', unitPrice: round(unitPrice), subtotal: round(subtotal), discount: round(subtotal - total), total: round(total) };
 }
+
+const PLAN_NAMES: Record<Plan, string> = { starter: 'Starter', pro: 'Pro', business: 'Business' };
+/** The plan as customers read it. */
+export const planName = (p: Plan) => PLAN_NAMES[p];
