@@ -11,9 +11,14 @@ interface LintMessage {
   message: string;
 }
 
-/** Lints text as if it were a workflow file, with the project's real ESLint config. */
+/**
+ * Lints text as if it were a workflow file, with the project's real ESLint config. The file does
+ * not exist, so the TypeScript project cannot type it: type information is off for it, and with
+ * it the one type-aware rule.
+ */
 function lintAsWorkflow(code: string): LintMessage[] {
-  const r = spawnSync(process.execPath, [ESLINT, '--format', 'json', '--stdin', '--stdin-filename', 'workflows/ops/sample.workflow.ts'], {
+  const untyped = ['--parser-options', 'projectService:false', '--rule', '@typescript-eslint/no-floating-promises: off'];
+  const r = spawnSync(process.execPath, [ESLINT, ...untyped, '--format', 'json', '--stdin', '--stdin-filename', 'workflows/ops/sample.workflow.ts'], {
     cwd: ROOT,
     input: code,
     encoding: 'utf8',
