@@ -253,7 +253,7 @@ export function chatRoutes(limits: AiLimits) {
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
-      response: z.object({ agents: z.array(z.string()), tools: z.array(z.string()) }),
+      response: z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }),
       handler: async ({ deps }) => {
         const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
         return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
@@ -270,9 +270,9 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       query: UsageQuery,
       response: z.object({
-        from: z.string(),
-        to: z.string(),
-        days: z.array(z.object({ day: z.string(), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })),
+        from: z.iso.date().max(10),
+        to: z.iso.date().max(10),
+        days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
         totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
       }),
       handler: async ({ query, auth, deps }) => {

@@ -60,7 +60,7 @@ function builtinGuard(kind: 'agent' | 'tool', name: string, builtin: boolean): v
 export function registryRoutes(limits: AiLimits) {
   const AgentBody = agentBody(limits);
   const AgentPatch = agentPatch(limits);
-  const deleted = z.object({ deleted: z.string() });
+  const deleted = z.object({ deleted: z.string().max(64) });
 
   return [
     // ---- agents

@@ -2,12 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
-import { assertNotDeleted, SUPPORT_AGENT } from '../../models/support/ticket.rules';
+import { assertNotDeleted, SUPPORT_AGENT, TEXT_MAX } from '../../models/support/ticket.rules';
 import type { ticketFastResponseWorkflow } from '../../workflows/support/fast-response.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { chatFailure } from '../shared/ai-failures';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { Text } from '../shared/views';
 import type { SupportDeps } from './deps';
 import { TicketIdParams } from './tickets/schemas';
 
@@ -25,7 +26,7 @@ export const fastResponseRoutes = [
     auth: bearer(SUPPORT_AGENT),
     params: TicketIdParams,
     body: z.strictObject({ send: z.boolean().default(false) }),
-    response: z.object({ replied: z.string(), sent: z.boolean(), messageId: z.number().nullable(), workflowId: z.string() }),
+    response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }),
     errors: [404, 409, 503],
     handler: async ({ params, body, auth, deps }) => {
       const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
