@@ -169,7 +169,7 @@ export function chatRoutes(limits: AiLimits) {
           properties: { event: { enum: ['delta', 'result', 'error'] }, data: { type: 'string', contentMediaType: 'application/json' } },
         },
       },
-      errors: [429, 503],
+      errors: [429, 503, 504],
       handler: async ({ body, auth, ctx, deps }) => {
         validateSchemaOrThrow(body.responseFormat);
         const request = {
@@ -201,7 +201,7 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       body: chatWithToolsBody(limits),
       response: ChatResult,
-      errors: [429, 503],
+      errors: [429, 503, 504],
       handler: async ({ body, auth, ctx, deps }) => {
         const { specs, unknown } = await deps.ai.registry.resolveTools(body.tools);
         if (unknown.length) throw new AppError('VALIDATION_FAILED', `Unknown tool(s): ${unknown.join(', ')}`);
@@ -228,7 +228,7 @@ export function chatRoutes(limits: AiLimits) {
       params: AgentNameParams,
       body: AgentRunBody,
       response: ChatResult,
-      errors: [404, 429, 503],
+      errors: [404, 429, 503, 504],
       handler: async ({ params, body, auth, ctx, deps }) => {
         const agent = (await deps.ai.registry.findAgent(params.name)) ?? notFound(`agent ${params.name}`);
         const { specs } = await deps.ai.registry.resolveTools(agent.tools);

@@ -297,7 +297,7 @@ export const quizRoutes = [
     }),
     response: z.object({ quizId: QuizId, date: z.iso.date().max(10), quizDate: QuizDate, edition: EditionName }),
     status: 201,
-    errors: [409, 503],
+    errors: [409, 503, 504],
     handler: async ({ body, deps }) => {
       const date = body.date ?? today(deps);
       if (date !== body.date && !EditionDate.safeParse(date).success) throw new AppError('VALIDATION_FAILED', 'Today is a Sunday, which has no editions: give a date');

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { RATE_MAX } from '../../models/config';
 import type { Envelope } from './envelope';
 import type { AnyRoute } from './route';
 
@@ -101,6 +102,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded',
   500: 'Internal error',
   503: 'A dependency is unavailable',
+  504: 'The work was cancelled or did not finish in time',
 };
 
 export interface OpenApiOptions<D> {
@@ -145,10 +147,11 @@ function documentedErrors<D>(route: AnyRoute<D>, everyRouteRateLimited: boolean)
  */
 const COUNTED = 'Sent on every response to a request counted against a rate limit.';
 const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
-  'X-RateLimit-Limit': { description: `Requests allowed in the current window (one minute). ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000_000 } },
-  'X-RateLimit-Remaining': { description: `Requests left in the current window. ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 } },
+  'X-RateLimit-Limit': { description: `Requests allowed in the current window (one minute). ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: RATE_MAX } },
+  'X-RateLimit-Remaining': { description: `Requests left in the current window. ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: RATE_MAX } },
   'X-RateLimit-Reset': { description: `When the window resets, in seconds since the epoch. ${COUNTED}`, schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 253_402_300_799 } },
-  'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 } },
+  // A month at most: the news API's monthly quota is spent until the next month begins.
+  'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 31 * 86_400 } },
 };
 
 /**

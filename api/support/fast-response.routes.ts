@@ -27,7 +27,7 @@ export const fastResponseRoutes = [
     params: TicketIdParams,
     body: z.strictObject({ send: z.boolean().default(false) }),
     response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }),
-    errors: [404, 409, 503],
+    errors: [404, 409, 503, 504],
     handler: async ({ params, body, auth, deps }) => {
       const ticket = (await deps.tickets.findById(params.id)) ?? notFound('ticket');
       assertNotDeleted(ticket, 'A deleted ticket cannot be answered');

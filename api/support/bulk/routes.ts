@@ -160,6 +160,8 @@ export const bulkRoutes = [
     tags,
     auth: staff,
     params: OperationParams,
+    response: z.object({ operationId: Uuid, state: z.literal('cancelling') }),
+    status: 202,
     errors: [404, 409],
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),
   }),
