@@ -83,7 +83,8 @@ export default tseslint.config(
   },
   {
     // The CLI, seeding and process scripts call operations, not routes. Benchmarks, like tests,
-    // assemble the app in-process to measure it, so ops/bench/ may.
+    // assemble the app in-process to measure it, so ops/bench/ may; ops/openapi/ writes the
+    // services' OpenAPI documents from their definitions, so it reads api/ too.
     files: ['ops/*.ts'],
     rules: {
       'no-restricted-imports': 'off',

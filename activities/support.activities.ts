@@ -18,7 +18,7 @@ import { createBulkRepo } from '../models/support/bulk.repo';
 import type { TicketDoc } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';
 import { BULK_GROUP, bulkKey, type BulkParams } from '../models/support/bulk.rules';
-import { assertNotDeleted, type TicketStatus } from '../models/support/ticket.rules';
+import { assertNotDeleted, TEXT_MAX, type TicketStatus } from '../models/support/ticket.rules';
 
 export interface SupportActivityDeps {
   conn: Connection;
@@ -50,7 +50,8 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
       ],
       user: `ticket-${ticket._id}`,
     });
-    return reply.content.trim();
+    // Cut to what a person may write in a reply (TEXT_MAX), which the API documents.
+    return reply.content.trim().slice(0, TEXT_MAX);
   }
 
   /** One ticket of a message or AI-reply operation (status changes and deletions go by group: changeStatuses). */

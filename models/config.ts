@@ -32,6 +32,9 @@ const ianaTimeZone = z.string().refine((tz) => {
 }, 'must be an IANA time zone such as America/Sao_Paulo');
 
 /** Documented variable by variable in .env.example; keep the two in step. */
+/** The largest per-minute rate limit: what X-RateLimit-Limit is documented to hold at most. */
+export const RATE_MAX = 1_000_000_000;
+
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -80,13 +83,13 @@ export const EnvSchema = z.object({
   JWT_MAX_LIFETIME_HOURS: z.coerce.number().positive().max(8_760).default(24),
 
   /** News API requests per minute per key, by plan (spec §2.6: 100, 500, 2,000). */
-  NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.starter.perMinute),
-  NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.pro.perMinute),
-  NEWS_BUSINESS_PER_MINUTE: z.coerce.number().int().min(1).default(PLAN_LIMITS.business.perMinute),
+  NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.starter.perMinute),
+  NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.pro.perMinute),
+  NEWS_BUSINESS_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.business.perMinute),
 
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
-  SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
+  SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(10),
   /** Support reports: the time zone their days, hours and weeks are counted in, and how long one is cached. */
   SUPPORT_REPORT_TIME_ZONE: ianaTimeZone.default('America/Sao_Paulo'),
   SUPPORT_REPORT_CACHE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(7_200),
@@ -95,10 +98,10 @@ export const EnvSchema = z.object({
   /** How often a process adds its local rate-limit counts to the shared windows (0: every request). */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
   /** Requests per minute of a route without a limit of its own: per user behind a bearer token, per client IP when public. */
-  RATE_LIMIT_PER_USER_PER_MINUTE: z.coerce.number().int().min(1).default(300),
-  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  RATE_LIMIT_PER_USER_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(300),
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(300),
   /** Signed webhook deliveries per minute per sender IP (providers send bursts, and retry a 429). */
-  RATE_LIMIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(6_000),
   /** How long a process reuses an API key's record and plan (0: read on every request). */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
 
@@ -115,7 +118,7 @@ export const EnvSchema = z.object({
   /** Each provider request times out after this many ms (spec §8: 60 s). */
   AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** AI requests per minute per user (spec §8: 100). */
-  AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
   /** Hosts registered HTTP tools may call (comma-separated; exact host names). Empty: none. */
   AI_TOOL_HOST_ALLOWLIST: z.preprocess(emptyAsUndefined, csv.optional()),
   /** Commands stdio MCP context providers may run (comma-separated, exact). Empty: none. */

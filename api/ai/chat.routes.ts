@@ -166,7 +166,7 @@ export function chatRoutes(limits: AiLimits) {
           properties: { event: { enum: ['delta', 'result', 'error'] }, data: { type: 'string', contentMediaType: 'application/json' } },
         },
       },
-      errors: [429, 503],
+      errors: [429, 503, 504],
       handler: async ({ body, auth, ctx, deps }) => {
         validateSchemaOrThrow(body.responseFormat);
         const request = {
@@ -198,7 +198,7 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       body: chatWithToolsBody(limits),
       response: ChatResult,
-      errors: [429, 503],
+      errors: [429, 503, 504],
       handler: async ({ body, auth, ctx, deps }) =>
         publicResult(
           await chatWithTools(
@@ -221,7 +221,7 @@ export function chatRoutes(limits: AiLimits) {
       params: AgentNameParams,
       body: AgentRunBody,
       response: ChatResult,
-      errors: [404, 429, 503],
+      errors: [404, 429, 503, 504],
       handler: async ({ params, body, auth, ctx, deps }) =>
         publicResult(await askAgent(deps, auth.sub, { name: params.name, prompt: body.prompt, models: limits.models, maxTokens: limits.maxTokens }, runOptions(ctx))),
     }),
@@ -233,7 +233,7 @@ export function chatRoutes(limits: AiLimits) {
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
-      response: z.object({ agents: z.array(z.string()), tools: z.array(z.string()) }),
+      response: z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }),
       handler: async ({ deps }) => {
         const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
         return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
@@ -250,9 +250,9 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       query: UsageQuery,
       response: z.object({
-        from: z.string(),
-        to: z.string(),
-        days: z.array(z.object({ day: z.string(), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })),
+        from: z.iso.date().max(10),
+        to: z.iso.date().max(10),
+        days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
         totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
       }),
       handler: async ({ query, auth, deps }) => {

@@ -28,7 +28,7 @@ const tags = ['ai registry'];
 export function registryRoutes(limits: AiLimits) {
   const AgentBody = agentBody(limits);
   const AgentPatch = agentPatch(limits);
-  const deleted = z.object({ deleted: z.string() });
+  const deleted = z.object({ deleted: z.string().max(64) });
 
   return [
     // ---- agents

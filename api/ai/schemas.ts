@@ -12,6 +12,14 @@ export interface AiLimits {
   maxTokens: number;
 }
 
+/** Agent, tool and provider names: 2 to 64 characters (AGENT_NAME, TOOL_NAME). */
+const NAME_MAX = 64;
+/** Keys of a JSON Schema object (a tool's parameters, a reply's schema). */
+const KEY_MAX = 200;
+const URL_MAX = 2_048;
+/** A provider's command and each of its arguments. */
+const ARG_MAX = 1_000;
+
 const prompt = z.string().max(100_000).trim().min(1, 'prompt must not be empty').describe('The user message');
 const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
 
@@ -21,8 +29,8 @@ export const ResponseFormatSchema = z
     z.strictObject({ type: z.literal('json_object') }),
     z.strictObject({
       type: z.literal('json_schema'),
-      name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('response'),
-      schema: z.record(z.string(), z.unknown()).describe('JSON Schema the reply must satisfy'),
+      name: z.string().max(64).regex(/^[A-Za-z0-9_-]{1,64}$/).default('response'),
+      schema: z.record(z.string().max(KEY_MAX), z.unknown()).describe('JSON Schema the reply must satisfy'),
       strict: z.boolean().optional(),
     }),
   ])
@@ -32,6 +40,7 @@ export function modelSchema(limits: AiLimits) {
   const accepted = acceptedModelNames(limits.models);
   return z
     .string()
+    .max(200)
     .refine((m) => accepted.includes(m), { message: `model must be one of: ${accepted.join(', ')}` })
     .optional()
     .describe(`A model class (mini: default, advanced, previous, legacy) or a configured id: ${accepted.join(', ')}`);
@@ -53,7 +62,7 @@ export function chatWithToolsBody(limits: AiLimits) {
   return z.strictObject({
     prompt,
     tools: z
-      .array(z.string().min(1))
+      .array(z.string().min(1).max(NAME_MAX))
       .min(1, 'tools must name at least one tool')
       .max(20)
       .refine((t) => new Set(t).size === t.length, 'tools must not repeat a name'),
@@ -65,12 +74,12 @@ export function chatWithToolsBody(limits: AiLimits) {
 }
 
 export const AgentRunBody = z.strictObject({ prompt });
-export const AgentNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid agent name') });
-export const ToolNameParams = z.object({ name: z.string().regex(TOOL_NAME, 'not a valid tool name') });
-export const ProviderNameParams = z.object({ name: z.string().regex(AGENT_NAME, 'not a valid provider name') });
+export const AgentNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid agent name') });
+export const ToolNameParams = z.object({ name: z.string().max(NAME_MAX).regex(TOOL_NAME, 'not a valid tool name') });
+export const ProviderNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid provider name') });
 
 export const ToolResultSchema = z.object({
-  toolName: z.string(),
+  toolName: z.string().describe('as the model named it'),
   arguments: z.unknown(),
   result: z.unknown(),
   timestamp: z.number().int().describe('Epoch milliseconds'),
@@ -78,28 +87,31 @@ export const ToolResultSchema = z.object({
 
 export const UsageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
 
-export const ChatResult = z.object({
-  content: z.string(),
-  toolResults: z.array(ToolResultSchema),
-  usage: UsageSchema,
-  finishReason: z.string().describe('stop, length, tool_calls, content_filter, or max_tool_iterations when the tool limit ended the run'),
-});
+/** A model's reply: bounded in tokens (maxTokens) and tool rounds (MAX_TOOL_ITERATIONS), not in characters (.spectral.yaml). */
+export const ChatResult = z
+  .object({
+    content: z.string(),
+    toolResults: z.array(ToolResultSchema),
+    usage: UsageSchema,
+    finishReason: z.string().max(64).describe('stop, length, tool_calls, content_filter, or max_tool_iterations when the tool limit ended the run'),
+  })
+  .meta({ id: 'ChatResult' });
 
 // A calendar day that exists (z.iso.date checks months, days and leap years, not just the shape).
-const day = z.iso.date('expected a date YYYY-MM-DD that exists');
+const day = z.iso.date('expected a date YYYY-MM-DD that exists').max(10);
 export const UsageQuery = z
   .object({ from: day.optional(), to: day.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
 
 export function agentBody(limits: AiLimits) {
   return z.strictObject({
-    name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
+    name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
     description: z.string().max(500).default(''),
     systemPrompt: z.string().max(20_000).trim().min(1),
     model: modelSchema(limits).default('mini'),
     temperature: temperature.default(0.7),
-    tools: z.array(z.string()).max(20).default([]),
-    contextProviders: z.array(z.string()).max(10).default([]),
+    tools: z.array(z.string().max(NAME_MAX)).max(20).default([]),
+    contextProviders: z.array(z.string().max(NAME_MAX)).max(10).default([]),
   });
 }
 
@@ -110,45 +122,45 @@ export function agentPatch(limits: AiLimits) {
       systemPrompt: z.string().max(20_000).trim().min(1).optional(),
       model: modelSchema(limits),
       temperature: temperature.optional(),
-      tools: z.array(z.string()).max(20).optional(),
-      contextProviders: z.array(z.string()).max(10).optional(),
+      tools: z.array(z.string().max(NAME_MAX)).max(20).optional(),
+      contextProviders: z.array(z.string().max(NAME_MAX)).max(10).optional(),
     })
     .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 }
 
 export const ToolBody = z.strictObject({
-  name: z.string().regex(TOOL_NAME, 'name: lowercase letters, digits and _, 2 to 64 characters'),
+  name: z.string().max(NAME_MAX).regex(TOOL_NAME, 'name: lowercase letters, digits and _, 2 to 64 characters'),
   description: z.string().max(1_000).trim().min(1),
-  parameters: z.record(z.string(), z.unknown()).describe('JSON Schema of the arguments object'),
-  endpoint: z.url().describe('https URL the platform POSTs the arguments to; its host must be allow-listed'),
+  parameters: z.record(z.string().max(KEY_MAX), z.unknown()).describe('JSON Schema of the arguments object'),
+  endpoint: z.url().max(URL_MAX).describe('https URL the platform POSTs the arguments to; its host must be allow-listed'),
   timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
 });
 
 export const ToolPatch = z
   .strictObject({
     description: z.string().max(1_000).trim().min(1).optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    endpoint: z.url().optional(),
+    parameters: z.record(z.string().max(KEY_MAX), z.unknown()).optional(),
+    endpoint: z.url().max(URL_MAX).optional(),
     timeoutMs: z.number().int().min(100).max(60_000).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 
 export const ProviderBody = z.strictObject({
-  name: z.string().regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
+  name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
   description: z.string().max(500).default(''),
   transport: z.enum(['stdio', 'http']),
-  command: z.string().min(1).optional().describe('stdio: the command (must be allow-listed)'),
-  args: z.array(z.string()).max(50).default([]),
-  url: z.url().optional().describe('http: the Streamable HTTP endpoint (https, allow-listed host)'),
-  resources: z.array(z.string().min(1)).max(50).default([]).describe('Resource URIs to read; all listed ones when empty'),
+  command: z.string().min(1).max(ARG_MAX).optional().describe('stdio: the command (must be allow-listed)'),
+  args: z.array(z.string().max(ARG_MAX)).max(50).default([]),
+  url: z.url().max(URL_MAX).optional().describe('http: the Streamable HTTP endpoint (https, allow-listed host)'),
+  resources: z.array(z.string().min(1).max(URL_MAX)).max(50).default([]).describe('Resource URIs to read; all listed ones when empty'),
 });
 
 export const ProviderPatch = z
   .strictObject({
     description: z.string().max(500).optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).max(50).optional(),
-    url: z.url().optional(),
-    resources: z.array(z.string().min(1)).max(50).optional(),
+    command: z.string().min(1).max(ARG_MAX).optional(),
+    args: z.array(z.string().max(ARG_MAX)).max(50).optional(),
+    url: z.url().max(URL_MAX).optional(),
+    resources: z.array(z.string().min(1).max(URL_MAX)).max(50).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required');

@@ -6,10 +6,11 @@ import { z } from 'zod';
 import type { ArticleFilters } from '../../models/news/article-query.rules';
 import { CONTENT_TYPES, LANGUAGES, ORDERINGS, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
 import * as articles from '../../models/news/operations/articles';
-import { PageQuery, paginate } from '../../models/news/pagination.rules';
+import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
 import type { IncludeModule } from '../../models/news/plan.rules';
 import { TICKER } from '../../models/news/preferences.rules';
 import { reply, routeFactory } from '../shared/route';
+import { IsoDateTime, Text, Uuid } from '../shared/views';
 import { apiKey, type KeyPrincipal } from './auth';
 import type { NewsDeps } from './deps';
 
@@ -20,6 +21,7 @@ const tags = ['articles'];
 const isoDate = (name: string) =>
   z.iso
     .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time such as 2026-11-21T09:00:00Z` })
+    .max(64)
     .transform((s) => new Date(s))
     .optional();
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -40,23 +42,24 @@ const Filters = z.object({
 });
 const Sort = z.object({ sort: z.enum(ORDERINGS).default('publishedAt') });
 
+/** Bounds: those of an imported line (models/news/ingest.rules.ts ImportLine), which every article passed. */
 const ArticleView = z
   .object({
-    id: z.string(),
-    sourceName: z.string(),
-    title: z.string(),
-    subtitle: z.string().nullable(),
-    summary: z.string().nullable(),
-    publishedAt: z.string(),
+    id: Uuid,
+    sourceName: Text(200),
+    title: Text(500),
+    subtitle: Text(1_000).nullable(),
+    summary: Text(5_000).nullable(),
+    publishedAt: IsoDateTime,
     primarySector: z.enum(SECTORS),
     primaryTopic: z.enum(TOPICS),
     contentType: z.enum(CONTENT_TYPES),
     urgencyLevel: z.enum(URGENCY_LEVELS),
     isBreaking: z.boolean(),
-    language: z.string(),
+    language: Text(8).describe('ISO 639-1 code (pt, en, es)'),
   })
   .catchall(z.unknown())
-  .describe('Base fields always; each requested include module adds its fields (docs/api/news.md)');
+  .meta({ id: 'ArticleView', description: 'Base fields always; each requested include module adds its fields (docs/api/news.md)' });
 
 const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.map((d) => presentArticle(d, modules));
 
@@ -81,7 +84,8 @@ export const articleRoutes = [
     tags,
     auth: reader,
     query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.shape),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403],
     handler: ({ query, auth, deps }) => listReply(deps, auth, query),
   }),
@@ -95,7 +99,8 @@ export const articleRoutes = [
     auth: reader,
     params: z.object({ sector: z.enum(SECTORS) }),
     query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.omit({ sector: true }).shape),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403],
     handler: ({ params, query, auth, deps }) => listReply(deps, auth, { ...query, sector: params.sector }),
   }),
@@ -112,7 +117,8 @@ export const articleRoutes = [
     query: PageQuery.extend(Include.shape)
       .extend(Filters.shape)
       .extend({ q: z.string().max(200).trim().min(2, 'q must have at least 2 characters') }),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.searchArticles(deps, reading(auth, query), query.q, query);
@@ -128,7 +134,8 @@ export const articleRoutes = [
     tags,
     auth: apiKey('read:breaking'),
     query: PageQuery.extend(Include.shape).extend({ since: isoDate('since') }),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.breakingArticles(deps, reading(auth, query), query.since);
@@ -161,7 +168,8 @@ export const articleRoutes = [
     auth: reader,
     params: z.object({ id: z.uuid() }),
     query: PageQuery.extend(Include.shape),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403, 404],
     handler: async ({ params, query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.entityArticles(deps, reading(auth, query), params.id);
@@ -180,7 +188,8 @@ export const articleRoutes = [
     tags,
     auth: reader,
     query: PageQuery.extend(Include.shape),
-    response: z.array(ArticleView),
+    response: z.array(ArticleView).max(100),
+    pagination: PaginationView,
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const { items, total, modules } = await articles.personalFeed(deps, auth.sub, reading(auth, query));

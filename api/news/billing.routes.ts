@@ -16,31 +16,36 @@ import { AppError } from '../../models/errors';
 import { PLANS } from '../../models/news/plan.rules';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { Count, IsoDateTime, Text } from '../shared/views';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['subscriptions'];
 
+/** Stripe ids are at most 255 characters, its other strings at most 5,000 (Stripe's API reference). */
+const stripeId = Text(255);
 const SubscriptionViewSchema = z.object({
-  customerId: z.string().nullable(),
-  subscriptionId: z.string().nullable(),
+  customerId: stripeId.nullable(),
+  subscriptionId: stripeId.nullable(),
   status: z.enum([...SUBSCRIPTION_STATUSES, 'none']).describe("Stripe's status of the subscription; none before the first one"),
   plan: z.enum(PLANS).describe('the plan the account has now'),
   subscribedPlan: z.enum(PLANS).nullable().describe('the plan paid for'),
-  currentPeriodEnd: z.string().nullable(),
+  currentPeriodEnd: IsoDateTime.nullable(),
   cancelAtPeriodEnd: z.boolean(),
-  graceEndsAt: z.string().nullable().describe('while past_due: when the account drops to Starter unless a payment succeeds'),
+  graceEndsAt: IsoDateTime.nullable().describe('while past_due: when the account drops to Starter unless a payment succeeds'),
   lastPaymentFailure: z
-    .object({ at: z.string(), invoiceId: z.string(), attemptCount: z.number(), nextAttemptAt: z.string().nullable(), message: z.string().nullable() })
+    .object({ at: IsoDateTime, invoiceId: stripeId, attemptCount: Count, nextAttemptAt: IsoDateTime.nullable(), message: Text(5_000).nullable() })
     .nullable(),
-  eventsApplied: z.number(),
-  asOf: z.string().nullable().describe("Stripe's time of the newest event applied"),
+  eventsApplied: Count,
+  asOf: IsoDateTime.nullable().describe("Stripe's time of the newest event applied"),
 });
 
 /** Stripe's signature over the exact body: the webhook's only credential (spec §4.9). */
 const stripeSignature: AuthPolicy<Stripe.Event> = {
-  scheme: undefined,
+  scheme: 'stripeSignature',
+  // A missing or wrong signature is a 400 (as Stripe's own examples answer), not a 401.
+  failures: [],
   signed: true,
   describe: 'Stripe-Signature header (signed with the endpoint secret)',
   async authenticate(ctx, _services, rawDeps) {
@@ -62,7 +67,7 @@ const stripeSignature: AuthPolicy<Stripe.Event> = {
 
 const WebhookAnswer = z.object({
   received: z.literal(true),
-  eventId: z.string(),
+  eventId: stripeId,
   duplicate: z.boolean().describe('the event was delivered before'),
   handled: z.boolean().describe('the event was handed to the subscription workflow (false: a type or object billing does not use)'),
 });
@@ -77,7 +82,7 @@ export const billingRoutes = [
     tags,
     auth: account,
     body: z.strictObject({ plan: z.enum(['pro', 'business']) }),
-    response: z.object({ sessionId: z.string(), url: z.string() }),
+    response: z.object({ sessionId: stripeId, url: Text(5_000) }),
     status: 201,
     errors: [409, 503],
     handler: async ({ body, auth, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: auth.sub, email: auth.email, plan: body.plan }) }),
@@ -90,7 +95,7 @@ export const billingRoutes = [
     description: 'Where the customer changes plan or payment method, reads invoices and cancels. The answer holds the portal URL. An account that never started a checkout has no billing account yet (404).',
     tags,
     auth: account,
-    response: z.object({ url: z.string() }),
+    response: z.object({ url: Text(5_000) }),
     errors: [404, 503],
     handler: async ({ auth, deps }) => await openPortal(deps, auth.sub),
   }),
@@ -117,7 +122,7 @@ export const billingRoutes = [
     tags,
     auth: stripeSignature,
     rawBody: true,
-    body: z.looseObject({ id: z.string(), type: z.string(), created: z.number(), data: z.looseObject({ object: z.looseObject({}) }) }).describe('a Stripe event'),
+    body: z.looseObject({ id: z.string().max(255), type: z.string().max(255), created: z.number(), data: z.looseObject({ object: z.looseObject({}) }) }).describe('a Stripe event'),
     response: WebhookAnswer,
     errors: [503],
     handler: async ({ auth: event, deps }) => {

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { notFound } from '../../models/errors';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
 import type { EntityDoc } from '../../models/news/entity.model';
-import { PageQuery, paginate } from '../../models/news/pagination.rules';
+import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
 import { TICKER } from '../../models/news/preferences.rules';
 import { reply, routeFactory } from '../shared/route';
+import { IsoDateTime, Text, Uuid } from '../shared/views';
 import { apiKey } from './auth';
 import type { NewsDeps } from './deps';
 
@@ -13,15 +14,18 @@ const route = routeFactory<NewsDeps>();
 const reader = apiKey('read:entities');
 const tags = ['entities'];
 
-const EntityView = z.object({
-  id: z.string(),
-  entityType: z.enum(ENTITY_TYPES),
-  canonicalName: z.string(),
-  aliases: z.array(z.string()),
-  ticker: z.string().nullable(),
-  cnpj: z.string().nullable(),
-  createdAt: z.string(),
-});
+/** Entities come from the curated dictionary (ops/seed.ts): names and aliases are short. */
+const EntityView = z
+  .object({
+    id: Uuid,
+    entityType: z.enum(ENTITY_TYPES),
+    canonicalName: Text(200),
+    aliases: z.array(Text(200)).max(100),
+    ticker: Text(16).nullable(),
+    cnpj: Text(18).nullable().describe('formatted 00.000.000/0000-00'),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Entity' });
 
 const present = (e: EntityDoc): z.input<typeof EntityView> => ({
   id: e._id,
@@ -42,7 +46,8 @@ export const entityRoutes = [
     tags,
     auth: reader,
     query: PageQuery.extend({ type: z.enum(ENTITY_TYPES).optional(), ticker: TICKER.optional() }),
-    response: z.array(EntityView),
+    response: z.array(EntityView).max(100),
+    pagination: PaginationView,
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.entities.list({ type: query.type, ticker: query.ticker }, query);
       return reply({ data: items.map(present), pagination: paginate(query, total) });

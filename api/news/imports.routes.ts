@@ -6,11 +6,12 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
-import { IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
+import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
 import { queueImport } from '../../models/news/operations/queue-import';
 import { ImportLine } from '../../models/news/ingest.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -21,23 +22,28 @@ const tags = ['admin'];
 export const IMPORT_MAX_BYTES = 200 * 1024 * 1024;
 const NDJSON = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines'];
 
-const ImportView = z.object({
-  id: z.string(),
-  state: z.enum(IMPORT_STATES),
-  source: z.string(),
-  bytes: z.number(),
-  linesDone: z.number(),
-  inserted: z.number(),
-  duplicates: z.number(),
-  invalid: z.number(),
-  unlinkedMentions: z.number(),
-  errors: z.array(z.object({ line: z.number(), error: z.string() })).describe(`The first ${INVALID_KEPT} invalid lines`),
-  error: z.string().nullable(),
-  createdAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  statusUrl: z.string(),
-});
+const ImportView = z
+  .object({
+    id: Uuid,
+    state: z.enum(IMPORT_STATES),
+    source: z.enum(IMPORT_SOURCES),
+    bytes: Count,
+    linesDone: Count,
+    inserted: Count,
+    duplicates: Count,
+    invalid: Count,
+    unlinkedMentions: Count,
+    errors: z
+      .array(z.object({ line: Count, error: Text(IMPORT_ERROR_MAX) }))
+      .max(INVALID_KEPT)
+      .describe(`The first ${INVALID_KEPT} invalid lines`),
+    error: Text(IMPORT_ERROR_MAX).nullable(),
+    createdAt: IsoDateTime,
+    startedAt: IsoDateTime.nullable(),
+    finishedAt: IsoDateTime.nullable(),
+    statusUrl: Text(64),
+  })
+  .meta({ id: 'Import' });
 
 const statusUrl = (id: string) => `/api/admin/imports/${id}`;
 const present = (d: ImportDoc): z.input<typeof ImportView> => ({

@@ -6,25 +6,29 @@ import { z } from 'zod';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../models/news/operations/api-keys';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
+import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { IsoDateTime, Text, Uuid } from '../shared/views';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['api keys'];
 
-const KeyView = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string().describe('the first characters of the key, enough to recognise it, never to use it'),
-  mode: z.enum(KEY_MODES),
-  scopes: z.array(z.enum(KEY_SCOPES)),
-  expiresAt: z.string().nullable(),
-  lastUsedAt: z.string().nullable(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  createdAt: z.string(),
-});
+const KeyView = z
+  .object({
+    id: Uuid,
+    name: Text(100),
+    prefix: Text(32).describe('the first characters of the key, enough to recognise it, never to use it'),
+    mode: z.enum(KEY_MODES),
+    scopes: z.array(z.enum(KEY_SCOPES)).max(KEY_SCOPES.length),
+    expiresAt: IsoDateTime.nullable(),
+    lastUsedAt: IsoDateTime.nullable(),
+    status: z.enum(['active', 'expired', 'revoked']),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'ApiKey' });
 
 const present = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
   id: k.keyId,
@@ -42,9 +46,10 @@ const CreateKey = z.strictObject({
   name: z.string().max(100).trim().min(1),
   expiry: z
     .string()
+    .max(10)
     .default('none')
     .describe('none, 30d, 90d, 1y, or a date YYYY-MM-DD (the key expires at the end of that day, UTC)'),
-  scopes: z.array(z.enum(KEY_SCOPES)).optional().describe('read:articles, read:entities, read:breaking or *; none given means *'),
+  scopes: z.array(z.enum(KEY_SCOPES)).max(KEY_SCOPES.length).optional().describe('read:articles, read:entities, read:breaking or *; none given means *'),
   mode: z.enum(KEY_MODES).default('live').describe('live keys count against the monthly quota; test keys do not'),
 });
 
@@ -57,7 +62,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     body: CreateKey,
-    response: KeyView.extend({ key: z.string() }),
+    response: KeyView.extend({ key: Text(128) }),
     status: 201,
     handler: async ({ body, auth, deps }) => {
       const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body });
@@ -72,7 +77,7 @@ export const keyRoutes = [
     description: 'Newest first, revoked and expired ones included (with their status). Never the keys themselves.',
     tags,
     auth: account,
-    response: z.array(KeyView),
+    response: z.array(KeyView).max(KEYS_LISTED).describe(`The newest ${KEYS_LISTED} keys at most`),
     handler: async ({ auth, deps }) => (await listApiKeys(deps, auth.sub)).map(present),
   }),
 

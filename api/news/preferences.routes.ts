@@ -8,6 +8,7 @@ import * as prefs from '../../models/news/operations/preferences';
 import {
   KEYWORD,
   NotificationSettings,
+  PREFERENCE_LIMITS,
   Preferences,
   RelevanceSettings,
   SECTOR,
@@ -15,6 +16,7 @@ import {
   TOPIC,
   WEIGHT,
 } from '../../models/news/preferences.rules';
+import { SECTORS, TOPICS } from '../../models/news/article.rules';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import type { NewsDeps } from './deps';
@@ -24,18 +26,23 @@ const owner = apiKey(null);
 const tags = ['preferences'];
 const base = '/api/users/preferences';
 
-const PreferencesView = z.object({
-  sectors: z.array(z.string()),
-  sectorWeights: z.record(z.string(), z.number()),
-  topics: z.array(z.string()),
-  topicWeights: z.record(z.string(), z.number()),
-  watchlistCompanies: z.array(z.string()),
-  watchlistTickers: z.array(z.string()),
-  keywords: z.array(z.string()),
-  keywordWeights: z.record(z.string(), z.number()),
-  notificationSettings: NotificationSettings,
-  relevanceSettings: RelevanceSettings,
-});
+/** What a user follows: the bounds are those every edit is validated with (models/news/preferences.rules.ts). */
+const codes = (all: readonly string[]) => z.array(z.string().max(8)).max(all.length);
+const weightsBy = (keyLength: number) => z.record(z.string().max(keyLength), z.number().min(0).max(5));
+const Watchlist = { watchlistCompanies: z.array(z.string().max(36)).max(PREFERENCE_LIMITS.watchlist), watchlistTickers: z.array(z.string().max(8)).max(PREFERENCE_LIMITS.watchlist) };
+const Keywords = { keywords: z.array(z.string().max(PREFERENCE_LIMITS.keywordLength)).max(PREFERENCE_LIMITS.keywords), keywordWeights: weightsBy(PREFERENCE_LIMITS.keywordLength) };
+const PreferencesView = z
+  .object({
+    sectors: codes(SECTORS),
+    sectorWeights: weightsBy(8),
+    topics: codes(TOPICS),
+    topicWeights: weightsBy(8),
+    ...Watchlist,
+    ...Keywords,
+    notificationSettings: NotificationSettings,
+    relevanceSettings: RelevanceSettings,
+  })
+  .meta({ id: 'Preferences' });
 
 const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<Preferences, K>;
 
@@ -45,7 +52,7 @@ const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Obje
  */
 function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'>(list: L, field: F, code: z.ZodEnum, noun: string, removeNote: string) {
   const weights = `${field}Weights` as const;
-  const View = z.object({ [list]: z.array(z.string()), [weights]: z.record(z.string(), z.number()) });
+  const View = z.object({ [list]: codes(list === 'sectors' ? SECTORS : TOPICS), [weights]: weightsBy(8) });
   const answer = (p: Preferences) => ({ [list]: p[list], [weights]: p[weights] });
   return [
     route({
@@ -106,7 +113,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ entityId: z.uuid() }),
-    response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
+    response: z.object(Watchlist),
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistCompanies', body.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -117,7 +124,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ entityId: z.uuid() }),
-    response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
+    response: z.object(Watchlist),
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistCompanies', params.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -128,7 +135,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ ticker: TICKER }),
-    response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
+    response: z.object(Watchlist),
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistTickers', body.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -139,7 +146,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ ticker: TICKER }),
-    response: z.object({ watchlistCompanies: z.array(z.string()), watchlistTickers: z.array(z.string()) }),
+    response: z.object(Watchlist),
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistTickers', params.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -151,7 +158,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ keyword: KEYWORD, weight: WEIGHT.default(1) }),
-    response: z.object({ keywords: z.array(z.string()), keywordWeights: z.record(z.string(), z.number()) }),
+    response: z.object(Keywords),
     handler: async ({ body, auth, deps }) => pick(await prefs.addKeyword(deps, auth.sub, body.keyword, body.weight), 'keywords', 'keywordWeights'),
   }),
 
@@ -162,7 +169,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ keyword: KEYWORD }),
-    response: z.object({ keywords: z.array(z.string()), keywordWeights: z.record(z.string(), z.number()) }),
+    response: z.object(Keywords),
     handler: async ({ params, auth, deps }) => pick(await prefs.removeKeyword(deps, auth.sub, params.keyword), 'keywords', 'keywordWeights'),
   }),
 

@@ -21,5 +21,25 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
   routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...billingRoutes, ...whatsappRoutes, ...opsRoutes<NewsDeps>('news')],
-  extraSecuritySchemes: { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+  extraSecuritySchemes: {
+    apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A Business API key (POST /api/keys); its plan sets the scopes, include modules and limits.' },
+    stripeSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Stripe-Signature',
+      description: "Stripe's signature over the exact body with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET), timestamped; a missing or wrong one is a 400.",
+    },
+    metaSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Hub-Signature-256',
+      description: "Meta's HMAC-SHA256 of the exact body with the app secret (WHATSAPP_APP_SECRET); a missing or wrong one is a 401.",
+    },
+    metaVerifyToken: {
+      type: 'apiKey',
+      in: 'query',
+      name: 'hub.verify_token',
+      description: "The verify token of Meta's webhook set-up call (WHATSAPP_VERIFY_TOKEN), in the query as Meta's protocol sends it; a wrong one is a 403.",
+    },
+  },
 };

@@ -1,13 +1,15 @@
 /** GET /api/usage: the calling key's requests this minute and its account's this month. */
 import { z } from 'zod';
+import { KEY_MODES } from '../../models/news/api-key.rules';
 import { keyUsage } from '../../models/news/operations/usage';
 import { routeFactory } from '../shared/route';
+import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
 import { apiKey } from './auth';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 
-const Window = z.object({ limit: z.number().nullable(), used: z.number(), remaining: z.number().nullable(), resetsAt: z.string() });
+const Window = z.object({ limit: Count.nullable(), used: Count, remaining: Count.nullable(), resetsAt: IsoDateTime });
 
 export const usageRoutes = [
   route({
@@ -18,8 +20,8 @@ export const usageRoutes = [
     tags: ['usage'],
     auth: apiKey(null),
     response: z.object({
-      plan: z.string(),
-      key: z.object({ id: z.string(), mode: z.string(), countedMonthly: z.boolean() }),
+      plan: Text(32).describe('the plan name (Starter, Pro, Business)'),
+      key: z.object({ id: Uuid, mode: z.enum(KEY_MODES), countedMonthly: z.boolean() }),
       minute: Window,
       month: Window,
     }),

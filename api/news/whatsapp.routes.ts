@@ -20,7 +20,8 @@ const tags = ['whatsapp'];
 
 /** The body's signature with the app secret: the webhook's only credential. */
 const metaSignature: AuthPolicy<true> = {
-  scheme: undefined,
+  scheme: 'metaSignature',
+  failures: [401],
   signed: true,
   describe: 'X-Hub-Signature-256 header (HMAC-SHA256 of the body with the Meta app secret)',
   async authenticate(ctx, _services, rawDeps) {
@@ -35,6 +36,13 @@ const metaSignature: AuthPolicy<true> = {
   },
 };
 
+/** Meta's verify token, in the query as Meta's webhook protocol sends it; the handler checks it (403). */
+const metaVerifyToken: AuthPolicy<undefined> = {
+  ...publicRoute,
+  scheme: 'metaVerifyToken',
+  failures: [403],
+  describe: 'hub.verify_token query parameter (the configured WHATSAPP_VERIFY_TOKEN)',
+};
 
 export const whatsappRoutes = [
   route({
@@ -44,7 +52,7 @@ export const whatsappRoutes = [
     description:
       'Meta calls this when the webhook is set up in the app dashboard. With hub.mode=subscribe and the configured verify token, the answer is hub.challenge as plain text; otherwise 403 (the token is never logged).',
     tags,
-    auth: publicRoute,
+    auth: metaVerifyToken,
     // Bounded so that the longest URL fits the server's request-header limit (tests/integration/
     // platform.test.ts): Meta's challenge is a short number, the verify token at most 256 (config).
     query: z.looseObject({
@@ -53,7 +61,7 @@ export const whatsappRoutes = [
       'hub.challenge': z.string().max(256).optional(),
     }),
     produces: 'text/plain',
-    response: z.string().describe('hub.challenge, as sent'),
+    response: z.string().max(256).describe('hub.challenge, as sent'),
     errors: [403],
     handler: ({ query, ctx, deps }) => {
       const token = deps.config.whatsapp.verifyToken;
@@ -101,7 +109,7 @@ export const whatsappRoutes = [
       'Public, like /health: it says whether readers can use WhatsApp here. `phoneNumberId` is the WhatsApp phone number id (an identifier, not a credential; empty when not configured); `flowConfigured`: a WhatsApp Flow for preferences is set up.',
     tags,
     auth: publicRoute,
-    response: z.object({ configured: z.boolean(), phoneNumberId: z.string(), flowConfigured: z.boolean() }),
+    response: z.object({ configured: z.boolean(), phoneNumberId: z.string().max(64), flowConfigured: z.boolean() }),
     handler: ({ deps }) => {
       const w = deps.config.whatsapp;
       const configured = w.api !== undefined && w.appSecret !== undefined && w.verifyToken !== undefined;
@@ -117,8 +125,8 @@ export const whatsappRoutes = [
       'A reader who sends *entrar* and the e-mail of this account on WhatsApp gets a 6-digit code in that conversation; entered here (signed in as the account), it links that phone to the account, so both are proven. A code works once, for 10 minutes, with 5 tries.',
     tags,
     auth: bearer(),
-    body: z.strictObject({ code: z.string().regex(/^\d{6}$/, 'the 6-digit code') }),
-    response: z.object({ linked: z.literal(true), phone: z.string().describe('the phone, masked') }),
+    body: z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') }),
+    response: z.object({ linked: z.literal(true), phone: z.string().max(32).describe('the phone, masked') }),
     errors: [404, 429],
     handler: async ({ body, auth, deps }) => {
       const { phone } = await linkPhone(deps, { userId: auth.sub, email: auth.email, code: body.code });

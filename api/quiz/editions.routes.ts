@@ -8,6 +8,7 @@ import { addDays, localDate } from '../../models/quiz/calendar.rules';
 import { EditionContent, EditionDate, EditionName, type EditionDoc } from '../../models/quiz/edition.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { IsoDate, IsoDateTime, Text } from '../shared/views';
 import type { QuizDeps } from './deps';
 
 const route = routeFactory<QuizDeps>();
@@ -15,15 +16,18 @@ export const QUIZ_ADMIN = 'quiz.admin';
 const admin = bearer(QUIZ_ADMIN);
 const tags = ['quiz admin'];
 
-const EditionView = z.object({
-  id: z.string().describe('Also the postId of the quizzes made from it'),
-  date: z.string(),
-  edition: EditionName,
-  title: z.string(),
-  text: z.string(),
-  publishedAt: z.string(),
-  updatedAt: z.string(),
-});
+/** The bounds of EditionContent (models/quiz/edition.rules.ts), which every stored edition passed. */
+const EditionView = z
+  .object({
+    id: Text(32).describe('YYYY-MM-DD-morning or YYYY-MM-DD-night; also the postId of the quizzes made from it'),
+    date: IsoDate,
+    edition: EditionName,
+    title: Text(300),
+    text: Text(200_000),
+    publishedAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'Edition' });
 const present = (d: EditionDoc): z.input<typeof EditionView> => ({
   id: d._id,
   date: d.date,
@@ -75,8 +79,8 @@ export const editionRoutes = [
     tags,
     auth: admin,
     query: z.object({
-      from: z.iso.date().optional(),
-      to: z.iso.date().optional(),
+      from: z.iso.date().max(10).optional(),
+      to: z.iso.date().max(10).optional(),
     }),
     response: z.array(EditionView),
     handler: async ({ query, deps }) => {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
-import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
+import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
 import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../models/quiz/operations/quizzes';
@@ -20,41 +20,46 @@ const admin = bearer(QUIZ_ADMIN);
 const readerTags = ['quiz'];
 const adminTags = ['quiz admin'];
 
-const AttemptResult = z.object({ passed: z.boolean(), correctAnswers: z.number().int(), streakRecovered: z.boolean() });
+const AttemptResult = z.object({ passed: z.boolean(), correctAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions), streakRecovered: z.boolean() });
 
+// Bounds: a generated title and description (quizTitle, quizDescription) or an admin's (≤ 200, ≤ 1,000).
+const QuizId = z.string().max(100);
+const QuizDate = z.string().max(16);
 const QuizSummary = z.object({
-  id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  quizDate: z.string().describe('YYYY-MM-DD for the morning edition, YYYY-MM-DD-night for the night edition'),
+  id: QuizId,
+  title: z.string().max(200),
+  description: z.string().max(1_000),
+  quizDate: QuizDate.describe('YYYY-MM-DD for the morning edition, YYYY-MM-DD-night for the night edition'),
   edition: EditionName,
-  postId: z.string().describe('Id of the edition the quiz derives from'),
-  minCorrectAnswers: z.number().int(),
+  postId: z.string().max(32).describe('Id of the edition the quiz derives from'),
+  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
   alreadyAttempted: z.boolean(),
   attemptResult: AttemptResult.nullable(),
-  date: z.string().describe('The edition day the quiz recovers'),
-  availableUntil: z.string().describe('The last day it can be taken (its date + 3 days)'),
+  date: z.iso.date().max(10).describe('The edition day the quiz recovers'),
+  availableUntil: z.iso.date().max(10).describe('The last day it can be taken (its date + 3 days)'),
   canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
-});
+}).meta({ id: 'QuizSummary' });
 const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() });
-const Pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+const Pagination = z
+  .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: z.number().int().min(0), totalPages: z.number().int().min(0) })
+  .meta({ id: 'QuizPagination' });
 const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), limit: wholeNumber((n) => n.min(1).max(100)).default(20) };
 const pagination = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
-const QuizIdParams = z.object({ id: z.string().max(100) });
+const QuizIdParams = z.object({ id: QuizId });
 
 const AdminQuiz = z.object({
-  id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  quizDate: z.string(),
-  date: z.string(),
+  id: QuizId,
+  title: z.string().max(200),
+  description: z.string().max(1_000),
+  quizDate: QuizDate,
+  date: z.iso.date().max(10),
   edition: EditionName,
-  postId: z.string(),
-  minCorrectAnswers: z.number().int(),
+  postId: z.string().max(32),
+  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
   origin: z.enum(['generated', 'manual']),
-  workflowId: z.string().nullable(),
-  model: z.string().nullable(),
-  createdAt: z.string(),
+  workflowId: z.string().max(200).nullable(),
+  model: z.string().max(200).nullable(),
+  createdAt: z.iso.datetime().max(30),
 });
 const adminView = (q: Omit<QuizDoc, 'questions'>): z.input<typeof AdminQuiz> => ({
   id: q._id,
@@ -79,7 +84,7 @@ export const quizRoutes = [
     description: `The quizzes of the last ${MAX_DAYS_RECOVERY} days (newest first), whether you attempted each and how it went, and the rules. A quiz recovers its edition's day in your reading streak.`,
     tags: readerTags,
     auth: bearer(),
-    response: z.object({ quizzes: z.array(QuizSummary), rules: Rules }),
+    response: z.object({ quizzes: z.array(QuizSummary).max(MAX_DAYS_RECOVERY * EDITIONS.length), rules: Rules }),
     handler: async ({ auth, deps }) => ({ quizzes: await availableQuizzes(deps, auth.sub), rules: { ...QUIZ_RULES } }),
   }),
 
@@ -94,19 +99,19 @@ export const quizRoutes = [
     response: z.object({
       attempts: z.array(
         z.object({
-          quizId: z.string(),
-          quizDate: z.string(),
+          quizId: QuizId,
+          quizDate: QuizDate,
           edition: EditionName,
-          title: z.string(),
+          title: z.string().max(200),
           passed: z.boolean(),
           correctAnswers: z.number().int(),
           totalQuestions: z.number().int(),
           minCorrectAnswers: z.number().int(),
           streakRecovered: z.boolean(),
-          answers: z.array(z.number().int()),
-          attemptedAt: z.string(),
+          answers: Answers,
+          attemptedAt: z.iso.datetime().max(30),
         }),
-      ),
+      ).max(100),
       pagination: Pagination,
     }),
     handler: async ({ auth, query, deps }) => {
@@ -142,14 +147,16 @@ export const quizRoutes = [
     auth: bearer(),
     body: z.strictObject({ quizId: z.string().max(100), answers: Answers }),
     response: z.object({
-      quizId: z.string(),
-      quizDate: z.string(),
+      quizId: QuizId,
+      quizDate: QuizDate,
       passed: z.boolean(),
       correctAnswers: z.number().int(),
       totalQuestions: z.number().int(),
       minCorrectAnswers: z.number().int(),
       streakRecovered: z.boolean(),
-      results: z.array(z.object({ number: z.number().int(), chosen: z.number().int(), correct: z.number().int(), isCorrect: z.boolean() })),
+      results: z
+        .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), chosen: z.number().int().min(0).max(3), correct: z.number().int().min(0).max(3), isCorrect: z.boolean() }))
+        .max(QUIZ_RULES.totalQuestions),
     }),
     errors: [404],
     handler: async ({ auth, body, deps }) => {
@@ -180,7 +187,7 @@ export const quizRoutes = [
     tags: adminTags,
     auth: admin,
     body: z.strictObject({ date: EditionDate.optional().describe('The edition day (YYYY-MM-DD, not a Sunday); default: the last one before today') }),
-    response: z.object({ workflowId: z.string(), runId: z.string(), date: z.string(), quizDates: z.array(z.string()) }),
+    response: z.object({ workflowId: z.string().max(200), runId: z.string().max(64), date: z.iso.date().max(10), quizDates: z.array(QuizDate).max(EDITIONS.length) }),
     status: 202,
     handler: async ({ body, deps }) => reply({ status: 202, message: 'Quiz generation started', data: await startDayGeneration(deps, { date: body.date }) }),
   }),
@@ -202,9 +209,9 @@ export const quizRoutes = [
       description: z.string().max(1_000).trim().min(1).optional(),
       questions: z.array(ManualQuestion).length(QUIZ_RULES.totalQuestions).optional(),
     }),
-    response: z.object({ quizId: z.string(), date: z.string(), quizDate: z.string(), edition: EditionName }),
+    response: z.object({ quizId: QuizId, date: z.iso.date().max(10), quizDate: QuizDate, edition: EditionName }),
     status: 201,
-    errors: [409, 503],
+    errors: [409, 503, 504],
     handler: async ({ body, deps }) => reply({ status: 201, message: 'Quiz created', data: await createQuiz(deps, body) }),
   }),
 
@@ -218,7 +225,7 @@ export const quizRoutes = [
     query: z
       .object({ from: z.iso.date().optional(), to: z.iso.date().optional(), edition: EditionName.optional(), ...paging })
       .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to'),
-    response: z.object({ quizzes: z.array(AdminQuiz), pagination: Pagination }),
+    response: z.object({ quizzes: z.array(AdminQuiz).max(100), pagination: Pagination }),
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.quiz.quizzes.list(query);
       return { quizzes: items.map(adminView), pagination: pagination(query.page, query.limit, total) };
@@ -233,7 +240,7 @@ export const quizRoutes = [
     tags: adminTags,
     auth: admin,
     params: QuizIdParams,
-    response: z.object({ id: z.string() }),
+    response: z.object({ id: QuizId }),
     errors: [404],
     handler: async ({ params, deps }) => {
       if (!(await deps.quiz.quizzes.delete(params.id))) notFound('Quiz');
@@ -252,7 +259,9 @@ export const quizRoutes = [
     params: QuizIdParams,
     response: QuizSummary.extend({
       totalQuestions: z.number().int(),
-      questions: z.array(z.object({ number: z.number().int(), text: z.string(), options: z.array(z.string()) })),
+      questions: z
+        .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), text: z.string().max(500), options: z.array(z.string().max(300)).max(4) }))
+        .max(QUIZ_RULES.totalQuestions),
     }),
     errors: [404],
     handler: async ({ auth, params, deps }) => await quizForReader(deps, auth.sub, params.id),

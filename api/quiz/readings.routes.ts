@@ -3,27 +3,30 @@
  * (JWT permission quiz.readings; idempotent); a reader sees their streak with their own token.
  */
 import { z } from 'zod';
+import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import { recordReading, streakToday } from '../../models/quiz/operations/reader-days';
 import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { IsoDate, IsoDateTime, Text } from '../shared/views';
 import type { QuizDeps } from './deps';
 
 const route = routeFactory<QuizDeps>();
 export const QUIZ_READINGS = 'quiz.readings';
 const tags = ['quiz'];
 
-const ReadingView = z.object({ userId: z.string(), date: z.string(), edition: EditionName, source: z.enum(READING_SOURCES), at: z.string() });
+const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition: EditionName, source: z.enum(READING_SOURCES), at: IsoDateTime });
 const present = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
 
 const StreakView = z.object({
   current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
   longest: z.number().int(),
-  lastReadDate: z.string().nullable(),
-  today: z.string().describe('Today in the newsletter time zone'),
+  lastReadDate: IsoDate.nullable(),
+  today: IsoDate.describe('Today in the newsletter time zone'),
   missedRecoverable: z
-    .array(z.object({ date: z.string(), quizDates: z.array(z.string()) }))
+    .array(z.object({ date: IsoDate, quizDates: z.array(Text(16)).max(EDITIONS.length) }))
+    .max(MAX_DAYS_RECOVERY)
     .describe('Edition days of the last 3 days not read, newest first, with the quizzes that recover each'),
 });
 

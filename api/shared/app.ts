@@ -152,16 +152,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   const checks = options.healthChecks ?? healthChecks(deps);
   router.get('/health', healthHandler(service.name, checks, service.envelope, startedAt));
 
-  const document = buildOpenApi({
-    title: service.title,
-    version: service.version,
-    description: service.description,
-    routes,
-    envelopeFor,
-    everyRouteRateLimited: service.everyRouteRateLimited ?? false,
-    ...(service.extraSecuritySchemes ? { extraSecuritySchemes: service.extraSecuritySchemes } : {}),
-  });
-  const documentJson = JSON.stringify(document);
+  const documentJson = JSON.stringify(serviceDocument(service));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentJson;
@@ -192,6 +183,23 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
 }
 
 /**
+ * The service's OpenAPI document, from its definition alone (no database, no server: ops/openapi-docs.ts
+ * writes it for Spectral). Every route answers 429: under the service's own middleware (support), or
+ * under the limit withDefaultLimits gives each route (below).
+ */
+export function serviceDocument<D>(service: ServiceDefinition<D>): Record<string, unknown> {
+  return buildOpenApi({
+    title: service.title,
+    version: service.version,
+    description: service.description,
+    routes: service.routes,
+    envelopeFor: envelopeSelector(service.envelope, service.envelopeRules),
+    everyRouteRateLimited: true,
+    ...(service.extraSecuritySchemes ? { extraSecuritySchemes: service.extraSecuritySchemes } : {}),
+  });
+}
+
+/**
  * Every route is limited. One that declares its own limit (the AI routes), or whose authentication
  * counts one (API keys), keeps it; a service limiting every request in a middleware (support, per IP,
  * spec §8) keeps that. Any other route is limited per user behind a bearer token, per client IP
@@ -215,7 +223,7 @@ function withDefaultLimits<D extends Infra>(service: ServiceDefinition<D>, deps:
   return service.routes.map((route) => {
     if (route.rateLimit || route.auth.rateLimited) return route;
     const rateLimit: AnyRoute<D>['rateLimit'] =
-      route.auth.scheme === 'bearerAuth'
+      route.auth.scheme === 'bearerAuth' || route.auth.scheme === 'adminBearer'
         ? ({ ctx, auth }) => perUser.consume(ctx, `user:${(auth as Principal).sub}`)
         : route.auth.signed
           ? ({ ctx }) => perSender.consume(ctx, `ip:${ctx.ip}`)

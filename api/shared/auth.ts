@@ -7,8 +7,13 @@ import { AppError } from '../../models/errors';
 import { hasPermission, type Principal, type TokenVerifier } from '../../models/auth/token.rules';
 
 export interface AuthPolicy<P = unknown> {
-  /** OpenAPI security scheme name (components.securitySchemes) or undefined when public. */
-  scheme: 'bearerAuth' | 'apiKeyAuth' | undefined;
+  /**
+   * OpenAPI security scheme name (components.securitySchemes) or undefined when public. A bearer
+   * token holding an administrator's permission is `adminBearer` (the same JWT, described apart).
+   */
+  scheme: 'bearerAuth' | 'adminBearer' | 'apiKeyAuth' | 'stripeSignature' | 'metaSignature' | 'metaVerifyToken' | undefined;
+  /** Statuses a failed authentication answers (documented on the route); 401 and 403 unless said. */
+  failures?: number[];
   /** Human-readable requirement for the docs ("permission support.agent"). */
   describe: string;
   /** Authentication also counts a rate limit (429 is documented on the route). */
@@ -37,10 +42,17 @@ export function bearerToken(ctx: Context): string {
   return match[1];
 }
 
-/** A valid JWT, holding every listed permission (any one of them when `anyOf` is used). */
+/** An administrator's permission: `<area>.admin` (news.admin, quiz.admin). */
+export const isAdminPermission = (permission: string): boolean => permission.endsWith('.admin');
+
+/**
+ * A valid JWT, holding every listed permission (any one of them when `anyOf` is used). With an
+ * administrator's permission it is documented under its own security scheme, `adminBearer` (the
+ * same JWT), so that the administrative operations stand apart from the readers' `bearerAuth`.
+ */
 export function bearer(...permissions: string[]): AuthPolicy<Principal> {
   return {
-    scheme: 'bearerAuth',
+    scheme: permissions.some(isAdminPermission) ? 'adminBearer' : 'bearerAuth',
     describe: permissions.length ? `bearer token with permission ${permissions.join(', ')}` : 'bearer token',
     async authenticate(ctx, services) {
       const principal = await services.verifyToken(bearerToken(ctx));

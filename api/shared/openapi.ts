@@ -5,15 +5,64 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { RATE_MAX } from '../../models/config';
 import type { Envelope } from './envelope';
 import type { AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
 
-function toSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+/** components.schemas of the document being built, by id. */
+type Components = Record<string, JsonSchema>;
+
+const INT32 = 2 ** 31;
+
+/** OpenAPI's integer formats: int32 when the bounds fit in one, int64 otherwise. */
+function integerFormat(json: JsonSchema): 'int32' | 'int64' {
+  const low = (json.minimum ?? json.exclusiveMinimum) as number | undefined;
+  const high = (json.maximum ?? json.exclusiveMaximum) as number | undefined;
+  return low !== undefined && high !== undefined && low >= -INT32 && high < INT32 ? 'int32' : 'int64';
+}
+
+/** Formats whose every valid value has one length (zod checks them with a fixed-length pattern). */
+const FIXED_LENGTH: Record<string, number> = { uuid: 36, date: 10 };
+
+/** `#/$defs/X` (where zod puts a schema registered with `.meta({ id })`) → `#/components/schemas/X`. */
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : toComponentRefs(v)]),
+  );
+}
+
+/**
+ * The JSON Schema of a zod schema. A schema registered with `.meta({ id })` (zod's global registry)
+ * is not inlined: zod extracts it into `$defs`, which become `components.schemas.<id>`, and every
+ * use is a `$ref` to it. Two different schemas under one id are an error, as is a recursive schema
+ * without an id (zod would name it `__schemaN`, which is not a name to show readers).
+ */
+export function toSchema(schema: z.ZodType, components: Components): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.type === 'integer' && jsonSchema.format === undefined) jsonSchema.format = integerFormat(jsonSchema);
+      const fixed = FIXED_LENGTH[jsonSchema.format as string];
+      if (jsonSchema.type === 'string' && fixed !== undefined && jsonSchema.maxLength === undefined) jsonSchema.maxLength = fixed;
+    },
+  }) as JsonSchema;
   delete json.$schema;
-  return json;
+  const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  delete json.$defs;
+  for (const [id, def] of Object.entries(defs)) {
+    if (id.startsWith('__schema')) throw new Error(`A schema refers to itself without an id: register it with .meta({ id }) (${JSON.stringify(def).slice(0, 200)})`);
+    const body = toComponentRefs(def) as JsonSchema;
+    const known = components[id];
+    if (known && JSON.stringify(known) !== JSON.stringify(body)) throw new Error(`Two different schemas are registered as ${id}`);
+    components[id] = body;
+  }
+  return toComponentRefs(json) as JsonSchema;
 }
 
 function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> {
@@ -34,6 +83,9 @@ function isOptional(schema: z.ZodType): boolean {
   return schema.safeParse(undefined).success;
 }
 
+/** The longest `message` of a success envelope: a short constant of the handler ("Ticket criado"). */
+const MESSAGE_MAX = 200;
+
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
@@ -50,6 +102,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded',
   500: 'Internal error',
   503: 'A dependency is unavailable',
+  504: 'The work was cancelled or did not finish in time',
 };
 
 export interface OpenApiOptions<D> {
@@ -80,19 +133,45 @@ const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
  */
 function documentedErrors<D>(route: AnyRoute<D>, everyRouteRateLimited: boolean): Set<number> {
   const statuses = new Set([400, 500, 503, ...(route.errors ?? [])]);
-  if (route.auth.scheme) [401, 403].forEach((s) => statuses.add(s));
+  if (route.auth.scheme) (route.auth.failures ?? [401, 403]).forEach((s) => statuses.add(s));
   if (route.auth.rateLimited || route.rateLimit || everyRouteRateLimited) statuses.add(429);
   if (route.path.includes(':')) statuses.add(404);
   if (BODY_METHODS.has(route.method)) [413, 415].forEach((s) => statuses.add(s));
   return statuses;
 }
 
-/** What every rate-limited response carries (api/shared/rate-limit.ts). */
+/**
+ * What a request counted against a limit gets back (api/shared/rate-limit.ts), whatever the answer:
+ * on support every request is counted first (per client IP); on news and quiz a request is counted
+ * once its caller is known, so one refused before (a 401, a body the parser refuses) has none.
+ */
+const COUNTED = 'Sent on every response to a request counted against a rate limit.';
 const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer', minimum: 1 } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'When the window resets, in seconds since the epoch.', schema: { type: 'integer', minimum: 0 } },
-  'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Limit': { description: `Requests allowed in the current window (one minute). ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: RATE_MAX } },
+  'X-RateLimit-Remaining': { description: `Requests left in the current window. ${COUNTED}`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: RATE_MAX } },
+  'X-RateLimit-Reset': { description: `When the window resets, in seconds since the epoch. ${COUNTED}`, schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 253_402_300_799 } },
+  // A month at most: the news API's monthly quota is spent until the next month begins.
+  'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 31 * 86_400 } },
+};
+
+/**
+ * How bearer tokens are verified (models/auth/token.rules.ts), for readers and for Spectral's
+ * owasp:api2:2023-jwt-best-practices.
+ */
+const JWT_PRACTICES =
+  'A JWT (RFC 7519) in `Authorization: Bearer <token>`, verified as RFC8725 (JSON Web Token Best Current Practices) asks: ' +
+  'the algorithms are pinned (HS256 with the shared secret JWT_SECRET, or the keys of the identity provider at JWT_JWKS_URL; never `none`); ' +
+  '`exp` is required; a token signed with the shared secret lives at most JWT_MAX_LIFETIME_HOURS (24 h unless configured: exp − iat, or exp − now without iat); ' +
+  '`nbf` is honoured; `iss` and `aud` are checked when JWT_ISSUER and JWT_AUDIENCE are set. Claims: sub, email, permissions.';
+
+const SECURITY_SCHEMES: Record<string, JsonSchema> = {
+  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `${JWT_PRACTICES} Each operation names the permission it needs (x-auth).` },
+  adminBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: `The same JWT as bearerAuth, holding an administrator's permission (<area>.admin: news.admin, quiz.admin), for the administrative operations. ${JWT_PRACTICES}`,
+  },
 };
 const RATE_LIMIT_HEADER_REFS = Object.fromEntries(
   ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
@@ -100,34 +179,36 @@ const RATE_LIMIT_HEADER_REFS = Object.fromEntries(
 
 export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
-  const schemas: Record<string, JsonSchema> = {};
+  const schemas: Components = {};
   for (const route of o.routes) {
-    const envelope = o.envelopeFor(route.path);
-    schemas[envelope.name] ??= toSchema(envelope.failureSchema);
+    const failure = toSchema(o.envelopeFor(route.path).failureSchema, schemas);
     const oaPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const parameters = [
-      ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s), ...desc(s) })),
-      ...Object.entries(objectShape(route.query)).map(([name, s]) => ({ name, in: 'query', required: !isOptional(s), schema: toSchema(s), ...desc(s) })),
+      ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s, schemas), ...desc(s) })),
+      ...Object.entries(objectShape(route.query)).map(([name, s]) => ({ name, in: 'query', required: !isOptional(s), schema: toSchema(s, schemas), ...desc(s) })),
     ];
     const successStatus = String(route.status ?? 200);
+    // A download or stream: OpenAPI 3.1 describes raw content by its media type alone (no schema),
+    // unless the route documents its text (a webhook's challenge).
     const successContent = route.produces
-      ? Object.fromEntries([route.produces].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+      ? Object.fromEntries([route.produces].flat().map((type) => [type, route.response ? { schema: toSchema(route.response, schemas) } : {}]))
       : {
           'application/json': {
             schema: {
               type: 'object',
-              required: ['success', 'data'],
+              required: ['success', 'data', ...(route.pagination ? ['pagination'] : [])],
               properties: {
                 success: { const: true },
-                message: { type: 'string' },
-                data: route.response ? toSchema(route.response) : {},
+                message: { type: 'string', maxLength: MESSAGE_MAX },
+                data: route.response ? toSchema(route.response, schemas) : {},
+                ...(route.pagination ? { pagination: toSchema(route.pagination, schemas) } : {}),
               },
             },
           },
         };
     if (route.alsoProduces) {
       const { mediaType, description, schema } = route.alsoProduces;
-      (successContent as Record<string, unknown>)[mediaType] = { schema: { ...(schema ?? { type: 'string' }), description } };
+      (successContent as Record<string, unknown>)[mediaType] = { schema: { ...schema, description } };
     }
     const errorStatuses = documentedErrors(route, o.everyRouteRateLimited ?? false);
     const responses: Record<string, unknown> = Object.fromEntries(
@@ -138,10 +219,12 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
       for (const s of [Number(successStatus), ...(route.alsoStatus ?? [])]) (responses[String(s)] as Record<string, unknown>).headers = RATE_LIMIT_HEADER_REFS;
     }
     for (const status of [...errorStatuses].sort((a, b) => a - b)) {
+      const headers =
+        status === 429 ? { ...RATE_LIMIT_HEADER_REFS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : limited ? RATE_LIMIT_HEADER_REFS : undefined;
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? 'Error',
-        ...(status === 429 ? { headers: { ...RATE_LIMIT_HEADER_REFS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${envelope.name}` } } },
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema: failure } },
       };
     }
     if (route.links?.length) {
@@ -164,21 +247,19 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
       // A JSON body that may be left out: absent is read as {} (route.ts), so a schema that takes {}
       // makes the body optional.
       const optional = isOptional(route.body) || (mediaType === 'application/json' && route.body.safeParse({}).success);
-      operation.requestBody = { required: !optional, content: { [mediaType]: { schema: toSchema(route.body) } } };
+      operation.requestBody = { required: !optional, content: { [mediaType]: { schema: toSchema(route.body, schemas) } } };
     }
     (paths[oaPath] ??= {})[route.method] = operation;
   }
   return {
     openapi: '3.1.0',
     info: { title: o.title, version: o.version, description: o.description },
+    tags: [...new Set(o.routes.flatMap((r) => r.tags ?? []))].map((name) => ({ name })),
     paths,
     components: {
       schemas,
       headers: RATE_LIMIT_HEADERS,
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        ...o.extraSecuritySchemes,
-      },
+      securitySchemes: { ...SECURITY_SCHEMES, ...o.extraSecuritySchemes },
     },
   };
 }

@@ -6,17 +6,19 @@ import { runSmokeCheck } from '../../models/ops/operations/smoke';
 import { bearer } from './auth';
 import type { Infra } from './infra';
 import { type AnyRoute, routeFactory } from './route';
+import { Count, Text, Uuid } from './views';
 
 export const OPS_PERMISSION = 'platform.ops';
 
+/** Names the platform makes itself: a workflow id, a UUID, a collection, a bucket (≤ 63), an object key. */
 export const SmokeResponse = z.object({
-  workflowId: z.string(),
-  checkId: z.string(),
-  mongo: z.object({ collection: z.string(), id: z.string() }),
-  minio: z.object({ bucket: z.string(), key: z.string(), bytes: z.number().int() }),
+  workflowId: Text(200),
+  checkId: Uuid,
+  mongo: z.object({ collection: Text(120), id: Text(200) }),
+  minio: z.object({ bucket: Text(63), key: Text(1_024), bytes: Count }),
   verified: z.boolean(),
-  workflowMs: z.number(),
-  roundTripMs: z.number(),
+  workflowMs: z.number().min(0),
+  roundTripMs: z.number().min(0),
 });
 
 export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {

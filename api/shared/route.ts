@@ -66,6 +66,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   rawBody?: boolean;
   /** Schema of `data` in the success envelope (documentation). */
   response?: R;
+  /** Schema of `pagination` beside `data` in the success envelope, on lists that send one. */
+  pagination?: z.ZodType;
   /** Success status (200 unless said). */
   status?: number;
   /** Other success statuses the route may answer with the same body (a PUT: 201 created, 200 replaced). */
@@ -95,6 +97,7 @@ export interface AnyRoute<D = unknown> {
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
   rawBody?: boolean;
   response?: z.ZodType;
+  pagination?: z.ZodType;
   status?: number;
   alsoStatus?: number[];
   errors?: number[];

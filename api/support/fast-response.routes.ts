@@ -1,9 +1,10 @@
 /** AI fast response for a ticket (a workflow through the platform's shared LLM client). */
 import { z } from 'zod';
 import { draftFastResponse } from '../../models/support/operations/fast-response';
-import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
+import { SUPPORT_AGENT, TEXT_MAX } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { Text } from '../shared/views';
 import type { SupportDeps } from './deps';
 import { TicketIdParams } from './tickets/schemas';
 
@@ -21,8 +22,8 @@ export const fastResponseRoutes = [
     auth: bearer(SUPPORT_AGENT),
     params: TicketIdParams,
     body: z.strictObject({ send: z.boolean().default(false) }),
-    response: z.object({ replied: z.string(), sent: z.boolean(), messageId: z.number().nullable(), workflowId: z.string() }),
-    errors: [404, 409, 503],
+    response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }),
+    errors: [404, 409, 503, 504],
     handler: async ({ params, body, auth, deps }) => {
       const data = await draftFastResponse(
         { tickets: deps.tickets, llm: deps.llm, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix },

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../../models/errors';
 import { isDate, localDate } from '../../models/quiz/calendar.rules';
 import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Period } from '../../models/support/report.rules';
-import { PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER } from '../../models/support/ticket.rules';
+import { LABEL_MAX, PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
@@ -15,6 +15,8 @@ import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
 import type { CacheInfo } from '../../models/support/report-cache.repo';
 import type { ReportFilter } from '../../models/support/report.repo';
 import type { SupportDeps } from './deps';
+import { SupportPagination } from './tickets/schemas';
+import { IsoDate, IsoDateTime, Text } from '../shared/views';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -26,13 +28,18 @@ const Cache = z.object({
   expiresIn: z.number().int().optional().describe('seconds until it is computed again (on a hit)'),
 });
 const fresh = z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('true: compute the report again, ignoring the cache');
-const day = z.string().refine(isDate, 'must be a calendar date written YYYY-MM-DD');
+const day = z.string().max(10).refine(isDate, 'must be a calendar date written YYYY-MM-DD');
+/** The days a report covers, YYYY-MM-DD. */
+const Periodo = z.object({ inicio: IsoDate, fim: IsoDate });
+/** Stored values the reports group by: as stored (LABEL_MAX), an agent as the token named them (≤ 255). */
+const Label = Text(LABEL_MAX);
+const Agent = Text(255);
 
 const PeriodStats = z.object({
   totalTickets: z.number().int(),
   ticketsByStatus: z.object(Object.fromEntries(PATCHABLE_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof PATCHABLE_STATUSES)[number], z.ZodNumber>),
   resolutionMetrics: z.object({ taxaResolucaoGeral: z.number().describe('resolved and closed tickets, in percent of the period\'s tickets') }),
-  periodo: z.object({ inicio: z.string(), fim: z.string() }),
+  periodo: Periodo,
 });
 
 /** The period asked for (default: from 30 days ago to today); a start after the end is 400. */
@@ -67,11 +74,11 @@ const Durations = z.object({
 
 const DetailRow = z.object({
   id: z.number().int(),
-  main: z.string(),
-  issue: z.string(),
-  status: z.string(),
-  newsletter: z.string().nullable(),
-  criadoEm: z.string(),
+  main: Label,
+  issue: Label,
+  status: Text(16),
+  newsletter: Label.nullable(),
+  criadoEm: IsoDateTime,
   primeiraRespostaSegundos: z.number().nullable(),
   resolucaoSegundos: z.number().nullable(),
   reaberturas: z.number().int(),
@@ -124,11 +131,11 @@ export const reportRoutes = [
     auth: staff,
     query: z.strictObject({ fresh }),
     response: z.object({
-      categorias: z.array(z.object({ main: z.string(), issues: z.array(z.string()) })),
-      agentes: z.array(z.string()),
-      newsletters: z.array(z.string()),
-      status: z.array(z.enum(PATCHABLE_STATUSES)),
-      agrupamentos: z.array(z.enum(GROUPINGS)),
+      categorias: z.array(z.object({ main: Label, issues: z.array(Label) })),
+      agentes: z.array(Agent),
+      newsletters: z.array(Label),
+      status: z.array(z.enum(PATCHABLE_STATUSES)).max(PATCHABLE_STATUSES.length),
+      agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
       cache: Cache,
     }),
     handler: async ({ query, deps }) => {
@@ -180,7 +187,7 @@ export const reportRoutes = [
     auth: staff,
     query: CommonFilters,
     response: z.object({
-      periodo: z.object({ inicio: z.string(), fim: z.string() }),
+      periodo: Periodo,
       primeiraResposta: Durations,
       resolucao: Durations,
       reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
@@ -207,9 +214,9 @@ export const reportRoutes = [
       semResposta: z.number().int(),
       criados: z.object({ hoje: z.number().int(), semana: z.number().int() }),
       resolvidos: z.object({ hoje: z.number().int(), semana: z.number().int() }),
-      maisAntigoAberto: z.object({ id: z.number().int(), status: z.string(), createdAt: z.string(), idadeSegundos: z.number().int() }).nullable(),
-      hoje: z.string(),
-      semanaDesde: z.string(),
+      maisAntigoAberto: z.object({ id: z.number().int(), status: z.enum(TICKET_STATUSES), createdAt: IsoDateTime, idadeSegundos: z.number().int() }).nullable(),
+      hoje: IsoDate,
+      semanaDesde: IsoDate,
       cache: Cache,
     }),
     handler: async ({ query, deps }) => {
@@ -235,8 +242,8 @@ export const reportRoutes = [
     auth: staff,
     query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
     response: z.object({
-      periodo: z.object({ inicio: z.string(), fim: z.string() }),
-      categorias: z.array(z.object({ main: z.string(), issue: z.string(), total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() })),
+      periodo: Periodo,
+      categorias: z.array(z.object({ main: Label, issue: Label, total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() })),
       cache: Cache,
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
@@ -254,7 +261,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ por: z.enum(['hora', 'dia_semana', 'newsletter']), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), por: z.string(), distribuicao: z.array(z.object({ chave: z.union([z.string(), z.number(), z.null()]), total: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, por: z.enum(['hora', 'dia_semana', 'newsletter']), distribuicao: z.array(z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { por } = query;
@@ -273,7 +280,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ agrupamento: z.enum(GROUPINGS).default('dia'), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: z.string(), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { agrupamento } = query;
@@ -292,7 +299,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: z.object({ inicio: z.string(), fim: z.string() }), coortes: z.array(z.object({ semana: z.string(), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const timeZone = deps.config.support.reports.timeZone;
@@ -343,9 +350,9 @@ export const reportRoutes = [
       format: z.enum(['json', 'csv']).default('json'),
     }),
     response: z.object({
-      periodo: z.object({ inicio: z.string(), fim: z.string() }),
-      linhas: z.array(DetailRow),
-      pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+      periodo: Periodo,
+      linhas: z.array(DetailRow).max(100),
+      pagination: SupportPagination,
       cache: Cache,
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
@@ -373,8 +380,8 @@ export const reportRoutes = [
     auth: bearer(SUPPORT_MANAGER),
     query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
     response: z.object({
-      periodo: z.object({ inicio: z.string(), fim: z.string() }),
-      agentes: z.array(z.object({ agente: z.string(), respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
+      periodo: Periodo,
+      agentes: z.array(z.object({ agente: Agent, respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
       cache: Cache,
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },

@@ -13,8 +13,9 @@ import { z } from 'zod';
 import { AppError } from '../errors';
 
 export const TokenClaims = z.object({
-  sub: z.string().min(1),
-  email: z.email().optional(),
+  // Bounded, so that what is stored under the caller's name (a message's sender, an agent) is too.
+  sub: z.string().min(1).max(255),
+  email: z.email().max(254).optional(),
   permissions: z.array(z.string()).default([]),
 });
 

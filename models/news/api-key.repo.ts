@@ -6,6 +6,9 @@ import { generateApiKey, type KeyMode, type KeyScope } from './api-key.rules';
 import type { Plan } from './plan.rules';
 import { userModel } from '../users/user.model';
 
+/** GET /api/keys lists at most this many keys, the newest first. */
+export const KEYS_LISTED = 1_000;
+
 export interface CreateKeyInput {
   userId: string;
   name: string;
@@ -90,7 +93,8 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
       return r.modifiedCount;
     },
 
-    listForUser: (userId: string) => Keys.find({ userId }).sort({ createdAt: -1 }).lean<ApiKeyDoc[]>().exec(),
+    /** The account's newest KEYS_LISTED keys (a dashboard list; revoked keys stay listed). */
+    listForUser: (userId: string) => Keys.find({ userId }).sort({ createdAt: -1 }).limit(KEYS_LISTED).lean<ApiKeyDoc[]>().exec(),
   };
 }
 

@@ -54,7 +54,8 @@ export function sentimentLabel(score: number): SentimentLabel {
 
 const unit = z.number().min(0).max(1);
 const score100 = z.number().min(0).max(100);
-const localized = z.object({ title: z.string(), subtitle: z.string().nullable(), summary: z.string().nullable() });
+/** A translation keeps the bounds of the article's own fields (ingest.rules.ts ImportLine). */
+const localized = z.object({ title: z.string().max(500), subtitle: z.string().max(1_000).nullable(), summary: z.string().max(5_000).nullable() });
 
 /** The field set of every include module (spec §2.6), as stored and as returned. */
 export const MODULE_SCHEMAS = {
@@ -64,7 +65,7 @@ export const MODULE_SCHEMAS = {
     horizon: z.enum(['INTRADAY', 'SHORT_TERM', 'MEDIUM_TERM', 'LONG_TERM']),
     scope: z.enum(['COMPANY', 'SECTOR', 'MARKET', 'ECONOMY']),
     confidence: unit,
-    affectedTickers: z.array(z.string()),
+    affectedTickers: z.array(z.string().max(12)).max(100),
   }),
   entities: z.array(
     z.object({
@@ -80,7 +81,11 @@ export const MODULE_SCHEMAS = {
   ),
   translations: z.object({ pt: localized, en: localized }),
   scoring: z.object({ relevance: score100, credibility: score100, depth: score100, timeliness: score100, originality: score100, overall: score100 }),
-  classification: z.object({ secondarySectors: z.array(z.enum(SECTORS)), secondaryTopics: z.array(z.enum(TOPICS)), keywords: z.array(z.string()) }),
+  classification: z.object({
+    secondarySectors: z.array(z.enum(SECTORS)).max(SECTORS.length),
+    secondaryTopics: z.array(z.enum(TOPICS)).max(TOPICS.length),
+    keywords: z.array(z.string().max(100)).max(50),
+  }),
   meta: z.object({ sourceTier: z.number().int().min(1).max(3), paywall: z.boolean(), wordCount: z.number().int().min(0), readingTimeMinutes: z.number().int().min(0) }),
 } satisfies Record<IncludeModule, z.ZodType>;
 

@@ -10,6 +10,10 @@ export type ImportState = (typeof IMPORT_STATES)[number];
 
 /** At most this many invalid lines are kept with their error (all are counted). */
 export const INVALID_KEPT = 100;
+/** Error texts are kept at most this long (a parser's message may quote the line). */
+export const IMPORT_ERROR_MAX = 1_000;
+const cut = (text: string) => (text.length > IMPORT_ERROR_MAX ? `${text.slice(0, IMPORT_ERROR_MAX - 1)}…` : text);
+export const IMPORT_SOURCES = ['api', 'cli', 'seed'] as const;
 
 export interface ImportCounts {
   /** Lines read so far (a retried run starts after them). */
@@ -24,7 +28,7 @@ export interface ImportCounts {
 export interface ImportDoc extends ImportCounts {
   _id: string;
   state: ImportState;
-  source: 'api' | 'cli' | 'seed';
+  source: (typeof IMPORT_SOURCES)[number];
   requestedBy: string;
   objectKey: string;
   bytes: number;
@@ -51,14 +55,14 @@ export function createImportRepo(conn: Connection) {
     },
     /** Saves counts after a batch (absolute values, so a repeated batch saves the same numbers). */
     progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors'], breakingIds: readonly string[] = []) => {
-      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT) }, ...(breakingIds.length ? { $addToSet: { breakingIds: { $each: [...breakingIds] } } } : {}) });
+      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT).map((e) => ({ line: e.line, error: cut(e.error) })) }, ...(breakingIds.length ? { $addToSet: { breakingIds: { $each: [...breakingIds] } } } : {}) });
     },
     /** Marks a still-queued import failed, with the reason (its workflow never started). */
     abandon: async (id: string, reason: string, at: Date) => {
-      await imports().updateOne({ _id: id, state: 'queued' }, { $set: { state: 'failed', finishedAt: at, error: reason } });
+      await imports().updateOne({ _id: id, state: 'queued' }, { $set: { state: 'failed', finishedAt: at, error: cut(reason) } });
     },
     finish: async (id: string, state: 'completed' | 'failed', at: Date, error: string | null = null) => {
-      await imports().updateOne({ _id: id }, { $set: { state, finishedAt: at, error } });
+      await imports().updateOne({ _id: id }, { $set: { state, finishedAt: at, error: error === null ? null : cut(error) } });
     },
   };
 }

@@ -32,7 +32,7 @@ export const ImportLine = z.strictObject({
   summary: z.string().max(5_000).trim().nullish(),
   sourceName: z.string().max(200).trim().min(1),
   sourceUrl: httpUrl,
-  publishedAt: z.iso.datetime({ offset: true }),
+  publishedAt: z.iso.datetime({ offset: true }).max(64),
   primarySector: z.enum(SECTORS),
   primaryTopic: z.enum(TOPICS),
   contentType: z.enum(CONTENT_TYPES).default('NEWS'),

@@ -15,7 +15,10 @@ export interface Pagination {
   hasMore: boolean;
 }
 
-export const PaginationView = z.object({ limit: z.number(), offset: z.number(), total: z.number(), hasMore: z.boolean() });
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const PaginationView = z
+  .object({ limit: z.number().int().min(1).max(100), offset: count, total: count, hasMore: z.boolean() })
+  .meta({ id: 'NewsPagination', description: 'Offset pagination of a list: the page asked for, the total matching, whether more follow' });
 
 /**
  * hasMore is true exactly when results exist beyond this page: the page's own finding where it has

@@ -11,6 +11,7 @@ export const PREFERENCE_LIMITS = { watchlist: 100, keywords: 50, keywordLength: 
 /** B3 tickers: four characters (a letter first) and a class number (PETR4, VALE3, SANB11, B3SA3). */
 export const TICKER = z
   .string()
+  .max(16)
   .trim()
   .transform((s) => s.toUpperCase())
   .pipe(z.string().regex(/^[A-Z][A-Z0-9]{3}\d{1,2}$/, 'a B3 ticker such as PETR4 or SANB11'));
@@ -75,9 +76,9 @@ const weightsOf = <K extends string>(key: z.ZodEnum<Record<K, K>>) => z.partialR
 /** The whole document, as PUT replaces it (absent fields take their defaults). */
 export const Preferences = z
   .strictObject({
-    sectors: z.array(SECTOR).default([]).transform(unique),
+    sectors: z.array(SECTOR).max(SECTORS.length).default([]).transform(unique),
     sectorWeights: weightsOf(SECTOR).default({}),
-    topics: z.array(TOPIC).default([]).transform(unique),
+    topics: z.array(TOPIC).max(TOPICS.length).default([]).transform(unique),
     topicWeights: weightsOf(TOPIC).default({}),
     watchlistCompanies: z.array(z.uuid()).max(PREFERENCE_LIMITS.watchlist).default([]).transform(unique),
     watchlistTickers: z.array(TICKER).max(PREFERENCE_LIMITS.watchlist).default([]).transform(unique),

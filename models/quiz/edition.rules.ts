@@ -23,6 +23,7 @@ export const editionId = (date: string, edition: Edition) => `${date}-${edition}
 /** A day that can have editions: a real date, not a Sunday. */
 export const EditionDate = z
   .string()
+  .max(10)
   .refine(isDate, 'date must be a calendar date written YYYY-MM-DD')
   .refine((d) => !isDate(d) || hasEditions(d), 'there are no editions on Sundays');
 
@@ -35,6 +36,6 @@ export const EditionContent = z.strictObject({
   title: z.string().max(300).trim().min(1),
   /** The edition's text (plain text or Markdown), at least a paragraph: quizzes are grounded in it. */
   text: z.string().max(200_000).trim().min(200, 'text must hold the edition (at least 200 characters): quizzes are made from it'),
-  publishedAt: z.iso.datetime({ offset: true }).optional(),
+  publishedAt: z.iso.datetime({ offset: true }).max(64).optional(),
 });
 export type EditionContent = z.output<typeof EditionContent>;

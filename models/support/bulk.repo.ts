@@ -6,6 +6,10 @@ import type { Connection } from 'mongoose';
 import { bulkKey, type BulkParams, type BulkState, type BulkType } from './bulk.rules';
 import { collectionOf, insertManyRacing } from '../infra/mongo';
 
+/** Error texts are kept at most this long (an exception's message may quote anything). */
+export const BULK_ERROR_MAX = 1_000;
+const cut = (text: string) => (text.length > BULK_ERROR_MAX ? `${text.slice(0, BULK_ERROR_MAX - 1)}…` : text);
+
 export interface ChunkSummary {
   processed: number;
   succeeded: number;
@@ -64,7 +68,7 @@ export function createBulkRepo(conn: Connection) {
       const at = new Date();
       await insertManyRacing(
         items(),
-        outcomes.map((o) => ({ _id: bulkKey(operationId, o.ticketId), operationId, ticketId: o.ticketId, ok: o.error === null, error: o.error, at })),
+        outcomes.map((o) => ({ _id: bulkKey(operationId, o.ticketId), operationId, ticketId: o.ticketId, ok: o.error === null, error: o.error === null ? null : cut(o.error), at })),
       );
     },
     /** Outcome of the given tickets of an operation, from their items. */
@@ -93,7 +97,7 @@ export function createBulkRepo(conn: Connection) {
     },
     /** Marks a still-running operation failed, with the reason (its workflow never started). */
     async abandon(id: string, reason: string, at: Date): Promise<boolean> {
-      return (await ops().updateOne({ _id: id, state: 'running' }, { $set: { state: 'failed', error: reason, finishedAt: at } })).modifiedCount === 1;
+      return (await ops().updateOne({ _id: id, state: 'running' }, { $set: { state: 'failed', error: cut(reason), finishedAt: at } })).modifiedCount === 1;
     },
   };
 }

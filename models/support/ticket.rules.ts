@@ -55,6 +55,11 @@ export function assertNotDeleted(ticket: { status: TicketStatus }, message: stri
 }
 
 export const MESSAGE_ORIGINS = ['usuario', 'admin'] as const;
+
+/** The longest reply or message text: what a person may send, and where an AI draft is cut. */
+export const TEXT_MAX = 20_000;
+/** A main category, a newsletter or a quick reply's title. */
+export const LABEL_MAX = 120;
 export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 
 export const SUPPORT_AGENT = 'support.agent';

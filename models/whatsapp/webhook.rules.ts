@@ -39,7 +39,7 @@ export function validSignature(rawBody: string | Buffer, header: string | undefi
 }
 
 /** A phone number as WhatsApp writes it (`wa_id`): digits only, country code first. */
-export const WA_ID = z.string().regex(/^\d{8,15}$/, 'digits only, country code first (E.164 without +)');
+export const WA_ID = z.string().max(15).regex(/^\d{8,15}$/, 'digits only, country code first (E.164 without +)');
 
 const TextMessage = z.object({ type: z.literal('text'), text: z.object({ body: z.string() }) });
 const InteractiveMessage = z.object({
@@ -53,33 +53,41 @@ const InteractiveMessage = z.object({
 /** A quick-reply button of a template message. */
 const ButtonMessage = z.object({ type: z.literal('button'), button: z.object({ payload: z.string(), text: z.string() }) });
 
-const InboundBase = z.object({ from: WA_ID, id: z.string().min(1).max(200), timestamp: z.string().regex(/^\d+$/) });
-const InboundMessage = z.looseObject({ ...InboundBase.shape, type: z.string() });
+/** Bounds well above what Meta sends (ids ~60 characters, Unix-second timestamps), so that none is refused. */
+const timestamp = z.string().max(20).regex(/^\d+$/);
+const InboundBase = z.object({ from: WA_ID, id: z.string().min(1).max(200), timestamp });
+const InboundMessage = z.looseObject({ ...InboundBase.shape, type: z.string().max(64) });
+
+/** Entries, changes, messages and statuses per delivery at most (Meta batches a handful). */
+export const MAX_ITEMS = 100;
 
 const Status = z.looseObject({
   id: z.string().min(1).max(200),
   status: z.enum(['sent', 'delivered', 'read', 'failed', 'deleted']),
-  timestamp: z.string().regex(/^\d+$/),
-  recipient_id: z.string(),
-  errors: z.array(z.looseObject({ code: z.number(), title: z.string().optional(), message: z.string().optional() })).optional(),
+  timestamp,
+  recipient_id: z.string().max(64),
+  errors: z
+    .array(z.looseObject({ code: z.number(), title: z.string().max(1_024).optional(), message: z.string().max(4_096).optional() }))
+    .max(MAX_ITEMS)
+    .optional(),
 });
-
-/** Entries, changes, messages and statuses per delivery at most (Meta batches a handful). */
-export const MAX_ITEMS = 100;
 
 /** The webhook's body: what Meta sends for the `messages` field of a WhatsApp Business Account. */
 export const WebhookPayload = z.looseObject({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.looseObject({
-      id: z.string(),
+      id: z.string().max(200),
       changes: z.array(
         z.looseObject({
-          field: z.string(),
+          field: z.string().max(64),
           value: z.looseObject({
             messaging_product: z.literal('whatsapp').optional(),
-            metadata: z.looseObject({ phone_number_id: z.string() }).optional(),
-            contacts: z.array(z.looseObject({ wa_id: z.string(), profile: z.looseObject({ name: z.string() }).optional() })).max(MAX_ITEMS).optional(),
+            metadata: z.looseObject({ phone_number_id: z.string().max(64) }).optional(),
+            contacts: z
+              .array(z.looseObject({ wa_id: z.string().max(64), profile: z.looseObject({ name: z.string().max(1_024) }).optional() }))
+              .max(MAX_ITEMS)
+              .optional(),
             messages: z.array(InboundMessage).max(MAX_ITEMS).optional(),
             statuses: z.array(Status).max(MAX_ITEMS).optional(),
           }),

@@ -96,4 +96,45 @@ describe('OpenAPI generation', () => {
     const news = buildOpenApi({ title: 'N', version: '1', description: 'd', routes, envelopeFor: () => newsEnvelope }) as any;
     expect(news.components.schemas.NewsError.required).toEqual(expect.arrayContaining(['success', 'error', 'statusCode']));
   });
+
+  it('registers a schema with an id once, as components.schemas, and refers to it with $ref', () => {
+    const Item = z.object({ id: z.uuid(), n: z.number().int().min(0).max(10) }).meta({ id: 'Item' });
+    const Page = z.object({ total: z.number().int().min(0) }).meta({ id: 'Page' });
+    const list = defineRoute({ method: 'get', path: '/items', summary: 'List', auth: publicRoute, response: z.array(Item).max(100), pagination: Page, handler: () => [] });
+    const one = defineRoute({ method: 'get', path: '/items/:id', summary: 'One', auth: publicRoute, response: Item.nullable(), handler: () => null });
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [list, one], envelopeFor: () => supportEnvelope }) as any;
+    expect(d.components.schemas.Item).toEqual(expect.objectContaining({ type: 'object', required: ['id', 'n'] }));
+    // A uuid has one length; an integer gets the OpenAPI format its bounds fit.
+    expect(d.components.schemas.Item.properties.id).toEqual(expect.objectContaining({ format: 'uuid', maxLength: 36 }));
+    expect(d.components.schemas.Item.properties.n.format).toBe('int32');
+    expect(d.components.schemas.Page.properties.total.format).toBe('int64');
+    const listed = d.paths['/items'].get.responses['200'].content['application/json'].schema;
+    expect(listed.properties.data).toEqual({ type: 'array', maxItems: 100, items: { $ref: '#/components/schemas/Item' } });
+    expect(listed.properties.pagination).toEqual({ $ref: '#/components/schemas/Page' });
+    expect(listed.required).toEqual(['success', 'data', 'pagination']);
+    expect(JSON.stringify(d.paths['/items/{id}'].get.responses['200'])).toContain('"$ref":"#/components/schemas/Item"');
+    expect(d.paths['/items'].get.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SupportError' });
+  });
+
+  it('refuses two different schemas under one id', () => {
+    const a = defineRoute({ method: 'get', path: '/a', summary: 'A', auth: publicRoute, response: z.object({ x: z.string().max(1) }).meta({ id: 'Same' }), handler: () => ({ x: 'a' }) });
+    const b = defineRoute({ method: 'get', path: '/b', summary: 'B', auth: publicRoute, response: z.object({ y: z.string().max(1) }).meta({ id: 'Same' }), handler: () => ({ y: 'b' }) });
+    expect(() => buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [a, b], envelopeFor: () => supportEnvelope })).toThrow('Two different schemas are registered as Same');
+  });
+
+  it("documents administrators' operations under adminBearer, and how tokens are checked", () => {
+    const adminRoute = defineRoute({ method: 'get', path: '/admin/x', summary: 'X', auth: bearer('news.admin'), handler: () => null });
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [adminRoute, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
+    expect(d.paths['/admin/x'].get.security).toEqual([{ adminBearer: [] }]);
+    expect(d.paths['/support/{id}'].patch.security).toEqual([{ bearerAuth: [] }]);
+    for (const scheme of ['bearerAuth', 'adminBearer']) expect(d.components.securitySchemes[scheme].description).toMatch(/RFC8725.*HS256.*`exp` is required.*JWT_MAX_LIFETIME_HOURS.*`nbf` is honoured/s);
+  });
+
+  it('puts the rate-limit headers on every response of a limited route, and Retry-After on 429', () => {
+    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
+    const responses = d.paths['/support/{id}'].patch.responses;
+    for (const status of Object.keys(responses)) expect(Object.keys(responses[status].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    expect(responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(responses['200'].headers['Retry-After']).toBeUndefined();
+  });
 });

@@ -4,11 +4,13 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../models/errors';
-import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
+import { BULK_ERROR_MAX } from '../../../models/support/bulk.repo';
+import { BULK_MAX_TICKETS, BULK_TYPES, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
 import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../models/support/operations/bulk';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
 import { reply, routeFactory } from '../../shared/route';
+import { Count, IsoDateTime, Text, Uuid } from '../../shared/views';
 import type { SupportDeps } from '../deps';
 import type { Principal } from '../../../models/auth/token.rules';
 
@@ -22,7 +24,15 @@ const ticketIds = z
   .max(BULK_MAX_TICKETS, `at most ${BULK_MAX_TICKETS} tickets per operation`)
   .transform((ids) => [...new Set(ids)]);
 
-const Accepted = z.object({ operationId: z.string(), workflowId: z.string(), type: z.string(), total: z.number(), state: z.string(), statusUrl: z.string() });
+const STATES = ['running', 'completed', 'cancelled', 'failed'] as const;
+const Accepted = z.object({
+  operationId: Uuid,
+  workflowId: Text(200),
+  type: z.enum(BULK_TYPES),
+  total: z.number().int().min(1).max(BULK_MAX_TICKETS),
+  state: z.enum(STATES),
+  statusUrl: Text(64),
+});
 const OperationParams = z.object({ operationId: z.uuid() });
 
 const bulkDeps = (deps: SupportDeps): BulkDeps => ({ bulk: deps.bulk, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
@@ -112,17 +122,20 @@ export const bulkRoutes = [
     auth: staff,
     params: OperationParams,
     response: z.object({
-      operationId: z.string(),
-      type: z.string(),
-      state: z.enum(['running', 'completed', 'cancelled', 'failed']),
-      total: z.number(),
-      processed: z.number(),
-      succeeded: z.number(),
-      failed: z.number(),
-      errors: z.array(z.object({ ticketId: z.number(), error: z.string() })).describe('Per-ticket failures (first 100)'),
-      error: z.string().nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
-      createdAt: z.string(),
-      finishedAt: z.string().nullable(),
+      operationId: Uuid,
+      type: z.enum(BULK_TYPES),
+      state: z.enum(STATES),
+      total: Count,
+      processed: Count,
+      succeeded: Count,
+      failed: Count,
+      errors: z
+        .array(z.object({ ticketId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), error: Text(BULK_ERROR_MAX) }))
+        .max(100)
+        .describe('Per-ticket failures (first 100)'),
+      error: Text(BULK_ERROR_MAX).nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
+      createdAt: IsoDateTime,
+      finishedAt: IsoDateTime.nullable(),
     }),
     errors: [404],
     handler: async ({ params, deps }) => {
@@ -147,6 +160,8 @@ export const bulkRoutes = [
     tags,
     auth: staff,
     params: OperationParams,
+    response: z.object({ operationId: Uuid, state: z.literal('cancelling') }),
+    status: 202,
     errors: [404, 409],
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),
   }),

@@ -15,6 +15,7 @@ import { storageCall } from '../../../models/infra/storage';
 import type { AttachmentDoc } from '../../../models/support/support.model';
 import { bearer } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
+import { IsoDateTime, Text } from '../../shared/views';
 import type { SupportDeps } from '../deps';
 import { AttachmentIdParams, TicketIdParams } from './schemas';
 import { visibleTicket } from '../../../models/support/operations/tickets';
@@ -240,16 +241,19 @@ const attachmentView = (a: AttachmentDoc) => ({
   createdAt: a.createdAt.toISOString(),
 });
 
-const AttachmentSchema = z.object({
-  id: z.number(),
-  supportId: z.number(),
-  mensagemId: z.number().nullable(),
-  nomeArquivo: z.string(),
-  caminhoArquivo: z.string(),
-  tipoArquivo: z.string(),
-  tamanhoArquivo: z.number(),
-  createdAt: z.string(),
-});
+const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const AttachmentSchema = z
+  .object({
+    id,
+    supportId: id,
+    mensagemId: id.nullable(),
+    nomeArquivo: Text(255).describe('the name it was uploaded with (cut to 255 characters)'),
+    caminhoArquivo: Text(1_024).describe('its object key in MinIO (S3 keys are at most 1,024 bytes)'),
+    tipoArquivo: Text(255),
+    tamanhoArquivo: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Attachment' });
 
 export const attachmentRoutes = [
   route({
@@ -264,7 +268,11 @@ export const attachmentRoutes = [
     params: TicketIdParams,
     bodyType: 'multipart/form-data',
     // Required: a request without the file is a 400. `mensagemId` is a message of this ticket.
-    body: z.strictObject({ arquivo: z.string().meta({ format: 'binary' }).describe('the file (binary)'), mensagemId: z.string().optional() }),
+    body: z.strictObject({
+      arquivo: z.string().max(MAX_ATTACHMENT_BYTES).meta({ format: 'binary' }).describe('the file (binary, at most 10 MB)'),
+      // Longer values are cut at busboy's fieldSize (1,000) and then are no message id: refused.
+      mensagemId: z.string().max(1_000).optional(),
+    }),
     response: AttachmentSchema,
     status: 201,
     links: [

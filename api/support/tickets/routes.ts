@@ -26,12 +26,14 @@ import {
   TagSchema,
   TicketDetailSchema,
   TicketIdParams,
+  SupportPagination,
   TicketSchema,
   UpdateQuickReplyBody,
   UpdateTagBody,
   UpdateTicketBody,
   UseQuickReplyParams,
 } from './schemas';
+import { IsoDateTime } from '../../shared/views';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -96,7 +98,8 @@ export const ticketRoutes = [
     tags: ['tickets'],
     auth: anyUser,
     query: ListTicketsQuery,
-    response: z.array(TicketSchema),
+    response: z.array(TicketSchema).max(100),
+    pagination: SupportPagination,
     handler: async ({ query, auth, deps }) => {
       const { page, limit, ...filters } = query;
       const { items, total, tags } = await tickets.listTickets(deps, auth, filters, page, limit);
@@ -111,7 +114,7 @@ export const ticketRoutes = [
     summary: 'List tags',
     tags: ['tags'],
     auth: anyUser,
-    response: z.array(TagSchema.extend({ createdAt: z.string(), updatedAt: z.string() })),
+    response: z.array(TagSchema.extend({ createdAt: IsoDateTime, updatedAt: IsoDateTime })),
     handler: async ({ deps }) => (await deps.tags.list()).map(tagView),
   }),
   route({
@@ -231,7 +234,7 @@ export const ticketRoutes = [
     auth: staff,
     params: TicketIdParams,
     body: UpdateTicketBody,
-    response: z.object({ id: z.number(), status: z.string(), issue: z.string(), replied: z.string().nullable(), updatedAt: z.string() }),
+    response: TicketSchema.pick({ id: true, status: true, issue: true, replied: true, updatedAt: true }),
     errors: [404, 409],
     handler: async ({ params, body, auth, deps }) => {
       const updated = await tickets.updateTicket(deps, auth.sub, params.id, body);

@@ -3,6 +3,7 @@
  * key's requests this minute and the account's this month, each with its limit, what remains and
  * when it resets. Test keys are limited per minute but never counted against the monthly quota.
  */
+import type { KeyMode } from '../api-key.rules';
 import { PLAN_LIMITS, planName, type Plan } from '../plan.rules';
 import { nextMonthStart, type UsageRepo } from '../usage.repo';
 
@@ -14,7 +15,7 @@ export interface UsageDeps {
   now: () => Date;
 }
 
-export async function keyUsage(deps: UsageDeps, key: { userId: string; keyId: string; plan: Plan; mode: string }) {
+export async function keyUsage(deps: UsageDeps, key: { userId: string; keyId: string; plan: Plan; mode: KeyMode }) {
   const limits = PLAN_LIMITS[key.plan];
   const perMinute = deps.config.news.perMinute[key.plan];
   const now = deps.now();
