@@ -50,6 +50,24 @@ export async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 /**
+ * One time-skipping environment and one workflow bundle for a test file (set up before its tests,
+ * torn down after): `suite.env`, `suite.client` (its workflow client, which lets the server skip
+ * time while a test waits on a result), `suite.bundle`.
+ */
+export function workflowSuite(): { env: TestWorkflowEnvironment; client: TestWorkflowEnvironment['client']['workflow']; bundle: WorkflowBundleWithSourceMap } {
+  const suite = {} as ReturnType<typeof workflowSuite>;
+  beforeAll(async () => {
+    ({ env: suite.env } = await timeSkippingEnvironment());
+    suite.client = suite.env.client.workflow;
+    suite.bundle = await workflowBundle();
+  }, 120_000);
+  afterAll(async () => {
+    await suite.env?.teardown();
+  });
+  return suite;
+}
+
+/**
  * A worker of this repository's workflows whose activities are the given functions (mocks: no
  * database, storage or provider), on a task queue of its own unless one is named (`worker`: other
  * worker options, e.g. a short maxHeartbeatThrottleInterval so a cancellation reaches a heartbeating

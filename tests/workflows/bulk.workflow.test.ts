@@ -5,27 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { WorkflowFailedError, type WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
 import { bulkTicketOperationWorkflow } from '../../workflows/support/bulk.workflow';
 import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 type Chunk = { operationId: string; start: number; end: number };
 type Finish = { operationId: string; state: 'completed' | 'cancelled' | 'failed' };
@@ -39,13 +26,13 @@ function activities(processBulkChunk: (input: Chunk) => Promise<{ processed: num
 
 async function start(taskQueue: string, total: number, chunkSize: number) {
   const operationId = randomUUID();
-  const handle = await client.start(bulkTicketOperationWorkflow, { taskQueue, workflowId: workflowIds.ticketBulk(operationId), args: [{ operationId, total, chunkSize }] });
+  const handle = await suite.client.start(bulkTicketOperationWorkflow, { taskQueue, workflowId: workflowIds.ticketBulk(operationId), args: [{ operationId, total, chunkSize }] });
   return Object.assign(handle, { operationId });
 }
 
 it('processes every chunk in order, the last one short, then marks the operation completed', async () => {
   const acts = activities();
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const handle = await start(taskQueue, 25, 10);
   const { operationId } = handle;
 
@@ -60,7 +47,7 @@ it('processes every chunk in order, the last one short, then marks the operation
 
 it('an operation of no tickets asks for no chunk and is completed', async () => {
   const acts = activities();
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const handle = await start(taskQueue, 0, 10);
 
   expect(await run(() => handle.result())).toEqual({ state: 'completed' });
@@ -78,7 +65,7 @@ it('a chunk failing with a retryable error is retried from the same range and th
     }
     return { processed: c.end - c.start };
   });
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const handle = await start(taskQueue, 20, 10);
 
   expect(await run(() => handle.result())).toEqual({ state: 'completed' });
@@ -96,7 +83,7 @@ it('a chunk failing for good marks the operation failed, stops, and fails the wo
     if (c.start === 10) throw ApplicationFailure.create({ type: 'BulkBroken', message: 'the operation record is unreadable', nonRetryable: true });
     return { processed: c.end - c.start };
   });
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const handle = await start(taskQueue, 30, 10);
 
   const err = await run(() => handle.result()).catch((e: unknown) => e);
@@ -125,7 +112,7 @@ it('cancelling waits for the running chunk to stop, marks the operation cancelle
     throw new CancelledFailure('bulk operation cancelled');
   });
   // Heartbeats are throttled to 80% of the 30 s heartbeat timeout by default: the cancellation they carry would take 24 s.
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle, worker: { maxHeartbeatThrottleInterval: '100 ms' } });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, worker: { maxHeartbeatThrottleInterval: '100 ms' } });
   const handle = await start(taskQueue, 30, 10);
 
   const err = await run(async () => {

@@ -6,30 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { WorkflowFailedError, type WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
 import { AI_FAILURES, type ChatRunInput, type ContextProviderSpec } from '../../models/ai/chat.rules';
 import type { ToolSpec } from '../../models/ai/tool.rules';
 import type { ChatMessage, LlmRequest, LlmResponse, ToolCall, Usage } from '../../models/infra/llm';
 import { aiChatWorkflow } from '../../workflows/ai/chat.workflow';
 import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 const dateTool: ToolSpec = { kind: 'builtin', name: 'get_current_date', description: 'Current date', parameters: { type: 'object', properties: {} } };
 const weatherTool: ToolSpec = {
@@ -85,9 +72,9 @@ function input(overrides: Partial<ChatRunInput> = {}): ChatRunInput {
 }
 
 async function chat(acts: ReturnType<typeof activities>, args: ChatRunInput) {
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const workflowId = workflowIds.aiChat(args.userId, args.requestId);
-  const outcome = await run(() => client.execute(aiChatWorkflow, { taskQueue, workflowId, args: [args] }).catch((err: unknown) => err));
+  const outcome = await run(() => suite.client.execute(aiChatWorkflow, { taskQueue, workflowId, args: [args] }).catch((err: unknown) => err));
   return { outcome, workflowId };
 }
 
@@ -255,7 +242,7 @@ it('a rate-limited model call waits the provider\'s Retry-After (a durable timer
   const times: number[] = [];
   const acts = activities([
     async () => {
-      times.push(await env.currentTimeMs());
+      times.push(await suite.env.currentTimeMs());
       if (attempts++ === 0) throw ApplicationFailure.create({ type: AI_FAILURES.rateLimited, message: '429', nextRetryDelay: '3 minutes' });
       return answer('after the wait');
     },
@@ -298,12 +285,12 @@ it('cancelling a run during a model call cancels the call and still records the 
     },
   ]);
   const args = input({ tools: [dateTool] });
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const workflowId = workflowIds.aiChat(args.userId, args.requestId);
   const outcome = await run(async () => {
     // While a local activity runs, the worker holds the workflow task and sees the cancellation at
     // its next heartbeat, 80% of the workflow task timeout (8 s by default): shortened here.
-    const handle = await client.start(aiChatWorkflow, { taskQueue, workflowId, args: [args], workflowTaskTimeout: '2 seconds' });
+    const handle = await suite.client.start(aiChatWorkflow, { taskQueue, workflowId, args: [args], workflowTaskTimeout: '2 seconds' });
     await secondCall;
     await handle.cancel();
     return await handle.result().catch((err: unknown) => err);

@@ -7,9 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { OutboundMessage } from '../../models/infra/whatsapp';
 import type { Sector, Topic } from '../../models/news/article.rules';
 import { helpText } from '../../models/whatsapp/commands.rules';
@@ -17,25 +14,14 @@ import type { InboundContent } from '../../models/whatsapp/webhook.rules';
 import { workflowIds } from '../../workflows/ids';
 import { WHATSAPP_FAILURES } from '../../workflows/whatsapp/failures';
 import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
-import { mockedActivitiesWorker, quiescent, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, quiescent, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(30_000);
 
 const MINUTE = 60_000;
 const IDLE = 30 * MINUTE;
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 type Sent = { key: string; phone: string; kind: string; message: OutboundMessage };
 
@@ -69,8 +55,8 @@ type Acts = ReturnType<typeof activities>;
 async function conversation(acts: Acts, options: { maxMessagesPerRun?: number } = {}) {
   const phone = `55${Math.floor(Math.random() * 1e11)}`;
   const workflowId = workflowIds.whatsappConversation(phone);
-  const worker = await mockedActivitiesWorker(env, acts, { bundle });
-  const handle = client.getHandle(workflowId);
+  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
+  const handle = suite.client.getHandle(workflowId);
   let clock = Date.UTC(2026, 10, 24, 12);
   return {
     phone,
@@ -82,7 +68,7 @@ async function conversation(acts: Acts, options: { maxMessagesPerRun?: number } 
     },
     /** Signals a message id (stored or not) with start. */
     async signal(id: string, sentAt = (clock += 1_000)): Promise<string> {
-      await client.signalWithStart(whatsappConversationWorkflow, {
+      await suite.client.signalWithStart(whatsappConversationWorkflow, {
         workflowId,
         taskQueue: worker.taskQueue,
         args: [{ phone, idleMs: IDLE, ...(options.maxMessagesPerRun ? { maxMessagesPerRun: options.maxMessagesPerRun } : {}) }],
@@ -295,7 +281,7 @@ it('a send that fails for a while (429, 5xx) is retried under the same key', asy
   await c.run(async () => {
     const id = await c.say('oi');
     await until(() => calls, (n) => n >= 1);
-    await env.sleep('10 seconds'); // the backoff (1 s, 2 s), skipped
+    await suite.env.sleep('10 seconds'); // the backoff (1 s, 2 s), skipped
     await handledAll(acts, [id]);
 
     expect(acts.send.mock.calls.map(([s]) => s.key)).toEqual([`reply:${id}:0`, `reply:${id}:0`, `reply:${id}:0`]);
@@ -307,19 +293,19 @@ it('ends after idleMs without a message, forgetting a flow left half-way', async
   const c = await conversation(acts);
   await c.run(async () => {
     await handledAll(acts, [await c.say('cadastro')]);
-    await env.sleep(IDLE - MINUTE);
+    await suite.env.sleep(IDLE - MINUTE);
     await quiescent(c.handle);
     expect((await c.handle.describe()).status.name).toBe('RUNNING');
 
     // A message restarts the wait.
     await handledAll(acts, [await c.say('cadastro')]);
-    await env.sleep(IDLE - MINUTE);
+    await suite.env.sleep(IDLE - MINUTE);
     await quiescent(c.handle);
     expect((await c.handle.describe()).status.name).toBe('RUNNING');
 
-    const before = await env.currentTimeMs();
+    const before = await suite.env.currentTimeMs();
     expect(await c.handle.result()).toEqual({ handled: 2, ended: 'idle' });
-    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(MINUTE - 1_000);
+    expect((await suite.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(MINUTE - 1_000);
 
     // The next message starts a new conversation, without the sign-up flow.
     const id = await c.say('Maria');

@@ -6,27 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import type { WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { newsImportWorkflow } from '../../workflows/news/import.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 type Counts = { inserted: number; duplicates: number; invalid: number };
 
@@ -40,8 +26,8 @@ function activities(options: { applyImport?: (id: string) => Promise<Counts>; br
 
 async function importRun(acts: ReturnType<typeof activities>, taskQueue?: string) {
   const importId = randomUUID();
-  const worker = await mockedActivitiesWorker(env, acts, { bundle, ...(taskQueue ? { taskQueue } : {}) });
-  const result = await worker.run(() => client.execute(newsImportWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsImport(importId), args: [importId] }));
+  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, ...(taskQueue ? { taskQueue } : {}) });
+  const result = await worker.run(() => suite.client.execute(newsImportWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsImport(importId), args: [importId] }));
   return { importId, result };
 }
 
@@ -96,7 +82,7 @@ it('starts the WhatsApp alerts of each breaking article on the deployment\'s Wha
   expect(first.result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 2 });
 
   for (const articleId of [a1, a2]) {
-    const child = client.getHandle(workflowIds.whatsappAlerts(articleId));
+    const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
     const described = await child.describe();
     expect(described.type).toBe('whatsappAlertsWorkflow');
     expect(described.taskQueue).toBe(taskQueueName(prefix, TASK_QUEUES.whatsapp));
@@ -108,9 +94,9 @@ it('starts the WhatsApp alerts of each breaking article on the deployment\'s Wha
   // A later import naming an article already alerted starts only the new one.
   const second = await importRun(activities({ breaking: [a2, a3], whatsapp: true }), newsQueue);
   expect(second.result).toMatchObject({ state: 'completed', alerts: 1 });
-  expect((await client.getHandle(workflowIds.whatsappAlerts(a3)).describe()).status.name).toBe('RUNNING');
+  expect((await suite.client.getHandle(workflowIds.whatsappAlerts(a3)).describe()).status.name).toBe('RUNNING');
 
-  for (const articleId of [a1, a2, a3]) await client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
+  for (const articleId of [a1, a2, a3]) await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
 });
 
 it('a worker on an unprefixed queue starts the alerts on the plain WhatsApp queue', async () => {
@@ -118,7 +104,7 @@ it('a worker on an unprefixed queue starts the alerts on the plain WhatsApp queu
   const { result } = await importRun(activities({ breaking: [articleId], whatsapp: true }));
 
   expect(result).toMatchObject({ alerts: 1 });
-  const child = client.getHandle(workflowIds.whatsappAlerts(articleId));
+  const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
   expect((await child.describe()).taskQueue).toBe(TASK_QUEUES.whatsapp);
   await child.terminate('test over');
 });

@@ -6,26 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { enqueueImportSignal, newsIngestWorkflow, pendingImportsQuery } from '../../workflows/news/ingest.workflow';
-import { mockedActivitiesWorker, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 function activities(applyImport: (id: string) => Promise<{ inserted: number; duplicates: number; invalid: number }> = async () => ({ inserted: 1, duplicates: 0, invalid: 0 })) {
   return {
@@ -46,10 +32,10 @@ it('drains signalled imports once each, in order, answers the pending query, and
     }
     return { inserted: 1, duplicates: 0, invalid: 0 };
   });
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
 
   const result = await run(async () => {
-    const handle = await client.start(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: [] }] });
+    const handle = await suite.client.start(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: [] }] });
     await handle.signal(enqueueImportSignal, 'imp-1');
     await inFirst;
     await handle.signal(enqueueImportSignal, 'imp-2');
@@ -57,10 +43,10 @@ it('drains signalled imports once each, in order, answers the pending query, and
     await handle.signal(enqueueImportSignal, 'imp-2');
     expect(await handle.query(pendingImportsQuery)).toEqual(['imp-1', 'imp-2']);
     release();
-    const started = await env.currentTimeMs();
+    const started = await suite.env.currentTimeMs();
     const done = await handle.result();
     // Nothing more came: it waited its minute (skipped), then ended.
-    expect((await env.currentTimeMs()) - started).toBeGreaterThanOrEqual(60_000);
+    expect((await suite.env.currentTimeMs()) - started).toBeGreaterThanOrEqual(60_000);
     return done;
   });
 
@@ -74,8 +60,8 @@ it('an import that fails is marked failed with its reason and the queue goes on'
     if (id === 'bad') throw ApplicationFailure.create({ type: 'ImportUnusable', message: 'import bad does not exist' });
     return { inserted: 1, duplicates: 0, invalid: 0 };
   });
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
-  const result = await run(() => client.execute(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: ['good-1', 'bad', 'good-2'] }] }));
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
+  const result = await run(() => suite.client.execute(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: ['good-1', 'bad', 'good-2'] }] }));
 
   expect(result).toEqual({ processed: 3 });
   expect(acts.applyImport.mock.calls.map(([id]) => id)).toEqual(['good-1', 'bad', 'good-2']);
@@ -85,9 +71,9 @@ it('an import that fails is marked failed with its reason and the queue goes on'
 it('after 100 imports it continues as new with the rest of its queue', async () => {
   const ids = Array.from({ length: 102 }, (_, i) => `imp-${i}`);
   const acts = activities();
-  const { taskQueue, run } = await mockedActivitiesWorker(env, acts, { bundle });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const { result, firstRunId, lastRunId } = await run(async () => {
-    const handle = await client.start(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: ids }] });
+    const handle = await suite.client.start(newsIngestWorkflow, { taskQueue, workflowId: `news-ingest-${randomUUID()}`, args: [{ pending: ids }] });
     const done = await handle.result(); // follows the run it continued as
     return { result: done, firstRunId: handle.firstExecutionRunId, lastRunId: (await handle.describe()).runId };
   });

@@ -2,19 +2,16 @@
  * subscriptionWorkflow on the time-skipping test server with its activities mocked (no Stripe, no
  * database): Stripe events signalled with signal-with-start (stripeEventSignal), the plan it
  * writes to the account, the period it asks Stripe for, grace periods and paid periods ending on
- * durable timers (days skipped with env.sleep), duplicates and stale events, the subscription
+ * durable timers (days skipped with suite.env.sleep), duplicates and stale events, the subscription
  * query, and continue-as-new with the state carried.
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkflowClient } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { BillingEvent, HandledEvent } from '../../models/billing/subscription.rules';
 import type { Plan } from '../../models/news/plan.rules';
 import { stripeEventSignal, subscriptionQuery, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, quiescent, timeSkippingEnvironment, workflowBundle } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, quiescent, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(30_000);
 
@@ -22,18 +19,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const GRACE = 7 * DAY;
 
-let env: TestWorkflowEnvironment;
-let client: WorkflowClient;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  ({ env } = await timeSkippingEnvironment());
-  client = env.client.workflow;
-  bundle = await workflowBundle();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const suite = workflowSuite();
 
 type Fetched = { subscriptionId: string; customerId: string; currentPeriodEnd: number | null; plan: Plan | null };
 
@@ -61,8 +47,8 @@ async function customer(acts: ReturnType<typeof activities>, options: { maxEvent
   const customerId = `cus_${randomUUID().slice(0, 12)}`;
   const subscriptionId = `sub_${randomUUID().slice(0, 12)}`;
   const workflowId = workflowIds.subscription(customerId);
-  const worker = await mockedActivitiesWorker(env, acts, { bundle });
-  const handle = client.getHandle(workflowId);
+  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
+  const handle = suite.client.getHandle(workflowId);
   let n = 0;
   return {
     customerId,
@@ -72,7 +58,7 @@ async function customer(acts: ReturnType<typeof activities>, options: { maxEvent
       return { id: `evt_${++n}_${randomUUID().slice(0, 6)}`, type, created, customerId, subscriptionId, userId: 'user-1', facts: {}, ...rest };
     },
     async send(event: BillingEvent): Promise<void> {
-      await client.signalWithStart(subscriptionWorkflow, {
+      await suite.client.signalWithStart(subscriptionWorkflow, {
         workflowId,
         taskQueue: worker.taskQueue,
         args: [{ customerId, graceMs: GRACE, ...(options.maxEventsPerRun ? { maxEventsPerRun: options.maxEventsPerRun } : {}) }],
@@ -102,7 +88,7 @@ it('a completed checkout sets the paid plan on the account it names and learns t
   const acts = activities({ fetched: async (id) => ({ subscriptionId: id, customerId: c.customerId, currentPeriodEnd: periodEnd, plan: 'pro' }) });
   const c = await customer(acts);
   await c.run(async () => {
-    const at = await env.currentTimeMs();
+    const at = await suite.env.currentTimeMs();
     await c.send(c.event('checkout.session.completed', at, { facts: { status: 'active', plan: 'pro' }, wantsPeriod: true }));
 
     expect(await until(() => plansSet(acts), (p) => p.length > 0)).toEqual(['user-1:pro']);
@@ -128,7 +114,7 @@ it('an event naming no account uses the account linked at checkout', async () =>
   const acts = activities({ account: 'linked-user' });
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { userId: null, facts: { status: 'active', plan: 'business', currentPeriodEnd: Date.UTC(2027, 0, 1) } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { userId: null, facts: { status: 'active', plan: 'business', currentPeriodEnd: Date.UTC(2027, 0, 1) } }));
 
     expect(await until(() => plansSet(acts), (p) => p.length > 0)).toEqual(['linked-user:business']);
     expect(acts.accountOf.mock.calls).toEqual([[c.customerId]]);
@@ -139,7 +125,7 @@ it('with no account linked at all, no plan is written and the subscription is st
   const acts = activities({ account: null });
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { userId: null, facts: { status: 'active', plan: 'pro' } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { userId: null, facts: { status: 'active', plan: 'pro' } }));
 
     expect(await until(() => acts.accountOf.mock.calls.length, (n) => n > 0)).toBe(1);
     expect(await until(() => c.view(), (v) => v.eventsApplied === 1)).toMatchObject({ status: 'active', subscribedPlan: 'pro' });
@@ -155,7 +141,7 @@ it('when Stripe cannot be asked (not configured) the period stays unknown, witho
   });
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('checkout.session.completed', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' }, wantsPeriod: true }));
+    await c.send(c.event('checkout.session.completed', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' }, wantsPeriod: true }));
 
     expect(await until(() => plansSet(acts), (p) => p.length > 0)).toEqual(['user-1:pro']);
     expect(acts.fetchSubscription).toHaveBeenCalledTimes(1);
@@ -167,7 +153,7 @@ it('a subscription Stripe gives back for another customer teaches nothing', asyn
   const acts = activities({ fetched: async (id) => ({ subscriptionId: id, customerId: 'cus_someone_else', currentPeriodEnd: Date.UTC(2027, 0, 1), plan: 'business' }) });
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('checkout.session.completed', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' }, wantsPeriod: true }));
+    await c.send(c.event('checkout.session.completed', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' }, wantsPeriod: true }));
 
     expect(await until(() => plansSet(acts), (p) => p.length > 0)).toEqual(['user-1:pro']);
     expect(acts.fetchSubscription).toHaveBeenCalledTimes(1);
@@ -179,10 +165,10 @@ it('past_due keeps the paid plan for the grace period, then drops the account to
   const acts = activities();
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { facts: { status: 'active', plan: 'business' } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'business' } }));
     await until(() => plansSet(acts), (p) => p.length > 0);
 
-    const failedAt = await env.currentTimeMs();
+    const failedAt = await suite.env.currentTimeMs();
     const failure = { at: failedAt, invoiceId: 'in_1', attemptCount: 1, nextAttemptAt: failedAt + 3 * DAY, message: 'card declined' };
     await c.send(c.event('invoice.payment_failed', failedAt, { failure }));
     expect(await until(() => c.view(), (v) => v.status === 'past_due')).toMatchObject({
@@ -192,11 +178,11 @@ it('past_due keeps the paid plan for the grace period, then drops the account to
       lastPaymentFailure: { at: new Date(failedAt).toISOString(), invoiceId: 'in_1', attemptCount: 1, nextAttemptAt: new Date(failedAt + 3 * DAY).toISOString(), message: 'card declined' },
     });
 
-    await env.sleep(GRACE - HOUR);
+    await suite.env.sleep(GRACE - HOUR);
     await quiescent(c.handle);
     expect(plansSet(acts)).toEqual(['user-1:business']); // an hour before the end: still paid
 
-    await env.sleep(2 * HOUR);
+    await suite.env.sleep(2 * HOUR);
     expect(await until(() => plansSet(acts), (p) => p.length > 1)).toEqual(['user-1:business', 'user-1:starter']);
     expect(await c.view()).toMatchObject({ status: 'past_due', plan: 'starter', subscribedPlan: 'business' });
   });
@@ -206,17 +192,17 @@ it('a payment within the grace period keeps the paid plan after the grace period
   const acts = activities();
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
     await until(() => plansSet(acts), (p) => p.length > 0);
-    await c.send(c.event('invoice.payment_failed', await env.currentTimeMs()));
+    await c.send(c.event('invoice.payment_failed', await suite.env.currentTimeMs()));
     await until(() => c.view(), (v) => v.status === 'past_due');
 
-    await env.sleep(3 * DAY);
-    await c.send(c.event('invoice.payment_succeeded', await env.currentTimeMs()));
+    await suite.env.sleep(3 * DAY);
+    await c.send(c.event('invoice.payment_succeeded', await suite.env.currentTimeMs()));
     expect(await until(() => c.view(), (v) => v.status === 'active')).toMatchObject({ status: 'active', plan: 'pro', graceEndsAt: null });
 
-    await env.sleep(GRACE);
-    await c.send(c.event('customer.subscription.updated', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
+    await suite.env.sleep(GRACE);
+    await c.send(c.event('customer.subscription.updated', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
     await until(() => c.view(), (v) => v.eventsApplied === 4);
     expect(plansSet(acts)).toEqual(['user-1:pro']);
   });
@@ -226,20 +212,20 @@ it('a subscription canceled at the end of its period keeps the paid plan until t
   const acts = activities();
   const c = await customer(acts);
   await c.run(async () => {
-    const start = await env.currentTimeMs();
+    const start = await suite.env.currentTimeMs();
     const periodEnd = start + 10 * DAY;
     await c.send(c.event('customer.subscription.created', start, { facts: { status: 'active', plan: 'pro', currentPeriodEnd: periodEnd } }));
     await c.send(c.event('customer.subscription.deleted', start + 1, { facts: { status: 'canceled', plan: 'pro', currentPeriodEnd: periodEnd } }));
     expect(await until(() => c.view(), (v) => v.status === 'canceled')).toMatchObject({ status: 'canceled', plan: 'pro', currentPeriodEnd: new Date(periodEnd).toISOString() });
 
-    await env.sleep(10 * DAY - HOUR);
+    await suite.env.sleep(10 * DAY - HOUR);
     await quiescent(c.handle);
     expect(plansSet(acts)).toEqual(['user-1:pro']);
-    await env.sleep(2 * HOUR);
+    await suite.env.sleep(2 * HOUR);
     expect(await until(() => plansSet(acts), (p) => p.length > 1)).toEqual(['user-1:pro', 'user-1:starter']);
 
     // Canceled is final: a late payment of the old subscription brings nothing back.
-    await c.send(c.event('invoice.payment_succeeded', await env.currentTimeMs()));
+    await c.send(c.event('invoice.payment_succeeded', await suite.env.currentTimeMs()));
     await quiescent(c.handle);
     expect(await c.view()).toMatchObject({ status: 'canceled', plan: 'starter', eventsApplied: 2 });
     expect(plansSet(acts)).toEqual(['user-1:pro', 'user-1:starter']);
@@ -250,7 +236,7 @@ it('a redelivered event and an event older than the newest applied change nothin
   const acts = activities();
   const c = await customer(acts);
   await c.run(async () => {
-    const at = await env.currentTimeMs();
+    const at = await suite.env.currentTimeMs();
     const created = c.event('customer.subscription.created', at, { facts: { status: 'active', plan: 'pro' } });
     await c.send(created);
     await c.send(c.event('customer.subscription.updated', at + 5_000, { facts: { status: 'active', plan: 'business' } }));
@@ -276,9 +262,9 @@ it('writing the plan is retried through a database outage', async () => {
   });
   const c = await customer(acts);
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
     await until(() => attempts, (n) => n >= 1);
-    await env.sleep('10 seconds'); // the retries' backoff (1 s, 2 s), skipped
+    await suite.env.sleep('10 seconds'); // the retries' backoff (1 s, 2 s), skipped
     expect(await until(() => attempts, (n) => n >= 3)).toBe(3);
     expect(acts.setAccountPlan.mock.calls.every(([call]) => call.userId === 'user-1' && call.plan === 'pro')).toBe(true);
   });
@@ -288,9 +274,9 @@ it('continues as new after maxEventsPerRun events, carrying its state and the ev
   const acts = activities();
   const c = await customer(acts, { maxEventsPerRun: 2 });
   await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
+    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
     const firstRunId = (await c.handle.describe()).runId;
-    const second = c.event('customer.subscription.updated', (await env.currentTimeMs()) + 1, { facts: { status: 'active', plan: 'business' } });
+    const second = c.event('customer.subscription.updated', (await suite.env.currentTimeMs()) + 1, { facts: { status: 'active', plan: 'business' } });
     await c.send(second);
 
     const nextRun = await until(async () => (await c.handle.describe()).runId, (id) => id !== firstRunId);
@@ -298,7 +284,7 @@ it('continues as new after maxEventsPerRun events, carrying its state and the ev
     expect(await c.view()).toMatchObject({ status: 'active', subscribedPlan: 'business', eventsApplied: 2 });
 
     await c.send(second); // seen by the previous run: still a duplicate
-    await c.send(c.event('customer.subscription.updated', (await env.currentTimeMs()) + 2, { facts: { cancelAtPeriodEnd: true } }));
+    await c.send(c.event('customer.subscription.updated', (await suite.env.currentTimeMs()) + 2, { facts: { cancelAtPeriodEnd: true } }));
     expect(await until(() => c.view(), (v) => v.cancelAtPeriodEnd)).toMatchObject({ subscribedPlan: 'business', eventsApplied: 3 });
     expect(plansSet(acts)).toEqual(['user-1:pro', 'user-1:business']);
   });
