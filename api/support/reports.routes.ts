@@ -1,19 +1,19 @@
 /**
- * Support reports (issue 14, in progress; spec §2.6, §4.11, §4.12; docs/decisions.md "Reports"):
+ * Support reports (issue 14; spec §2.6, §4.11, §4.12; docs/decisions.md "Reports"):
  * staff only, computed by the database, cached two hours per distinct set of parameters in
- * MongoDB (shared by every process), `fresh=true` to compute again.
+ * MongoDB (shared by every process), `fresh=true` to compute again. What each report holds is
+ * decided in models/support/operations/reports.ts; here the parameters, the documents and CSV.
  */
 import { z } from 'zod';
-import { AppError } from '../../models/errors';
-import { isDate, localDate } from '../../models/quiz/calendar.rules';
-import { COMPARISONS, comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Period } from '../../models/support/report.rules';
+import { isDate } from '../../models/quiz/calendar.rules';
+import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
 import { LABEL_MAX, PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
 import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
 import type { CacheInfo } from '../../models/support/report-cache.repo';
-import type { ReportFilter } from '../../models/support/report.repo';
+import * as reports from '../../models/support/operations/reports';
 import type { SupportDeps } from './deps';
 import { SupportPagination } from './tickets/schemas';
 import { IsoDate, IsoDateTime, Text } from '../shared/views';
@@ -41,16 +41,6 @@ const PeriodStats = z.object({
   resolutionMetrics: z.object({ taxaResolucaoGeral: z.number().describe('resolved and closed tickets, in percent of the period\'s tickets') }),
   periodo: Periodo,
 });
-
-/** The period asked for (default: from 30 days ago to today); a start after the end is 400. */
-function periodOf(deps: SupportDeps, query: { data_inicio?: string | undefined; data_fim?: string | undefined }): Period {
-  const fallback = defaultPeriod(deps.now(), deps.config.support.reports.timeZone);
-  const period: Period = { inicio: query.data_inicio ?? fallback.inicio, fim: query.data_fim ?? fallback.fim };
-  if (period.inicio > period.fim) {
-    throw new AppError('VALIDATION_FAILED', `data_inicio (${period.inicio}) is after data_fim (${period.fim})`, { details: [{ path: 'query.data_inicio', message: 'must not be after data_fim' }] });
-  }
-  return period;
-}
 
 /** The filters the reports share, where they make sense. */
 const CommonFilters = z.strictObject({
@@ -88,37 +78,11 @@ const DETAIL_COLUMNS: CsvColumn<z.infer<typeof DetailRow>>[] = DETAIL_KEYS.map((
 /** The most rows a CSV download of the detailed report holds. */
 const CSV_MAX_ROWS = 10_000;
 
-/** The filters of a report query (the period and presentation parameters taken out). */
-function pickFilters(q: z.output<typeof CommonFilters>): Omit<ReportFilter, 'from' | 'to'> {
-  return { status: q.status, main: q.main, issue: q.issue, agente: q.agente, newsletter: q.newsletter, tag: q.tag };
-}
-
-/**
- * A report over the period and filters of `query`: cached under its name, the period, the filters
- * and `extra` (its own parameters); `compute` gets the filter with the period's instants.
- */
-async function filteredReport<T extends object>(deps: SupportDeps, name: string, query: z.output<typeof CommonFilters>, extra: Record<string, unknown>, compute: (filter: ReportFilter) => Promise<T>) {
-  const periodo = periodOf(deps, query);
-  const filters = pickFilters(query);
-  const { data, cache } = await deps.reportCache.get(name, { ...periodo, ...filters, ...extra }, async () => {
-    const { from, to } = periodRange(periodo, deps.config.support.reports.timeZone);
-    return { periodo, ...(await compute({ from, to, ...filters })) };
-  }, query.fresh);
-  return { data, cache, periodo };
-}
-
 /** The report as JSON, or with format=csv its rows as a CSV download. */
 function jsonOrCsv<R, J>(ctx: Context, format: 'json' | 'csv', fileName: string, rows: readonly R[], columns: readonly CsvColumn<R>[], cache: CacheInfo, json: J): J | typeof RAW {
   if (format !== 'csv') return json;
   sendCsv(ctx, fileName, toCsv(columns, rows), cache);
   return RAW;
-}
-
-async function periodStats(deps: SupportDeps, period: Period): Promise<z.input<typeof PeriodStats>> {
-  const { from, to } = periodRange(period, deps.config.support.reports.timeZone);
-  const counts = await deps.reports.periodCounts(from, to);
-  const done = counts.ticketsByStatus.resolved + counts.ticketsByStatus.closed;
-  return { ...counts, resolutionMetrics: { taxaResolucaoGeral: percent(done, counts.totalTickets) }, periodo: period };
 }
 
 export const reportRoutes = [
@@ -138,10 +102,7 @@ export const reportRoutes = [
       agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
       cache: Cache,
     }),
-    handler: async ({ query, deps }) => {
-      const { data, cache } = await deps.reportCache.get('filtros', {}, () => deps.reports.filterOptions(), query.fresh);
-      return { ...data, status: [...PATCHABLE_STATUSES], agrupamentos: [...GROUPINGS], cache };
-    },
+    handler: async ({ query, deps }) => await reports.filterOptions(deps, query.fresh),
   }),
 
   route({
@@ -159,22 +120,7 @@ export const reportRoutes = [
       fresh,
     }),
     response: z.object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache }),
-    handler: async ({ query, deps }) => {
-      const current = periodOf(deps, query);
-      const params = { ...current, comparar_com: query.comparar_com };
-      const { data, cache } = await deps.reportCache.get('comparativo', params, async () => {
-        const [atual, anterior] = await Promise.all([periodStats(deps, current), periodStats(deps, comparedPeriod(current, query.comparar_com))]);
-        return {
-          atual,
-          anterior,
-          variacao: {
-            totalTickets: percentChange(anterior.totalTickets, atual.totalTickets),
-            taxaResolucao: percentChange(anterior.resolutionMetrics.taxaResolucaoGeral, atual.resolutionMetrics.taxaResolucaoGeral),
-          },
-        };
-      }, query.fresh);
-      return { ...data, cache };
-    },
+    handler: async ({ query, deps }) => await reports.comparison(deps, query),
   }),
 
   route({
@@ -194,7 +140,7 @@ export const reportRoutes = [
       cache: Cache,
     }),
     handler: async ({ query, deps }) => {
-      const { data, cache } = await filteredReport(deps, 'metricas-resolucao', query, {}, (f) => deps.reports.resolutionMetrics(f));
+      const { data, cache } = await reports.resolutionReport(deps, query);
       return { ...data, cache };
     },
   }),
@@ -219,18 +165,7 @@ export const reportRoutes = [
       semanaDesde: IsoDate,
       cache: Cache,
     }),
-    handler: async ({ query, deps }) => {
-      const timeZone = deps.config.support.reports.timeZone;
-      const now = deps.now();
-      const hoje = localDate(now, timeZone);
-      const semanaDesde = weekStartOf(hoje);
-      const { data, cache } = await deps.reportCache.get('dashboard', { hoje }, async () => ({
-        ...(await deps.reports.dashboard(now, startOfDay(hoje, timeZone), startOfDay(semanaDesde, timeZone))),
-        hoje,
-        semanaDesde,
-      }), query.fresh);
-      return { ...data, cache };
-    },
+    handler: async ({ query, deps }) => await reports.dashboard(deps, query.fresh),
   }),
 
   route({
@@ -248,7 +183,7 @@ export const reportRoutes = [
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
     handler: async ({ query, deps, ctx }) => {
-      const { data, cache, periodo } = await filteredReport(deps, 'categorias', query, {}, async (f) => ({ categorias: await deps.reports.byCategory(f) }));
+      const { data, cache, periodo } = await reports.categoryReport(deps, query);
       return jsonOrCsv(ctx, query.format, `relatorio-categorias-${periodo.inicio}-${periodo.fim}.csv`, data.categorias, CATEGORY_COLUMNS, cache, { ...data, cache });
     },
   }),
@@ -265,8 +200,7 @@ export const reportRoutes = [
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { por } = query;
-      const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache, periodo } = await filteredReport(deps, 'distribuicao', query, { por }, async (f) => ({ por, distribuicao: await deps.reports.distribution(f, por, timeZone) }));
+      const { data, cache, periodo } = await reports.distributionReport(deps, query, por);
       const columns: CsvColumn<(typeof data.distribuicao)[number]>[] = [{ header: por, value: (r) => r.chave }, { header: 'total', value: (r) => r.total }];
       return jsonOrCsv(ctx, query.format, `relatorio-distribuicao-${por}-${periodo.inicio}-${periodo.fim}.csv`, data.distribuicao, columns, cache, { ...data, cache });
     },
@@ -284,8 +218,7 @@ export const reportRoutes = [
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { agrupamento } = query;
-      const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache, periodo } = await filteredReport(deps, 'serie', query, { agrupamento }, async (f) => ({ agrupamento, serie: await deps.reports.series(f, agrupamento, timeZone) }));
+      const { data, cache, periodo } = await reports.seriesReport(deps, query, agrupamento);
       const columns: CsvColumn<(typeof data.serie)[number]>[] = (['periodo', 'criados', 'resolvidos'] as const).map((k) => ({ header: k, value: (r) => r[k] }));
       return jsonOrCsv(ctx, query.format, `relatorio-serie-${agrupamento}-${periodo.inicio}-${periodo.fim}.csv`, data.serie, columns, cache, { ...data, cache });
     },
@@ -302,8 +235,7 @@ export const reportRoutes = [
     response: z.object({ periodo: Periodo, coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
-      const timeZone = deps.config.support.reports.timeZone;
-      const { data, cache, periodo } = await filteredReport(deps, 'coortes', query, {}, async (f) => ({ coortes: await deps.reports.cohorts(f, timeZone) }));
+      const { data, cache, periodo } = await reports.cohortReport(deps, query);
       const columns: CsvColumn<(typeof data.coortes)[number]>[] = (['semana', 'criados', 'em1Dia', 'em3Dias', 'em7Dias'] as const).map((k) => ({ header: k, value: (r) => r[k] }));
       return jsonOrCsv(ctx, query.format, `relatorio-coortes-${periodo.inicio}-${periodo.fim}.csv`, data.coortes, columns, cache, { ...data, cache });
     },
@@ -323,18 +255,7 @@ export const reportRoutes = [
       reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
       cache: Cache,
     }),
-    handler: async ({ query, deps }) => {
-      const { fresh: recompute, ...filters } = query;
-      const timeZone = deps.config.support.reports.timeZone;
-      const periodo = defaultPeriod(deps.now(), timeZone);
-      const { data, cache } = await deps.reportCache.get('resumo', { ...periodo, ...filters }, async () => {
-        const { from, to } = periodRange(periodo, timeZone);
-        const [counts, metrics] = await Promise.all([deps.reports.periodCounts(from, to, filters), deps.reports.resolutionMetrics({ from, to, ...filters })]);
-        const done = counts.ticketsByStatus.resolved + counts.ticketsByStatus.closed;
-        return { ...counts, resolutionMetrics: { taxaResolucaoGeral: percent(done, counts.totalTickets) }, periodo, ...metrics };
-      }, recompute);
-      return { ...data, cache };
-    },
+    handler: async ({ query, deps }) => await reports.summary(deps, query),
   }),
 
   route({
@@ -360,7 +281,7 @@ export const reportRoutes = [
       const { page, limit } = query;
       const csv = query.format === 'csv';
       const window = csv ? { offset: 0, limit: CSV_MAX_ROWS } : { offset: (page - 1) * limit, limit };
-      const { data, cache, periodo } = await filteredReport(deps, 'detalhado', query, window, (f) => deps.reports.detailed(f, window));
+      const { data, cache, periodo } = await reports.detailedReport(deps, query, window);
       return jsonOrCsv(ctx, query.format, `relatorio-detalhado-${periodo.inicio}-${periodo.fim}.csv`, data.linhas, DETAIL_COLUMNS, cache, {
         periodo: data.periodo,
         linhas: data.linhas,
@@ -386,7 +307,7 @@ export const reportRoutes = [
     }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
     handler: async ({ query, deps, ctx }) => {
-      const { data, cache, periodo } = await filteredReport(deps, 'agentes', query, {}, async (f) => ({ agentes: await deps.reports.agents(f) }));
+      const { data, cache, periodo } = await reports.agentReport(deps, query);
       type Row = (typeof data.agentes)[number];
       const stat = (group: 'primeiraResposta' | 'resolucao') => (['median', 'p90', 'mean', 'count'] as const).map((k) => ({ header: `${group}_${k}`, value: (r: Row) => r[group][k] }));
       const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, ...stat('primeiraResposta'), ...stat('resolucao')];

@@ -10,7 +10,7 @@ import Busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AppError, notFound } from '../../../models/errors';
+import { AppError } from '../../../models/errors';
 import { storageCall } from '../../../models/infra/storage';
 import type { AttachmentDoc } from '../../../models/support/support.model';
 import { bearer } from '../../shared/auth';
@@ -18,8 +18,9 @@ import { RAW, reply, routeFactory } from '../../shared/route';
 import { IsoDateTime, Text } from '../../shared/views';
 import type { SupportDeps } from '../deps';
 import { AttachmentIdParams, TicketIdParams } from './schemas';
+import * as attachments from '../../../models/support/operations/attachments';
 import { visibleTicket } from '../../../models/support/operations/tickets';
-import { assertNotDeleted, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();
 
@@ -281,32 +282,10 @@ export const attachmentRoutes = [
     ],
     errors: [404, 409, 413, 415, 503],
     handler: async ({ params, auth, ctx, deps }) => {
-      const ticket = await visibleTicket(deps, auth, params.id);
-      assertNotDeleted(ticket, 'A deleted ticket takes no attachments');
-      const upload = await receive(ctx, deps, `tickets/${ticket._id}`, ['mensagemId']);
-      const removeObject = () => deps.storage.client.removeObject(deps.storage.bucket, upload.key).catch(() => undefined);
-      try {
-        let mensagemId: number | null = null;
-        if (upload.fields.mensagemId !== undefined && upload.fields.mensagemId !== '') {
-          mensagemId = Number(upload.fields.mensagemId);
-          if (!Number.isInteger(mensagemId) || mensagemId <= 0) throw new AppError('VALIDATION_FAILED', 'Invalid request: mensagemId must be a message id');
-          if (!(await deps.tickets.messageBelongs(ticket._id, mensagemId))) throw new AppError('VALIDATION_FAILED', `Message ${mensagemId} does not belong to ticket ${ticket._id}`);
-        }
-        const doc = await deps.attachments.create({
-          supportId: ticket._id,
-          mensagemId,
-          nomeArquivo: upload.filename,
-          caminhoArquivo: upload.key,
-          tipoArquivo: upload.type,
-          tamanhoArquivo: upload.size,
-          uploadedBy: auth.sub,
-          createdAt: new Date(),
-        });
-        return reply({ status: 201, message: 'Anexo enviado', data: attachmentView(doc) });
-      } catch (err) {
-        await removeObject();
-        throw err;
-      }
+      const ticket = await attachments.ticketForUpload(deps, auth, params.id);
+      const { fields, ...upload } = await receive(ctx, deps, `tickets/${ticket._id}`, ['mensagemId']);
+      const doc = await attachments.recordAttachment(deps, { ticket, upload, mensagemId: fields.mensagemId, by: auth.sub });
+      return reply({ status: 201, message: 'Anexo enviado', data: attachmentView(doc) });
     },
   }),
 
@@ -337,8 +316,7 @@ export const attachmentRoutes = [
     produces: ALLOWED_TYPES,
     errors: [404, 503],
     handler: async ({ params, auth, ctx, deps }) => {
-      const attachment = (await deps.attachments.findById(params.attachmentId)) ?? notFound('attachment');
-      await visibleTicket(deps, auth, attachment.supportId);
+      const attachment = await attachments.visibleAttachment(deps, auth, params.attachmentId);
       const stream = await storageCall(() => deps.storage.client.getObject(deps.storage.bucket, attachment.caminhoArquivo));
       // An ASCII fallback for old clients, and the exact name as filename* (RFC 6266/8187).
       ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo) });
@@ -359,10 +337,8 @@ export const attachmentRoutes = [
     params: AttachmentIdParams,
     errors: [404, 503],
     handler: async ({ params, deps }) => {
-      const attachment = (await deps.attachments.findById(params.attachmentId)) ?? notFound('attachment');
-      await storageCall(() => deps.storage.client.removeObject(deps.storage.bucket, attachment.caminhoArquivo));
-      await deps.attachments.delete(attachment._id);
-      return reply({ message: 'Anexo removido', data: { id: attachment._id } });
+      await attachments.deleteAttachment(deps, params.attachmentId);
+      return reply({ message: 'Anexo removido', data: { id: params.attachmentId } });
     },
   }),
 ];
