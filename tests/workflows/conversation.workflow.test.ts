@@ -16,7 +16,7 @@ import { WHATSAPP_FAILURES } from '../../workflows/whatsapp/failures';
 import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
 import { mockedActivitiesWorker, quiescent, workflowSuite } from '../helpers/time-skipping';
 
-jest.setTimeout(30_000);
+jest.setTimeout(60_000);
 
 const MINUTE = 60_000;
 const IDLE = 30 * MINUTE;
