@@ -275,6 +275,9 @@ it('continues as new after maxEventsPerRun events, carrying its state and the ev
   const c = await customer(acts, { maxEventsPerRun: 2 });
   await c.run(async () => {
     await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
+    // Applied before the next is sent: a signal racing the completion of the task before it was
+    // once seen to stall the time-skipping test server (not a server of record) in CI.
+    await until(() => c.view(), (v) => v.eventsApplied === 1);
     const firstRunId = (await c.handle.describe()).runId;
     const second = c.event('customer.subscription.updated', (await suite.env.currentTimeMs()) + 1, { facts: { status: 'active', plan: 'business' } });
     await c.send(second);
