@@ -62,6 +62,9 @@ export function workflowSuite(): { env: TestWorkflowEnvironment; client: TestWor
     suite.bundle = await workflowBundle();
   }, 120_000);
   afterAll(async () => {
+    // A test that timed out leaves its worker polling (its run never finished): stopped here, or
+    // the connection cannot close and the worker keeps Jest's process alive after the last test.
+    await stopWorkers();
     await suite.env?.teardown();
   });
   return suite;
@@ -81,7 +84,28 @@ export async function mockedActivitiesWorker(
 ): Promise<{ taskQueue: string; worker: Worker; run: <R>(fn: () => Promise<R>) => Promise<R> }> {
   const taskQueue = options.taskQueue ?? `mocked-${randomUUID().slice(0, 8)}`;
   const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: options.bundle, activities, ...options.worker });
-  return { taskQueue, worker, run: (fn) => worker.runUntil(fn) };
+  return {
+    taskQueue,
+    worker,
+    run: (fn) => {
+      const running = worker.runUntil(fn);
+      const stopped = running.then(() => undefined, () => undefined);
+      started.set(worker, stopped);
+      void stopped.then(() => started.delete(worker));
+      return running;
+    },
+  };
+}
+
+/** The mocked workers running, and when each has stopped. */
+const started = new Map<Worker, Promise<void>>();
+
+/** Stops every mocked worker still running and waits until each has. */
+async function stopWorkers(): Promise<void> {
+  for (const [worker, stopped] of started) {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await stopped;
+  }
 }
 
 /**
