@@ -106,6 +106,8 @@ export interface Counted {
 interface LocalWindow {
   consumed: number;
   pending: number;
+  /** Counts a sync is adding to the store now (still this process's, until the store answers). */
+  syncing?: number;
   resetAt: number;
   /** Set while the first request of the window counts it in the database. */
   opening?: Promise<void>;
@@ -149,7 +151,7 @@ export class SyncedWindows {
       if (w && now < w.resetAt) {
         w.pending += 1;
         this.schedule();
-        return { consumed: w.consumed + w.pending, msBeforeNext: w.resetAt - now };
+        return { consumed: w.consumed + (w.syncing ?? 0) + w.pending, msBeforeNext: w.resetAt - now };
       }
       const opened: LocalWindow = { consumed: 0, pending: 0, resetAt: 0 };
       let counted: Counted | undefined;
@@ -189,14 +191,17 @@ export class SyncedWindows {
       if (w.pending === 0 && only === undefined) continue;
       const n = w.pending;
       w.pending = 0;
+      w.syncing = (w.syncing ?? 0) + n; // counted meanwhile: a request during the sync sees them
       adds.push(
         this.add(key, n).then(
           (c) => {
+            w.syncing! -= n;
             // A sync answered after a later one (or a restarted window) must not count backwards.
             w.consumed = Math.max(w.consumed + n, c.consumed);
             w.resetAt = this.now() + c.msBeforeNext;
           },
           (err: unknown) => {
+            w.syncing! -= n;
             w.pending += n;
             failures.push(err);
           },

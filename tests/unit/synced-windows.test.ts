@@ -108,3 +108,27 @@ it('forgets ended windows at the next sync, also of keys seen once', async () =>
   await windows.sync();
   expect(windows.size).toBe(0);
 });
+
+it('a request while a sync is on its way to the store still counts what the sync carries', async () => {
+  const clock = { now: 1_000_000 };
+  const store = fakeStore(clock);
+  let release!: () => void;
+  let held = false;
+  const windows = new SyncedWindows(
+    async (k, n) => {
+      if (held) await new Promise<void>((r) => (release = r));
+      return await store.add(k, n);
+    },
+    1_000,
+    () => clock.now,
+  );
+  for (let i = 1; i <= 3; i++) expect((await windows.count('k')).consumed).toBe(i);
+  held = true;
+  const syncing = windows.sync(); // carries 2 local counts; the store has not answered yet
+  await Promise.resolve();
+  expect((await windows.count('k')).consumed).toBe(4);
+  held = false;
+  release();
+  await syncing;
+  expect((await windows.count('k')).consumed).toBe(5);
+});
