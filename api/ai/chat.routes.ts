@@ -12,6 +12,7 @@ import { BUILTIN_TOOL_NAMES } from '../../models/ai/tool.rules';
 import type { Principal } from '../../models/auth/token.rules';
 import { AppError } from '../../models/errors';
 import { type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
+import { aiNotConfigured, aiUnavailable } from '../../models/ai/ai-failures';
 import { askAgent, chatWithTools, messagesFor, requireProvider, runChat } from '../../models/ai/operations/chat';
 import { bearer } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
@@ -132,8 +133,8 @@ async function streamChat(
 
 function streamError(e: LlmError): AppError {
   if (e.kind === 'rejected') return new AppError('VALIDATION_FAILED', e.message);
-  if (e.kind === 'not_configured') return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
-  return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
+  if (e.kind === 'not_configured') return aiNotConfigured();
+  return aiUnavailable();
 }
 
 export function chatRoutes(limits: AiLimits) {

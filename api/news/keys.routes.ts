@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../models/news/operations/api-keys';
+import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
@@ -78,7 +78,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     response: z.array(KeyView).max(KEYS_LISTED).describe(`The newest ${KEYS_LISTED} keys at most`),
-    handler: async ({ auth, deps }) => (await listApiKeys(deps, auth.sub)).map(present),
+    handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(present),
   }),
 
   route({

@@ -88,7 +88,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     response: PreferencesView,
-    handler: async ({ auth, deps }) => await prefs.getPreferences(deps, auth.sub),
+    handler: async ({ auth, deps }) => await deps.preferences.get(auth.sub),
   }),
 
   route({
@@ -100,7 +100,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: Preferences,
     response: PreferencesView,
-    handler: async ({ body, auth, deps }) => await prefs.replacePreferences(deps, auth.sub, body),
+    handler: async ({ body, auth, deps }) => await deps.preferences.replace(auth.sub, body),
   }),
 
   ...followList('sectors', 'sector', SECTOR, 'sector', ''),

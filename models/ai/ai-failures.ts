@@ -4,6 +4,11 @@ import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure }
 import { AI_FAILURES } from './chat.rules';
 import { AppError, dependencyUnavailable } from '../errors';
 
+/** No AI provider is configured on this deployment (503). */
+export const aiNotConfigured = () => new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+/** The provider failed and the retries gave up (503). */
+export const aiUnavailable = () => new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
+
 export function chatFailure(err: unknown): AppError {
   if (!(err instanceof WorkflowFailedError)) return err instanceof AppError ? err : dependencyUnavailable('temporal', err);
   let cause: unknown = err.cause;
@@ -15,15 +20,13 @@ export function chatFailure(err: unknown): AppError {
       case AI_FAILURES.rejected:
         return new AppError('VALIDATION_FAILED', cause.message);
       case AI_FAILURES.notConfigured:
-        return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+        return aiNotConfigured();
       default:
         // Rate limited, 5xx, timeouts, refused credentials: retried until the policy gave up.
-        return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
+        return aiUnavailable();
     }
   }
-  if (cause instanceof TimeoutFailure) {
-    return new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is unavailable, please retry later', { details: { dependency: 'ai-provider' } });
-  }
+  if (cause instanceof TimeoutFailure) return aiUnavailable();
   if (cause instanceof CancelledFailure) return new AppError('TIMEOUT', 'AI request was cancelled');
   return new AppError('INTERNAL', 'AI request failed');
 }

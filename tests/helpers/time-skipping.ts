@@ -125,3 +125,17 @@ export async function quiescent(handle: WorkflowHandle): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Polls (in real time; a time-skipping server's clock stands still meanwhile) until `ok` holds of
+ * what `read` gives, at most `timeoutMs`; returns the last value, for the test to assert on.
+ */
+export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!ok(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}

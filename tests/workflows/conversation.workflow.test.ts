@@ -14,7 +14,7 @@ import type { InboundContent } from '../../models/whatsapp/webhook.rules';
 import { workflowIds } from '../../workflows/ids';
 import { WHATSAPP_FAILURES } from '../../workflows/whatsapp/failures';
 import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
-import { mockedActivitiesWorker, quiescent, workflowSuite } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, quiescent, until, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
@@ -90,17 +90,6 @@ async function conversation(acts: Acts, options: { maxMessagesPerRun?: number } 
       });
     },
   };
-}
-
-/** Polls (in real time) until `ok`, at most 10 s. */
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  let value = await read();
-  while (!ok(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
 }
 
 const handledIds = (acts: Acts) => acts.markHandled.mock.calls.map(([id]) => id);

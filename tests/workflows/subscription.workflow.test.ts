@@ -11,7 +11,7 @@ import type { BillingEvent, HandledEvent } from '../../models/billing/subscripti
 import type { Plan } from '../../models/news/plan.rules';
 import { stripeEventSignal, subscriptionQuery, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, quiescent, workflowSuite } from '../helpers/time-skipping';
+import { mockedActivitiesWorker, quiescent, until, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
@@ -29,17 +29,6 @@ function activities(options: { account?: string | null; fetched?: (subscriptionI
     fetchSubscription: jest.fn(options.fetched ?? (async (subscriptionId: string): Promise<Fetched> => { throw new Error(`unexpected fetch of ${subscriptionId}`); })),
     setAccountPlan: jest.fn(options.setAccountPlan ?? (async (_input: { userId: string; plan: Plan }) => undefined)),
   };
-}
-
-/** Polls (in real time; the test server's clock stands still meanwhile) until `ok`, at most 20 s (a loaded CI machine is slow). */
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  let value = await read();
-  while (!ok(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
 }
 
 /** A customer with a worker for its workflow: `send` signals with start as the webhook relay does. */

@@ -3,7 +3,6 @@
  * the operation id; GET reports progress and the final state; POST …/cancel stops it.
  */
 import { z } from 'zod';
-import { AppError } from '../../../models/errors';
 import { BULK_ERROR_MAX } from '../../../models/support/bulk.repo';
 import { BULK_MAX_TICKETS, BULK_TYPES, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
 import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../models/support/operations/bulk';
@@ -13,6 +12,7 @@ import { reply, routeFactory } from '../../shared/route';
 import { Count, IsoDateTime, Text, Uuid } from '../../shared/views';
 import type { SupportDeps } from '../deps';
 import type { Principal } from '../../../models/auth/token.rules';
+import { requireProvider } from '../../../models/ai/operations/chat';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -110,7 +110,7 @@ export const bulkRoutes = [
     status: 202,
     errors: [503],
     handler: async ({ body, auth, deps }) => {
-      if (!deps.llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+      requireProvider(deps.llm);
       return startOperation(deps, auth, 'fast_response', body.ticketIds, { send: body.send });
     },
   }),

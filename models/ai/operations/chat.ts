@@ -11,7 +11,7 @@ import { AppError, notFound } from '../../errors';
 import type { ChatMessage } from '../../infra/llm';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { aiChatWorkflow } from '../../../workflows/ai/chat.workflow';
-import { chatFailure } from '../ai-failures';
+import { aiNotConfigured, chatFailure } from '../ai-failures';
 import { MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../chat.rules';
 import { resolveModel, type ModelMap } from '../model.rules';
 import type { AiRegistryRepo } from '../registry.repo';
@@ -35,7 +35,7 @@ export type ChatRun = ChatRunResult & { workflowId: string };
 type RunInput = Omit<ChatRunInput, 'userId' | 'requestId' | 'maxToolIterations'>;
 
 export function requireProvider(llm: { configured: boolean }): void {
-  if (!llm.configured) throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider is not configured', { details: { dependency: 'ai-provider' } });
+  if (!llm.configured) throw aiNotConfigured();
 }
 
 export function messagesFor(prompt: string, systemPrompt: string | undefined): ChatMessage[] {

@@ -1,6 +1,7 @@
 /**
  * An account's API keys, the use cases (spec §3.1, §5; the dashboard and the API share them):
- * create one (its secret returned once, only its hash stored), list them, revoke one. Requests
+ * create one (its secret returned once, only its hash stored) and revoke one; listing them is
+ * the repository's `listForUser`. Requests
  * with a revoked key get 401 at once on the process that revoked it and within the key cache's
  * seconds elsewhere (docs/decisions.md "API keys and plans cached for seconds").
  */
@@ -41,8 +42,6 @@ export async function createApiKey(deps: ApiKeyDeps, input: NewKey): Promise<{ k
   await deps.users.ensure(input.userId, input.email);
   return await deps.apiKeys.create({ userId: input.userId, name: input.name, mode: input.mode, scopes, expiresAt });
 }
-
-export const listApiKeys = async (deps: Pick<ApiKeyDeps, 'apiKeys'>, userId: string): Promise<ApiKeyDoc[]> => await deps.apiKeys.listForUser(userId);
 
 /** Revokes one of the account's keys (404 for another account's); revoking twice is harmless. */
 export async function revokeApiKey(deps: Pick<ApiKeyDeps, 'apiKeys' | 'now'>, userId: string, keyId: string): Promise<ApiKeyDoc> {

@@ -1,6 +1,6 @@
 /**
  * A reader's preferences, the use cases (spec §2.7, §4.6, §4.7; the API and the dashboard share
- * them): read, replace, follow and unfollow sectors and topics with weights, watch companies and
+ * them; reading and replacing the whole document are one repository call each): follow and unfollow sectors and topics with weights, watch companies and
  * tickers, keywords (one per spelling without case or accents), notification and relevance
  * settings. Each edit is one atomic update of the reader's document; a list's limit is part of
  * the update's condition, so it holds however many edits arrive at once. Removing what is not
@@ -26,9 +26,6 @@ function full(what: string, limit: number): never {
 
 /** The document has `value` in `list` already, or room for one more. */
 const roomFor = (list: string, value: string, limit: number) => ({ $or: [{ [list]: value }, { [`${list}.${limit - 1}`]: { $exists: false } }] });
-
-export const getPreferences = (deps: PreferencesDeps, userId: string): Promise<Preferences> => deps.preferences.get(userId);
-export const replacePreferences = (deps: PreferencesDeps, userId: string, p: Preferences): Promise<Preferences> => deps.preferences.replace(userId, p);
 
 /** Follows a sector or topic, or changes its weight. */
 export async function follow(deps: PreferencesDeps, userId: string, list: Weighted, code: string, weight: number): Promise<Preferences> {
