@@ -26,13 +26,16 @@ export const TOPIC = z.enum(TOPICS);
  * and English article text, where another script or a look-alike such as 𝑨 (U+1D468) never occurs.
  */
 const LATIN_LETTER = 'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F';
-/** Letters, digits, spaces, &, ' and - (keywords are keys of keywordWeights: no dots or $). */
+/**
+ * Letters, digits, spaces, &, ' and - (keywords are keys of keywordWeights: no dots or $), with no
+ * space at either end. Not trimmed: the published pattern is the whole rule, so what the document
+ * refuses the API refuses too (a trimmed " Ações\v" was accepted against its pattern: fuzzing).
+ */
 export const KEYWORD = z
   .string()
-  .trim()
   .min(2)
   .max(PREFERENCE_LIMITS.keywordLength)
-  .regex(new RegExp(`^[${LATIN_LETTER}0-9][${LATIN_LETTER}0-9 &'-]*$`), "Latin letters, digits, spaces, &, ' and - only");
+  .regex(new RegExp(`^[${LATIN_LETTER}0-9](?:[${LATIN_LETTER}0-9 &'-]*[${LATIN_LETTER}0-9&'-])?$`), "Latin letters, digits, spaces, &, ' and - only, no space at either end");
 
 export const NotificationSettings = z.strictObject({
   email: z.boolean(),

@@ -57,6 +57,7 @@ describe('preferences', () => {
     ['a company id that is not a UUID', '/watchlist/companies', { entityId: '42' }],
     ['a one-letter keyword', '/keywords', { keyword: 'a' }],
     ['a keyword with a dot', '/keywords', { keyword: 'S.A.' }],
+    ['a keyword with a space at its end', '/keywords', { keyword: 'Ações ' }],
     ['a keyword in mathematical letters', '/keywords', { keyword: '𝑻𝒉𝒆 𝒒𝒖𝒊𝒄𝒌 𝒇𝒐𝒙' }],
     ['a keyword in another script', '/keywords', { keyword: 'Газпром' }],
   ])('rejects %s with 400 and changes nothing', async (_label, path, body) => {
