@@ -87,6 +87,30 @@ export const EnvSchema = z.object({
   NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.pro.perMinute),
   NEWS_BUSINESS_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.business.perMinute),
 
+  // News sources and enrichment (issue 25).
+  /** The User-Agent every feed and page request names the platform with. */
+  NEWS_FETCH_USER_AGENT: z.string().min(8).max(200).default('NewsletterPlatformBot/0.1 (+https://newsletter.example/bot)'),
+  /** Hosts (or host:port) fetched even on loopback or private addresses: the development doubles. Empty in production. */
+  NEWS_FETCH_ALLOW_HOSTS: z.preprocess(emptyAsUndefined, csv.optional()),
+  /** A feed or page request's whole time, body included. */
+  NEWS_FETCH_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
+  /** The largest feed or page body read. */
+  NEWS_FETCH_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(64 * 1024 * 1024).default(5 * 1024 * 1024),
+  /** Requests at once to one site, across every worker process. */
+  NEWS_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Days a fetched page is kept in MinIO (so extraction can run again). */
+  NEWS_RAW_PAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /** The model that enriches articles (default: AI_MODEL_MINI). */
+  NEWS_ENRICH_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).max(100).optional()),
+  /** Tokens (input and output) enrichment may spend per UTC day, per deployment; articles wait past it. */
+  NEWS_ENRICH_DAILY_TOKENS: z.coerce.number().int().min(1_000).max(10_000_000_000).default(5_000_000),
+  /** Model calls at once for enrichment, across every worker process. */
+  NEWS_ENRICH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** The most input tokens one article's enrichment sends (the text is cut to fit). */
+  NEWS_ENRICH_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(100_000).default(4_000),
+  /** The most output tokens one enrichment answer may take. */
+  NEWS_ENRICH_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(500).max(16_000).default(2_500),
+
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
   SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(10),
@@ -158,6 +182,12 @@ export const EnvSchema = z.object({
   STRIPE_MOCK_PORT: port.default(12111),
   /** Where npm start runs the WhatsApp Cloud API double (without real WhatsApp credentials). */
   WHATSAPP_DOUBLE_PORT: port.default(12113),
+  /** Where npm start runs the OpenAI double (without OPENAI_API_KEY): enrichment and quizzes work with no key. */
+  OPENAI_DOUBLE_PORT: port.default(12114),
+  /** Where npm start runs the double of the news sites (its control API; its sites on the next ports). */
+  NEWS_WEB_DOUBLE_PORT: port.default(12120),
+  /** The news sites double's control API: `seed` registers its sources (set by npm start and npm test). */
+  NEWS_WEB_DOUBLE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   STRIPE_MOCK_BIN: z.string().min(1).optional(),
 
   // WhatsApp (issue 15), optional: without WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID the
@@ -228,7 +258,12 @@ export interface Config {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined; maxLifetimeSeconds: number };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
-  news: { perMinute: Record<Plan, number>; keyCacheMs: number };
+  news: {
+    perMinute: Record<Plan, number>;
+    keyCacheMs: number;
+    fetch: { userAgent: string; allowHosts: string[]; timeoutMs: number; maxBytes: number; hostConcurrency: number; rawPageRetentionDays: number };
+    enrichment: { model: string; dailyTokens: number; concurrency: number; maxInputTokens: number; maxOutputTokens: number };
+  };
   ai: {
     baseUrl: string | undefined;
     apiKey: string | undefined;
@@ -267,6 +302,9 @@ export interface Config {
     ferretdbPort: number;
     stripeMockPort: number;
     whatsappDoublePort: number;
+    openaiDoublePort: number;
+    newsWebDoublePort: number;
+    newsWebDoubleUrl: string | undefined;
     postgresPort: number;
     ferretdbDebugAddr: string | undefined;
   };
@@ -405,6 +443,21 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     news: {
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
       keyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
+      fetch: {
+        userAgent: e.NEWS_FETCH_USER_AGENT,
+        allowHosts: e.NEWS_FETCH_ALLOW_HOSTS ?? [],
+        timeoutMs: e.NEWS_FETCH_TIMEOUT_MS,
+        maxBytes: e.NEWS_FETCH_MAX_BYTES,
+        hostConcurrency: e.NEWS_HOST_CONCURRENCY,
+        rawPageRetentionDays: e.NEWS_RAW_PAGE_RETENTION_DAYS,
+      },
+      enrichment: {
+        model: e.NEWS_ENRICH_MODEL ?? e.AI_MODEL_MINI,
+        dailyTokens: e.NEWS_ENRICH_DAILY_TOKENS,
+        concurrency: e.NEWS_ENRICH_CONCURRENCY,
+        maxInputTokens: e.NEWS_ENRICH_MAX_INPUT_TOKENS,
+        maxOutputTokens: e.NEWS_ENRICH_MAX_OUTPUT_TOKENS,
+      },
     },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,
@@ -451,6 +504,9 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ferretdbPort: e.FERRETDB_PORT,
       stripeMockPort: e.STRIPE_MOCK_PORT,
       whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
+      openaiDoublePort: e.OPENAI_DOUBLE_PORT,
+      newsWebDoublePort: e.NEWS_WEB_DOUBLE_PORT,
+      newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL,
       postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },

@@ -8,6 +8,9 @@
  *   import --file articles.jsonl
  *   migrate
  *   edition --date YYYY-MM-DD --edition morning|night --file edition.md [--title T] [--published-at ISO]
+ *   source add --name N --feed URL [--tier 1|2|3] [--language pt|en|es] [--sector CODE] [--every MINUTES] [--disabled]
+ *   source list
+ *   source disable|enable --id ID
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import type { Connection } from 'mongoose';
@@ -28,7 +31,11 @@ import { createUserRepo } from '../models/users/user.repo';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { EditionContent, EditionDate, EditionName } from '../models/quiz/edition.rules';
 import { analyze, devPostgres, rebuildOldIndexes } from './dev-database';
-import { seedAll, seedNewsCorpus } from './seed';
+import { seedAll, seedNewsCorpus, seedSources } from './seed';
+import { addSource, changeSource } from '../models/news/operations/sources';
+import { createSourceRepo } from '../models/news/sources/source.repo';
+import { SourceInput, sourceState } from '../models/news/sources/source.rules';
+import { AppError } from '../models/errors';
 import { seedEditions } from './quiz-editions';
 
 class UsageError extends Error {}
@@ -43,7 +50,10 @@ const USAGE = `usage: npm run cli -- <command>
   import --file articles.jsonl         (JSON lines; waits until the import has ended)
   migrate                              (upgrades data stored by earlier releases; safe to repeat)
   edition --date YYYY-MM-DD --edition morning|night --file edition.md [--title T] [--published-at ISO]
-                                       (creates or replaces a newsletter edition; the title defaults to the file's first line)`;
+                                       (creates or replaces a newsletter edition; the title defaults to the file's first line)
+  source add --name N --feed URL [--tier 1|2|3] [--language pt|en|es] [--sector CODE] [--every MINUTES] [--disabled]
+  source list                          (every news source with its health)
+  source disable|enable --id ID        (stops or starts its poller)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -158,12 +168,17 @@ async function seed(config: Config, args: string[]): Promise<string> {
   // After a bulk load the development database needs statistics before it orders lists from
   // their indexes (ops/dev-database.ts); MongoDB needs nothing.
   const statistics = () => (analyze(devPostgres(config)) ? info('statistics gathered') : undefined);
+  // The news sites double's feeds become sources (development and tests: npm start runs it).
+  const doubleUrl = config.devServices.newsWebDoubleUrl;
+  const sources = async (deps: QueueDeps) =>
+    doubleUrl ? await seedSources({ conn: deps.conn, temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix, log: info }, doubleUrl) : undefined;
   if (articles === 0 && values.entities === undefined) {
-    return await withDb(config, async (conn) => {
-      const summary = { ...(await seedAll({ conn, log: info })), quiz: await editions(conn) };
+    const summary = await withDb(config, async (conn) => {
+      const s = { ...(await seedAll({ conn, log: info })), quiz: await editions(conn) };
       statistics();
-      return JSON.stringify(summary);
+      return s;
     });
+    return JSON.stringify(doubleUrl ? { ...summary, sources: await withPlatform(config, sources) } : summary);
   }
   return await withPlatform(config, async (deps) => {
     const summary = await seedAll({ conn: deps.conn, log: info });
@@ -171,7 +186,7 @@ async function seed(config: Config, args: string[]): Promise<string> {
     const news = await seedNewsCorpus({ ...deps, log: info }, { articles, entities });
     const quiz = await editions(deps.conn);
     statistics();
-    return JSON.stringify({ ...summary, news, quiz });
+    return JSON.stringify({ ...summary, news, quiz, sources: await sources(deps) });
   });
 }
 
@@ -208,6 +223,51 @@ async function edition(config: Config, args: string[]): Promise<string> {
   });
 }
 
+async function source(config: Config, args: string[]): Promise<string> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      feed: { type: 'string' },
+      tier: { type: 'string' },
+      language: { type: 'string' },
+      sector: { type: 'string' },
+      every: { type: 'string' },
+      disabled: { type: 'boolean', default: false },
+      id: { type: 'string' },
+    },
+  });
+  return await withPlatform(config, async (deps) => {
+    const sourceDeps = { conn: deps.conn, temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix };
+    if (sub === 'list') {
+      const all = await createSourceRepo(deps.conn).list();
+      return JSON.stringify(all.map((s) => ({ id: s._id, name: s.name, feedUrl: s.feedUrl, tier: s.tier, enabled: s.enabled, state: sourceState(s), every: s.pollIntervalMinutes, health: s.health })));
+    }
+    if (sub === 'add') {
+      const input = SourceInput.safeParse({
+        name: values.name,
+        feedUrl: values.feed,
+        ...(values.tier ? { tier: Number(values.tier) } : {}),
+        ...(values.language ? { language: values.language } : {}),
+        ...(values.sector ? { defaultSector: values.sector } : {}),
+        ...(values.every ? { pollIntervalMinutes: Number(values.every) } : {}),
+        enabled: !values.disabled,
+      });
+      if (!input.success) throw new UsageError(input.error.issues.map((i) => `${i.path.join('.') || 'source'}: ${i.message}`).join('; '));
+      const doc = await addSource(sourceDeps, input.data);
+      info(`source ${doc.name} added; its poller is news-source-${doc._id}`);
+      return JSON.stringify({ id: doc._id, name: doc.name, feedUrl: doc.feedUrl, enabled: doc.enabled });
+    }
+    if (sub === 'disable' || sub === 'enable') {
+      if (!values.id) throw new UsageError(`source ${sub} needs --id ID`);
+      const doc = await changeSource(sourceDeps, values.id, { enabled: sub === 'enable' });
+      return JSON.stringify({ id: doc._id, name: doc.name, enabled: doc.enabled });
+    }
+    throw new UsageError('source supports: add, list, disable, enable');
+  });
+}
+
 async function main(): Promise<number> {
   const [command, ...args] = process.argv.slice(2);
   const config = loadConfigOrExit();
@@ -228,6 +288,7 @@ async function main(): Promise<number> {
     }
     else if (command === 'import') result = await importArticles(config, args);
     else if (command === 'edition') result = await edition(config, args);
+    else if (command === 'source') result = await source(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);
     return 0;
@@ -235,6 +296,10 @@ async function main(): Promise<number> {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       info(`${(err as Error).message}\n${USAGE}`);
       return 64;
+    }
+    if (err instanceof AppError) {
+      info(err.message);
+      return 65; // EX_DATAERR: an unknown id, a feed read already…
     }
     throw err;
   }

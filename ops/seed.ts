@@ -16,6 +16,9 @@ import { NEWSLETTER_NAME, type TicketIssue, type TicketStatus } from '../models/
 import { createUserRepo } from '../models/users/user.repo';
 import { corpusEntities, corpusLines } from './news-corpus';
 import { isDuplicateKey } from '../models/infra/mongo';
+import { addSource, type SourceDeps } from '../models/news/operations/sources';
+import { createSourceRepo } from '../models/news/sources/source.repo';
+import { SourceInput } from '../models/news/sources/source.rules';
 
 export interface SeedContext {
   conn: Connection;
@@ -148,4 +151,38 @@ export async function seedNewsCorpus(
   const done = await waitForImport(deps.conn, doc._id, 6 * 3_600_000, (d) => deps.log(`  ${d.linesDone}/${sizes.articles} lines, ${d.inserted} inserted (${Math.round((Date.now() - started) / 1000)} s)`));
   const { linesDone, inserted, duplicates, invalid, unlinkedMentions } = done;
   return { entities: entities.length, articles: { importId: done._id, state: done.state, linesDone, inserted, duplicates, invalid, unlinkedMentions } };
+}
+
+/** A site of the news sites double, as its control API lists it (tests/doubles/news-web-double.ts). */
+interface DoubleSite {
+  name: string;
+  feedUrl: string;
+  tier: 1 | 2 | 3;
+  language: 'pt';
+  defaultSector?: string | null;
+}
+
+/**
+ * Registers the sites of the news sites double as sources (development: `npm start` runs it), so
+ * the pipeline runs with no setup: their pollers start at once. Idempotent: a feed already read
+ * by a source is left alone.
+ */
+export async function seedSources(deps: SourceDeps & { log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number }> {
+  const res = await fetch(`${doubleUrl}/__control/sites`, { signal: AbortSignal.timeout(5_000) });
+  if (!res.ok) throw new Error(`the news sites double at ${doubleUrl} answered ${res.status}`);
+  const { sites } = (await res.json()) as { sites: DoubleSite[] };
+  const repo = createSourceRepo(deps.conn);
+  let added = 0;
+  let existing = 0;
+  for (const site of sites) {
+    if (await repo.byFeed(site.feedUrl)) {
+      existing++;
+      continue;
+    }
+    const input = SourceInput.parse({ name: site.name, feedUrl: site.feedUrl, tier: site.tier, language: site.language, defaultSector: site.defaultSector ?? null, pollIntervalMinutes: 1 });
+    await addSource(deps, input);
+    added++;
+  }
+  deps.log(`news sources: ${added} added, ${existing} already there (the news sites double at ${doubleUrl})`);
+  return { added, existing };
 }

@@ -12,6 +12,8 @@ import { Supervisor } from './supervisor';
 /** The Cloud API double's credentials in development (not secrets: the double runs on loopback). */
 const DEV_WHATSAPP_TOKEN = 'EAAdevelopmentaccesstoken';
 const DEV_WHATSAPP_PHONE_NUMBER_ID = '100000000000001';
+/** Ports the news sites double takes after its control port (one per site and fault origin). */
+const NEWS_WEB_PORTS = 15;
 
 function portOf(address: string): number {
   const port = Number(address.split(':').pop());
@@ -65,6 +67,14 @@ async function main(): Promise<void> {
   const useWhatsAppDouble = config.whatsapp.api === undefined;
   const whatsappDoublePort = config.devServices.whatsappDoublePort;
   if (useWhatsAppDouble) wanted.push([whatsappDoublePort, 'WhatsApp Cloud API double']);
+  // Without OPENAI_API_KEY, enrichment, quizzes and AI chat use the OpenAI double (tests/doubles).
+  const useOpenAiDouble = config.ai.apiKey === undefined;
+  const openaiDoublePort = config.devServices.openaiDoublePort;
+  if (useOpenAiDouble) wanted.push([openaiDoublePort, 'OpenAI double']);
+  // The news sites the seeded sources read (tests/doubles/news-web-double.ts): its control API on
+  // this port, its sites on the ones after it.
+  const newsWebPort = config.devServices.newsWebDoublePort;
+  for (let i = 0; i <= NEWS_WEB_PORTS; i++) wanted.push([newsWebPort + i, 'news sites double']);
   if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
   for (const [port, what] of wanted) {
     await assertPortFree(port, what);
@@ -96,7 +106,35 @@ async function main(): Promise<void> {
     DATA_DIR: config.dataDir,
     ...(useStripeMock ? { STRIPE_SECRET_KEY: 'sk_test_stripemock', STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}` } : {}),
     ...(useWhatsAppDouble ? { WHATSAPP_API_URL: `http://127.0.0.1:${whatsappDoublePort}/v21.0`, WHATSAPP_ACCESS_TOKEN: DEV_WHATSAPP_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEV_WHATSAPP_PHONE_NUMBER_ID } : {}),
+    ...(useOpenAiDouble ? { OPENAI_BASE_URL: `http://127.0.0.1:${openaiDoublePort}/v1`, OPENAI_API_KEY: 'development-double' } : {}),
+    // The sites double is on loopback, which the fetcher refuses unless allowed (SSRF guard).
+    NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
+    NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, '127.0.0.1'])].join(','),
   });
+  if (useOpenAiDouble) {
+    const entry = tsEntry('tests/doubles/openai-double.main.ts');
+    await supervisor.start({
+      name: 'openai-double',
+      ...entry,
+      args: [...entry.args, String(openaiDoublePort)],
+      env,
+      cwd: path.resolve(__dirname, '..'),
+      output: { file: path.join(config.dataDir, 'logs', 'openai-double.log') },
+      ready: () => tcpOpen(openaiDoublePort),
+    });
+  }
+  {
+    const entry = tsEntry('tests/doubles/news-web-double.main.ts');
+    await supervisor.start({
+      name: 'news-web-double',
+      ...entry,
+      args: [...entry.args, String(newsWebPort)],
+      env,
+      cwd: path.resolve(__dirname, '..'),
+      output: { file: path.join(config.dataDir, 'logs', 'news-web-double.log') },
+      ready: () => tcpOpen(newsWebPort),
+    });
+  }
   if (useWhatsAppDouble) {
     const entry = tsEntry('tests/doubles/whatsapp-double.main.ts');
     await supervisor.start({
@@ -120,6 +158,8 @@ async function main(): Promise<void> {
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
   say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
+  say(`  AI provider   ${useOpenAiDouble ? `OpenAI double on http://127.0.0.1:${openaiDoublePort}/v1 (no OPENAI_API_KEY)` : 'OPENAI_API_KEY'}`);
+  say(`  News sites    double on http://127.0.0.1:${newsWebPort} (its sites on :${newsWebPort + 1}–${newsWebPort + NEWS_WEB_PORTS}); \`npm run cli -- seed\` registers them as sources`);
   say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);
   say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
 }

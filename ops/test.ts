@@ -94,6 +94,7 @@ async function main(): Promise<number> {
   };
   const openaiPort = await freePort();
   const whatsappPort = await freePort();
+  const newsWebPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
@@ -148,6 +149,10 @@ async function main(): Promise<number> {
       WHATSAPP_APP_SECRET: randomBytes(16).toString('hex'),
       WHATSAPP_VERIFY_TOKEN: randomBytes(16).toString('hex'),
       WHATSAPP_RELAY_SCHEDULE_ENABLED: 'false',
+      // The double of the news sites (its sites on random ports of loopback, which the fetcher's SSRF
+      // guard refuses unless allowed).
+      NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
+      NEWS_FETCH_ALLOW_HOSTS: '127.0.0.1',
       // Provider timeouts are exercised in seconds, not minutes.
       AI_REQUEST_TIMEOUT_MS: '3000',
       // HTTP tools and MCP servers the tests run on loopback over TLS with a throw-away CA.
@@ -176,6 +181,16 @@ async function main(): Promise<number> {
       cwd: ROOT,
       output: { file: path.join(dataDir, 'logs', 'whatsapp-double.log') },
       ready: () => tcpOpen(whatsappPort),
+    });
+    await supervisor.start({
+      name: 'news-web-double',
+      ...tsEntry('tests/doubles/news-web-double.main.ts'),
+      // Its control API on the chosen port; its sites on random ones (0), listed at /__control/sites.
+      args: [...tsEntry('tests/doubles/news-web-double.main.ts').args, String(newsWebPort), '60000', '--sites-on-random-ports'],
+      env,
+      cwd: ROOT,
+      output: { file: path.join(dataDir, 'logs', 'news-web-double.log') },
+      ready: () => tcpOpen(newsWebPort),
     });
     const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
     await supervisor.start(worker!);

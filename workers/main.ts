@@ -13,6 +13,8 @@ import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
 import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
+import { ensurePollers } from '../models/news/operations/sources';
+import { ensurePageRetention } from '../models/news/sources/pipeline';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
   let delay = 250;
@@ -78,7 +80,11 @@ async function main(): Promise<void> {
   const wantsQuiz = config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz);
   const wantsRelay = config.billing.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.billing);
   const wantsWhatsAppRelay = config.whatsapp.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.whatsapp);
-  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay) {
+  // The workers serving news sources keep every enabled source's poller running, and MinIO's
+  // expiry of raw pages in step with the configuration.
+  const wantsSources = queues.some((q) => q.queue === TASK_QUEUES.newsSources);
+  if (wantsSources) await retry('MinIO lifecycle', () => ensurePageRetention(storage, config.news.fetch.rawPageRetentionDays), warn);
+  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay || wantsSources) {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
     try {
@@ -93,6 +99,10 @@ async function main(): Promise<void> {
       if (wantsWhatsAppRelay) {
         const outcome = await retry('Temporal schedules', () => ensureSchedule(client, whatsappRelayScheduleOptions(config)), warn);
         logger.info({ schedule: outcome }, 'whatsapp message relay schedule ready');
+      }
+      if (wantsSources) {
+        const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ conn, temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);
+        logger.info(outcome, 'news source pollers running');
       }
     } finally {
       await clientConnection.close();

@@ -14,6 +14,8 @@ import { createBillingRelayActivities, createWhatsAppRelayActivities } from '../
 import { createStripe } from '../models/infra/stripe';
 import { createLlmClient } from '../models/infra/llm';
 import { createOutbound } from '../models/infra/outbound';
+import { createLeases, hostSlotsFrom } from '../models/infra/leases';
+import { createPoliteFetcher } from '../models/infra/polite-fetch';
 import type { Config } from '../models/config';
 import type { Logger } from '../models/infra/logger';
 import type { Storage } from '../models/infra/storage';
@@ -68,6 +70,26 @@ export const QUEUES: QueueDefinition[] = [
     // per worker keep the database responsive for the APIs.
     maxConcurrentActivities: 2,
     maxConcurrentWorkflowTasks: 5,
+  },
+  {
+    queue: TASK_QUEUES.newsSources,
+    activities: (d) => {
+      const leases = createLeases(d.conn);
+      const f = d.config.news.fetch;
+      return createNewsActivities({
+        conn: d.conn,
+        storage: d.storage,
+        whatsappEnabled: d.config.whatsapp.api !== undefined,
+        fetcher: createPoliteFetcher({ userAgent: f.userAgent, timeoutMs: f.timeoutMs, maxBytes: f.maxBytes, allowHosts: f.allowHosts, hostSlots: hostSlotsFrom(leases, f.hostConcurrency) }),
+        llm: createLlmClient(d.config),
+        leases,
+        config: d.config,
+      });
+    },
+    // Feed polls, page reads and model calls wait on the network. Each site's requests are limited
+    // across workers (NEWS_HOST_CONCURRENCY), model calls too (NEWS_ENRICH_CONCURRENCY).
+    maxConcurrentActivities: 20,
+    maxConcurrentWorkflowTasks: 20,
   },
   {
     queue: TASK_QUEUES.quiz,

@@ -13,6 +13,8 @@ export const TASK_QUEUES = {
   support: 'support-ops',
   /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
+  /** News sources: one poller per source, page reads, and each article's enrichment. */
+  newsSources: 'news-sources',
   /** Quizzes: the daily generation and its model calls. */
   quiz: 'quiz-generation',
   /** Billing: the subscription workflows driven by Stripe's webhooks. */
@@ -36,6 +38,10 @@ export const workflowIds = {
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
   /** One AI fast response for a ticket. */
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
+  /** The long-lived poller of one news source (runs while the source is enabled). */
+  newsSource: (sourceId: string) => `news-source-${sourceId}`,
+  /** The enrichment of one article (the article's id is known before it is published). */
+  newsEnrich: (articleId: string) => `news-enrich-${articleId}`,
   /** One article import (its id is the import id clients poll). */
   newsImport: (importId: string) => `news-import-${importId}`,
   /** The generation of one quiz: one run at a time per quiz date (`2026-11-21` or `2026-11-21-night`). */

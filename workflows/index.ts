@@ -4,6 +4,8 @@ export { aiChatWorkflow } from './ai/chat.workflow';
 export { bulkTicketOperationWorkflow } from './support/bulk.workflow';
 export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
 export { newsImportWorkflow } from './news/import.workflow';
+export { newsSourceWorkflow } from './news/source.workflow';
+export { newsEnrichWorkflow } from './news/enrich.workflow';
 /** Deprecated: the single-writer import queue, kept registered so runs started before the upgrade finish. */
 export { newsIngestWorkflow } from './news/ingest.workflow';
 export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';

@@ -35,6 +35,9 @@ const ArticleSchema = new Schema<ArticleDoc>(
     search: { title: String, subtitle: String, summary: String },
     terms: { type: [String], default: [] },
     createdAt: { type: Date, required: true },
+    sourceId: { type: String },
+    alsoReportedBy: { type: [Schema.Types.Mixed], default: undefined },
+    enrichment: { type: Schema.Types.Mixed },
   },
   { collection: 'articles', versionKey: false, minimize: false },
 );

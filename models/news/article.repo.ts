@@ -5,7 +5,10 @@
  */
 import type { Connection } from 'mongoose';
 import { buildIndexesRacing, collectionOf, countMatching, insertManyRacing } from '../infra/mongo';
-import type { ArticleDoc } from './article.rules';
+import type { ArticleDoc, ArticleReport } from './article.rules';
+
+/** Other reports kept per article. */
+export const REPORTS_MAX = 50;
 import { articleModel } from './article.model';
 
 export function createArticleRepo(conn: Connection) {
@@ -53,6 +56,26 @@ export function createArticleRepo(conn: Connection) {
     },
 
     count: () => countMatching(conn, collection, {}),
+
+    /** The article stored for a normalised URL (ingest.rules normaliseUrl). */
+    bySourceKey: (sourceKey: string) => articles().findOne({ sourceKey }, { projection: { _id: 1, sourceKey: 1 } }),
+
+    /** Records another source's report of an article's story (once per URL, at most REPORTS_MAX). */
+    async addReport(id: string, report: ArticleReport): Promise<void> {
+      await articles().updateOne({ _id: id, 'alsoReportedBy.url': { $ne: report.url }, [`alsoReportedBy.${REPORTS_MAX - 1}`]: { $exists: false } }, { $push: { alsoReportedBy: report } });
+    },
+
+    /** Replaces what enrichment produced (fields, modules, keys derived from them) on an article. */
+    async applyEnrichment(id: string, fields: Partial<ArticleDoc>): Promise<boolean> {
+      return (await articles().updateOne({ _id: id }, { $set: fields })).matchedCount === 1;
+    },
+
+    /** Marks the state of an article's enrichment (waiting for the budget, failed). */
+    async markEnrichment(id: string, enrichment: Partial<NonNullable<ArticleDoc['enrichment']>>): Promise<void> {
+      const set: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(enrichment)) set[`enrichment.${k}`] = v;
+      await articles().updateOne({ _id: id }, { $set: set });
+    },
   };
 }
 

@@ -125,6 +125,34 @@ export interface ArticleDoc {
   search: { title: string; subtitle: string; summary: string };
   /** Every search term of the three fields once: search requires each query term here. */
   terms: string[];
+  /** The source (news_sources) whose feed brought it; absent for imported articles. */
+  sourceId?: string;
+  /** Other sources that published the same story (syndicated copies, the same page). */
+  alsoReportedBy?: ArticleReport[];
+  /** The last enrichment by the model: its state, cost and prompt version. */
+  enrichment?: EnrichmentRecord;
+}
+
+export interface ArticleReport {
+  sourceId: string;
+  sourceName: string;
+  url: string;
+  at: Date;
+}
+
+export const ENRICHMENT_STATES = ['pending', 'waiting-budget', 'enriched', 'failed'] as const;
+export type EnrichmentState = (typeof ENRICHMENT_STATES)[number];
+
+export interface EnrichmentRecord {
+  state: EnrichmentState;
+  promptVersion: string | null;
+  model: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  attempts: number;
+  at: Date;
+  error: string | null;
 }
 
 /** Reasons an include list is refused: unknown names (400) or a module above the plan (403). */

@@ -94,7 +94,7 @@ export function buildDictionary(entities: readonly KnownEntity[]): EntityDiction
   return { byId: new Map(entities.map((e) => [e._id, e])), byName, byTicker, maxWords };
 }
 
-const nameKey = (name: string) => fold(name).split(/[^a-z0-9]+/).filter(Boolean).join(' ');
+export const nameKey = (name: string) => fold(name).split(/[^a-z0-9]+/).filter(Boolean).join(' ');
 const TICKER_TOKEN = /^[A-Z][A-Z0-9]{3}\d{1,2}$/;
 
 /**

@@ -36,7 +36,7 @@ function zodMessage(err: unknown): string {
   return (err as Error).message;
 }
 
-async function loadDictionary(conn: Connection): Promise<EntityDictionary> {
+export async function loadDictionary(conn: Connection): Promise<EntityDictionary> {
   const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).lean();
   return buildDictionary(entities);
 }

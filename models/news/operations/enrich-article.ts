@@ -1,0 +1,199 @@
+/**
+ * Enriching one article (a use case; the enrichment workflow's activity calls it, one workflow per
+ * article, `news-enrich-<articleId>`). The target is either an item waiting to become its article
+ * (it is published here, once enriched: readers never see an article without its enrichment) or
+ * an article already listed (re-enrichment after a prompt or model change, or an imported line
+ * that asked for it).
+ *
+ * Around the model call: the day's token budget is reserved first (a spent budget answers
+ * `waiting` with when it renews; the workflow sleeps until then), at most NEWS_ENRICH_CONCURRENCY
+ * calls run at once across every worker (a lease), and tokens, cost and prompt version are
+ * recorded on the article and on the day.
+ */
+import type { Connection } from 'mongoose';
+import type { Config } from '../../config';
+import type { Leases } from '../../infra/leases';
+import type { LlmClient } from '../../infra/llm';
+import { createArticleRepo } from '../article.repo';
+import { urgencyRank, relevanceOf, type ArticleDoc, type EnrichmentRecord } from '../article.rules';
+import { createEntityCandidateRepo } from '../entity-candidate.repo';
+import { entityModel } from '../entity.model';
+import { linkMentions } from '../entity-link.rules';
+import { requestEnrichment } from '../enrichment';
+import { buildEnrichmentMessages, costUsd, countTokens, PROMPT_VERSION, toModules, type EnrichmentInput } from '../enrichment.rules';
+import { createEnrichmentUsageRepo, nextUtcMidnight, utcDay } from '../enrichment-usage.repo';
+import { loadDictionary } from '../ingest';
+import { derivedKeys, nameKey } from '../ingest.rules';
+import { createFeedItemRepo, type FeedItemDoc } from '../sources/feed-item.repo';
+import { itemText } from '../sources/pipeline';
+import { createSourceRepo } from '../sources/source.repo';
+import type { SourceDoc } from '../sources/source.rules';
+
+export interface EnrichDeps {
+  conn: Connection;
+  llm: LlmClient;
+  leases: Leases;
+  config: Pick<Config, 'news'>;
+  now?: () => Date;
+}
+
+export type EnrichOutcome =
+  | { state: 'enriched'; published: boolean; isBreaking: boolean; publishedAt: string }
+  | { state: 'waiting'; resumeAt: string }
+  | { state: 'gone' };
+
+/** Breaking news older than this when enriched is archive: nobody is alerted (as for imports). */
+export const ALERT_MAX_AGE_MS = 24 * 3_600_000;
+
+interface Target {
+  article: ArticleDoc | null;
+  item: FeedItemDoc | null;
+  source: SourceDoc | null;
+}
+
+async function targetOf(conn: Connection, articleId: string): Promise<Target | null> {
+  const [article, item] = await Promise.all([createArticleRepo(conn).findById(articleId), createFeedItemRepo(conn).byArticle(articleId)]);
+  if (!article && item?.state !== 'extracted' && item?.state !== 'failed') return null;
+  const sourceId = article?.sourceId ?? item?.sourceId;
+  const source = sourceId ? await createSourceRepo(conn).get(sourceId) : null;
+  return { article, item, source };
+}
+
+function inputOf(t: Target): EnrichmentInput {
+  const { article, item, source } = t;
+  return {
+    title: article?.title ?? item!.title,
+    subtitle: article?.subtitle ?? item?.page?.subtitle ?? null,
+    summary: article?.summary ?? item?.summary ?? null,
+    text: item ? itemText(item) : null,
+    language: (article?.language ?? source?.language ?? 'pt') as EnrichmentInput['language'],
+    sourceName: article?.sourceName ?? source?.name ?? 'unknown',
+    sourceTier: (article?.modules.meta?.sourceTier ?? source?.tier ?? 2) as 1 | 2 | 3,
+    defaultSector: source?.defaultSector ?? null,
+  };
+}
+
+/** Enriches one article; see the file's comment. Throws the provider's errors (LlmError) and EnrichmentInvalid. */
+export async function enrichArticle(deps: EnrichDeps, articleId: string): Promise<EnrichOutcome> {
+  const now = (deps.now ?? (() => new Date()))();
+  const target = await targetOf(deps.conn, articleId);
+  if (!target) return { state: 'gone' };
+  const settings = deps.config.news.enrichment;
+  const input = inputOf(target);
+  const estimate = countTokens(buildEnrichmentMessages(input, { maxInputTokens: settings.maxInputTokens }).map((m) => String(m.content)).join('\n')) + settings.maxOutputTokens;
+  const usage = createEnrichmentUsageRepo(deps.conn);
+  const day = utcDay(now);
+  if (!(await usage.reserve(day, estimate, settings.dailyTokens, now))) {
+    const resumeAt = nextUtcMidnight(now);
+    await markWaiting(deps.conn, articleId, target, now);
+    return { state: 'waiting', resumeAt: resumeAt.toISOString() };
+  }
+  let answer;
+  try {
+    const lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
+    try {
+      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens });
+    } finally {
+      await lease.release();
+    }
+  } catch (err) {
+    const spent = (err as { usage?: { promptTokens: number; completionTokens: number } }).usage;
+    await usage.settle(day, estimate, spent ? { ...spent, costUsd: costUsd(spent, settings.model).usd, promptVersion: PROMPT_VERSION } : null, now);
+    throw err;
+  }
+  const cost = costUsd(answer.usage, answer.model).usd;
+  await usage.settle(day, estimate, { promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens, costUsd: cost, promptVersion: answer.promptVersion }, now);
+
+  const meta = {
+    sourceTier: input.sourceTier,
+    wordCount: target.item?.page?.wordCount || target.article?.modules.meta?.wordCount || itemText({ title: input.title, summary: input.summary, page: null }).split(/\s+/).filter(Boolean).length,
+    readingTimeMinutes: target.item?.page?.readingTimeMinutes || target.article?.modules.meta?.readingTimeMinutes || 1,
+    paywall: target.item?.page?.paywalled ?? target.article?.modules.meta?.paywall ?? false,
+  };
+  const computed = toModules(answer.result, meta);
+  const dict = await loadDictionary(deps.conn);
+  const cnpjs = await entityModel(deps.conn).find({ cnpj: { $ne: null } }, { cnpj: 1 }).lean();
+  const { entities, unknown } = linkMentions(answer.result.entities, dict, new Map(cnpjs.map((e) => [String(e.cnpj).replace(/\D/g, ''), e._id])));
+  const candidates = createEntityCandidateRepo(deps.conn);
+  for (const m of unknown) await candidates.mention(nameKey(m.name), { name: m.name, entityType: m.type, ticker: m.ticker, cnpj: m.cnpj }, articleId, now);
+
+  const record: EnrichmentRecord = {
+    state: 'enriched',
+    promptVersion: answer.promptVersion,
+    model: answer.model,
+    promptTokens: answer.usage.promptTokens,
+    completionTokens: answer.usage.completionTokens,
+    costUsd: cost,
+    attempts: answer.attempts,
+    at: now,
+    error: null,
+  };
+  const fields = {
+    primarySector: computed.base.primarySector,
+    primaryTopic: computed.base.primaryTopic,
+    contentType: computed.base.contentType,
+    urgencyLevel: computed.base.urgencyLevel,
+    isBreaking: computed.base.isBreaking,
+    baseScore: computed.base.baseScore,
+    modules: { ...computed.modules, entities },
+    entityIds: entities.map((e) => e.entityId),
+    tickers: [...new Set(entities.flatMap((e) => (e.ticker ? [e.ticker] : [])))],
+    enrichment: record,
+  } satisfies Partial<ArticleDoc>;
+  const articles = createArticleRepo(deps.conn);
+  if (target.article) {
+    const a = target.article;
+    await articles.applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) });
+    return { state: 'enriched', published: false, isBreaking: fields.isBreaking, publishedAt: a.publishedAt.toISOString() };
+  }
+  const published = await publishItem(deps.conn, target.item!, target.source, fields, now);
+  return { state: 'enriched', published, isBreaking: fields.isBreaking, publishedAt: (target.item!.page?.publishedAt ?? target.item!.feedPublishedAt ?? target.item!.seenAt).toISOString() };
+}
+
+/** Stores an enriched item as its article; false when another article holds its URL (it is reported there). */
+async function publishItem(conn: Connection, item: FeedItemDoc, source: SourceDoc | null, fields: Omit<ArticleDoc, keyof ArticleDoc & ('_id' | 'sourceName' | 'sourceUrl' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'isExclusive' | 'language' | 'createdAt' | 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms')>, now: Date): Promise<boolean> {
+  const items = createFeedItemRepo(conn);
+  const articles = createArticleRepo(conn);
+  const url = item.page?.canonicalUrl ?? item.url;
+  const base = {
+    _id: item.articleId,
+    sourceName: source?.name ?? 'unknown',
+    sourceUrl: url,
+    title: item.title,
+    subtitle: item.page?.subtitle ?? null,
+    summary: item.summary ?? null,
+    publishedAt: item.page?.publishedAt ?? item.feedPublishedAt ?? item.seenAt,
+    isExclusive: false,
+    language: source?.language ?? 'pt',
+    createdAt: now,
+    sourceId: item.sourceId,
+    alsoReportedBy: item.alsoReportedBy,
+    ...fields,
+  };
+  const doc: ArticleDoc = { ...base, ...derivedKeys(base) };
+  const { insertedIds } = await articles.insertNew([doc]);
+  if (!insertedIds.includes(doc._id)) {
+    const holder = await articles.bySourceKey(doc.sourceKey);
+    if (holder) await articles.addReport(holder._id, { sourceId: item.sourceId, sourceName: base.sourceName, url, at: now });
+    await items.set(item._id, { state: 'duplicate', sameAs: holder?._id ?? null }, now);
+    return false;
+  }
+  // Reports that reached the item while it was being published.
+  const latest = await items.get(item._id);
+  for (const r of latest?.alsoReportedBy ?? []) await articles.addReport(doc._id, r);
+  await items.set(item._id, { state: 'published' }, now);
+  if (source) await createSourceRepo(conn).countArticle(source._id);
+  return true;
+}
+
+async function markWaiting(conn: Connection, articleId: string, target: Target, now: Date): Promise<void> {
+  if (target.article) await createArticleRepo(conn).markEnrichment(articleId, { state: 'waiting-budget', at: now });
+  if (target.item) await createFeedItemRepo(conn).set(target.item._id, { error: 'waiting for the daily enrichment budget' }, now);
+}
+
+/** Records a failed enrichment (the model's answers never validated, or it refused the request). */
+export async function failEnrichment(conn: Connection, articleId: string, error: string, now = new Date()): Promise<void> {
+  const target = await targetOf(conn, articleId);
+  if (target?.article) await createArticleRepo(conn).markEnrichment(articleId, { state: 'failed', error: error.slice(0, 500), at: now });
+  if (target?.item && !target.article) await createFeedItemRepo(conn).set(target.item._id, { state: 'failed', error: error.slice(0, 500) }, now);
+}

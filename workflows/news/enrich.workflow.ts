@@ -1,0 +1,70 @@
+/**
+ * The enrichment of one article (`news-enrich-<articleId>`): the model call with its retries, the
+ * day's token budget (a spent budget makes the workflow sleep until it renews: the article waits,
+ * visibly, in the Temporal UI as a timer, and nothing is lost), and the WhatsApp alerts of a
+ * breaking article, started once (`whatsapp-alerts-<articleId>`).
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, ParentClosePolicy, proxyActivities, setCurrentDetails, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import type { createNewsActivities } from '../../activities/news.activities';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../ids';
+import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
+
+type NewsActivities = ReturnType<typeof createNewsActivities>;
+
+const { enrichArticle } = proxyActivities<NewsActivities>({
+  startToCloseTimeout: '3 minutes',
+  // The provider's 429 and 5xx, timeouts and a busy concurrency limit: retried with back-off (the
+  // activity passes on a Retry-After). Answers that never validated and refused requests are not.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 12, nonRetryableErrorTypes: ['EnrichmentInvalid', 'ProviderRejected'] },
+});
+const { failEnrichment, alertsEnabled } = proxyActivities<NewsActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 20 } });
+
+/** Breaking news older than this when enriched alerts nobody (as for imports). */
+const ALERT_MAX_AGE_MS = 24 * 3_600_000;
+
+export type NewsEnrichResult = { state: 'enriched'; published: boolean; alerted: boolean } | { state: 'gone' } | { state: 'failed'; error: string };
+
+export async function newsEnrichWorkflow(input: { articleId: string }): Promise<NewsEnrichResult> {
+  for (;;) {
+    let outcome;
+    try {
+      outcome = await enrichArticle(input.articleId);
+    } catch (err) {
+      const cause = err instanceof ApplicationFailure ? err : ((err as { cause?: unknown }).cause as Error | undefined);
+      const error = cause?.message ?? (err as Error).message;
+      await failEnrichment(input.articleId, error);
+      return { state: 'failed', error };
+    }
+    if (outcome.state === 'gone') return { state: 'gone' };
+    if (outcome.state === 'waiting') {
+      setCurrentDetails(`Waiting for the daily enrichment budget: resumes at ${outcome.resumeAt}`);
+      await sleep(Math.max(1_000, new Date(outcome.resumeAt).getTime() - Date.now()));
+      setCurrentDetails('');
+      continue;
+    }
+    const fresh = Date.now() - new Date(outcome.publishedAt).getTime() <= ALERT_MAX_AGE_MS;
+    const alerted = outcome.isBreaking && fresh ? await startAlerts(input.articleId) : false;
+    return { state: 'enriched', published: outcome.published, alerted };
+  }
+}
+
+/** Starts the breaking article's WhatsApp alerts once (its id refuses a second start). */
+async function startAlerts(articleId: string): Promise<boolean> {
+  if (!(await alertsEnabled())) return false;
+  const queue = workflowInfo().taskQueue;
+  const prefix = queue.endsWith(TASK_QUEUES.newsSources) ? queue.slice(0, -TASK_QUEUES.newsSources.length) : '';
+  try {
+    await startChild<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', {
+      workflowId: workflowIds.whatsappAlerts(articleId),
+      taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
+      args: [{ articleId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false; // alerted already
+    throw err;
+  }
+}
