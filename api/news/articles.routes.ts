@@ -57,6 +57,10 @@ const ArticleView = z
     urgencyLevel: z.enum(URGENCY_LEVELS),
     isBreaking: z.boolean(),
     language: Text(8).describe('ISO 639-1 code (pt, en, es)'),
+    alsoReportedBy: z
+      .array(z.object({ sourceName: Text(200), url: Text(2_048) }))
+      .max(50)
+      .describe('Other sources that published the same story (a syndicated copy, or the same page)'),
   })
   .catchall(z.unknown())
   .meta({ id: 'ArticleView', description: 'Base fields always; each requested include module adds its fields (docs/api/news.md)' });

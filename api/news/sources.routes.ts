@@ -4,20 +4,17 @@
  * curation queue (names the model found that the catalogue lacks: accept or dismiss); and the
  * enrichment of one article again (after a prompt or model change).
  */
-import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
-import { AppError, notFound } from '../../models/errors';
+import { notFound } from '../../models/errors';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { CANDIDATE_STATES, createEntityCandidateRepo, type EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
-import { entityModel } from '../../models/news/entity.model';
-import { fold } from '../../models/news/text.rules';
+import { acceptCandidate, dismissCandidate } from '../../models/news/operations/entity-candidates';
 import { addSource, changeSource, pollSourceNow, removeSource } from '../../models/news/operations/sources';
 import { createSourceRepo, SOURCE_LIST_MAX } from '../../models/news/sources/source.repo';
 import { POLL_MINUTES, SourceInput, SourcePatch, sourceState, type SourceDoc } from '../../models/news/sources/source.rules';
 import { LANGUAGES, SECTORS } from '../../models/news/article.rules';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
-import { newsEnrichWorkflow } from '../../workflows/news/enrich.workflow';
+import { workflowIds } from '../../workflows/ids';
+import { enrichAgain } from '../../models/news/operations/reenrich';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
@@ -217,23 +214,8 @@ export const sourceRoutes = [
     response: CandidateView,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
-      const repo = createEntityCandidateRepo(deps.mongo.conn);
-      const c = (await repo.get(params.id)) ?? notFound('Candidate');
-      if (c.state !== 'open') throw new AppError('CONFLICT', `The candidate was ${c.state} already`);
-      const entityId = randomUUID();
-      const decided = await repo.decide(params.id, 'accepted', auth.sub, entityId, deps.now());
-      if (!decided) throw new AppError('CONFLICT', 'The candidate was decided meanwhile');
-      await entityModel(deps.mongo.conn).create({
-        _id: entityId,
-        entityType: c.entityType,
-        canonicalName: c.name,
-        aliases: [],
-        ticker: c.ticker,
-        cnpj: c.cnpj,
-        nameKeys: [fold(c.name)],
-        createdAt: deps.now(),
-      });
-      return reply({ status: 201, data: presentCandidate(decided), headers: { Location: `/api/entities/${entityId}` } });
+      const accepted = await acceptCandidate(deps.mongo.conn, params.id, auth.sub, deps.now());
+      return reply({ status: 201, data: presentCandidate(accepted), headers: { Location: `/api/entities/${accepted.entityId}` } });
     },
   }),
   route({
@@ -246,13 +228,7 @@ export const sourceRoutes = [
     params: CandidateId,
     response: CandidateView,
     errors: [404, 409],
-    handler: async ({ params, auth, deps }) => {
-      const repo = createEntityCandidateRepo(deps.mongo.conn);
-      const decided = await repo.decide(params.id, 'dismissed', auth.sub, null, deps.now());
-      if (decided) return presentCandidate(decided);
-      const c = (await repo.get(params.id)) ?? notFound('Candidate');
-      throw new AppError('CONFLICT', `The candidate was ${c.state} already`);
-    },
+    handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps.mongo.conn, params.id, auth.sub, deps.now())),
   }),
 
   route({
@@ -267,18 +243,7 @@ export const sourceRoutes = [
     response: z.object({ articleId: Uuid, workflowId: Text(64) }),
     errors: [404, 409, 503],
     handler: async ({ params, deps }) => {
-      if (!(await deps.articles.findById(params.id))) notFound('Article');
-      const workflowId = workflowIds.newsEnrich(params.id);
-      try {
-        await deps.temporal.client.workflow.start(newsEnrichWorkflow, {
-          workflowId,
-          taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.newsSources),
-          args: [{ articleId: params.id }],
-        });
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('CONFLICT', 'The article is being enriched already');
-        throw err;
-      }
+      const { workflowId } = await enrichAgain(sourceDeps(deps), params.id);
       return reply({ status: 202, data: { articleId: params.id, workflowId } });
     },
   }),

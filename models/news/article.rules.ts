@@ -183,6 +183,7 @@ export interface PresentedArticle {
   urgencyLevel: UrgencyLevel;
   isBreaking: boolean;
   language: string;
+  alsoReportedBy: { sourceName: string; url: string }[];
   [moduleField: string]: unknown;
 }
 
@@ -201,6 +202,7 @@ export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[])
     urgencyLevel: a.urgencyLevel,
     isBreaking: a.isBreaking,
     language: a.language,
+    alsoReportedBy: (a.alsoReportedBy ?? []).map((r) => ({ sourceName: r.sourceName, url: r.url })),
   };
   for (const m of modules) {
     const data = a.modules?.[m];

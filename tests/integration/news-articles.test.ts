@@ -270,7 +270,7 @@ describe('GET /api/articles', () => {
     expect(withEntities.data[0].scoring).toBeNull(); // imported without scoring: the module has no data
     const plain = await list('/api/articles?limit=1');
     expect(Object.keys(plain.data[0]).sort()).toEqual(
-      ['contentType', 'id', 'isBreaking', 'language', 'primarySector', 'primaryTopic', 'publishedAt', 'sourceName', 'subtitle', 'summary', 'title', 'urgencyLevel'].sort(),
+      ['alsoReportedBy', 'contentType', 'id', 'isBreaking', 'language', 'primarySector', 'primaryTopic', 'publishedAt', 'sourceName', 'subtitle', 'summary', 'title', 'urgencyLevel'].sort(),
     );
   });
 });

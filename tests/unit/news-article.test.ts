@@ -67,6 +67,7 @@ describe('presenting an article', () => {
       urgencyLevel: 'HIGH',
       isBreaking: false,
       language: 'pt',
+      alsoReportedBy: [],
     });
   });
 

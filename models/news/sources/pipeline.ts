@@ -14,7 +14,7 @@
  */
 import type { Connection } from 'mongoose';
 import type { Storage } from '../../infra/storage';
-import { FetchError, type PoliteFetcher } from '../../infra/polite-fetch';
+import { FetchError, retryable, type PoliteFetcher } from '../../infra/polite-fetch';
 import { createArticleRepo } from '../article.repo';
 import { normaliseUrl } from '../ingest.rules';
 import { createFeedItemRepo, ITEM_TEXT_MAX, SYNDICATION_WINDOW_MS, type FeedItemDoc, type ItemPage, type ItemState, type ReportedBy } from './feed-item.repo';
@@ -117,7 +117,7 @@ async function readPage(deps: PipelineDeps, item: FeedItemDoc): Promise<ItemPage
   try {
     answer = await deps.fetcher.fetch(item.url, { checkRobots: true, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' });
   } catch (err) {
-    if (err instanceof FetchError && !err.retryable) return none(err.message);
+    if (err instanceof FetchError && !retryable(err)) return none(err.message);
     throw err;
   }
   if (answer.kind !== 'ok') return none('the page answered 304 to an unconditional request');
