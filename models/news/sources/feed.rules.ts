@@ -70,7 +70,9 @@ export function parseFeedDocument(body: string, contentType: string | null, feed
     const url = httpUrl(c.link, feedUrl);
     const title = clip(c.titleIsHtml ? htmlToText(c.title) : collapse(c.title), FEED_LIMITS.title);
     if (!url || !title) continue;
-    const summaryText = c.summary ? (c.summaryIsHtml ? htmlToText(c.summary) : collapse(c.summary)) : '';
+    // Full-content items can carry a whole article: the first 100,000 characters give 5,000 of text.
+    const rawSummary = c.summary.slice(0, 100_000);
+    const summaryText = rawSummary ? (c.summaryIsHtml ? htmlToText(rawSummary) : collapse(rawSummary)) : '';
     const guid = clip(collapse(c.guid) || url, FEED_LIMITS.guid);
     items.push({
       guid,
@@ -81,7 +83,8 @@ export function parseFeedDocument(body: string, contentType: string | null, feed
       author: clip(htmlToText(c.author), FEED_LIMITS.author) || null,
     });
   }
-  return { format: parsed.format, title: clip(parsed.format === 'atom' ? atomText(parsed.feed.title) : htmlToText(str(parsed.feed.title)), FEED_LIMITS.title) || null, items };
+  const feedTitle = parsed.format === 'atom' ? atomText(parsed.feed.title) : parsed.format === 'json' ? collapse(str(parsed.feed.title)) : htmlToText(str(parsed.feed.title));
+  return { format: parsed.format, title: clip(feedTitle, FEED_LIMITS.title) || null, items };
 }
 
 /** One feed entry, format differences settled, before validation. */
@@ -267,12 +270,18 @@ export function textBlocksOf(root: TextNode): string[] {
   return blocks;
 }
 
+/** One scratch document for fragments: making a document costs more than parsing a summary into one. */
+let scratch: ReturnType<typeof parseHTML>['document'] | null = null;
+
 /** An HTML fragment as one line of text: tags stripped, entities decoded, whitespace collapsed. */
 export function htmlToText(html: string): string {
   if (!/[<&]/.test(html)) return collapse(html);
-  const { document } = parseHTML('<!doctype html><html><head></head><body></body></html>');
-  document.body.innerHTML = html;
-  return textBlocksOf(document.body as unknown as TextNode).join(' ');
+  scratch ??= parseHTML('<!doctype html><html><head></head><body></body></html>').document;
+  const body = scratch.body;
+  body.innerHTML = html;
+  const text = textBlocksOf(body as unknown as TextNode).join(' ');
+  body.innerHTML = '';
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
