@@ -16,7 +16,7 @@
  *   0.073 to 0.09 and lowered the worst syndicated one from 0.57 to 0.54). Stopwords are kept too:
  *   they are part of a sentence's wording (dropping them lowered the syndicated minimum to 0.53).
  * - The decision is Jaccard ≥ SYNDICATION_MIN_JACCARD (0.3) estimated from 64 MinHash values
- *   (standard error ≤ 0.0625; measured estimates 0.52–0.80 for syndicated pairs, ≤ 0.047 for
+ *   (standard error ≤ 0.0625; measured estimates 0.58–0.77 for syndicated pairs, ≤ 0.047 for
  *   others). A copy that keeps less than about a third of the story is not called syndicated.
  * - Candidates are found through 32 LSH bands of 2 MinHash values each (signature.bands, to be
  *   indexed): two texts share a band with probability 1 − (1 − J²)³², 95% at J = 0.3, 99.9% at
@@ -25,7 +25,7 @@
  *   the candidates.
  *
  * SimHash (Charikar), as first planned, is here too (simhash, hammingDistance, bands), but it
- * cannot decide at 64 bits: on the fixtures syndicated pairs were 9–20 bits apart and every other
+ * cannot decide at 64 bits: on the fixtures syndicated pairs were 10–20 bits apart and every other
  * pair 22–42, a one-bit margin (SIMILAR_MAX_DISTANCE = 21). A SimHash bit differs with probability
  * angle/π, so edited copies (cosine ≈ 0.75) sit around 15 ± 3.4 bits and unrelated texts around
  * 32 ± 4: about 0.4% of unrelated pairs fall within 21 bits, and the pigeonhole bands for 21 bits
