@@ -44,7 +44,7 @@ const STRICT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalPr
  * every object lists all its properties as required and sets additionalProperties: false; only the
  * supported keywords appear. Undefined when the schema is acceptable.
  */
-function strictSchemaProblem(schema: unknown, at = '(root)'): string | undefined {
+export function strictSchemaProblem(schema: unknown, at = '(root)'): string | undefined {
   if (!isSchema(schema)) return `${at}: a schema must be an object`;
   if (at === '(root)' && schema.type !== 'object') return `schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'`;
   const unsupported = Object.keys(schema).find((k) => !STRICT_KEYWORDS.has(k));
