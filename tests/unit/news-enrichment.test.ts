@@ -11,7 +11,7 @@ import {
   costUsd,
   countTokens,
   MODEL_ENRICHMENT_SCHEMA,
-  ModelEnrichment,
+  type ModelEnrichment,
   promptTokens,
   readModelEnrichment,
   TIER_CREDIBILITY,
