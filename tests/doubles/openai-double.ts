@@ -341,10 +341,10 @@ const KNOWN_ENTITIES: { name: string; aliases: string[]; ticker: string | null; 
 /** Words (folded, matched at word starts) that vote for a sector or a topic, in order of precedence. */
 const SECTOR_WORDS: [string, string[]][] = [
   ['FIN', ['banco', 'bancos', 'bancari', 'credito', 'seguradora', 'copom', 'selic', 'juros', 'cambio', 'dolar', 'fintech', 'inadimplencia', 'gestora']],
-  ['ENE', ['petroleo', 'gas natural', 'combustive', 'gasolina', 'diesel', 'energia eletrica', 'transmissao', 'eletrica', 'pre-sal', 'refinaria', 'barris']],
+  ['ENE', ['petroleo', 'gas natural', 'combustive', 'energia$', 'apagao', 'gasolina', 'diesel', 'energia eletrica', 'transmissao', 'eletrica', 'pre-sal', 'refinaria', 'barris']],
   ['MAT', ['minerio', 'mineracao', 'mineradora', 'siderurg', 'celulose', 'cimento']],
   ['CON', ['varejo', 'varejista', 'lojas', 'consumo', 'supermercado', 'bebida', 'comercio eletronico']],
-  ['AGR', ['safra', 'soja', 'milho', 'agronegocio', 'frigorifico', 'gado', 'carne bovina', 'frango', 'graos', 'fazenda']],
+  ['AGR', ['safra', 'soja', 'milho$', 'agronegocio', 'frigorifico', 'gado', 'carne bovina', 'frango', 'graos', 'fazendas$']],
   ['TEC', ['software', 'tecnologia', 'startup', 'data center', 'inteligencia artificial', 'nuvem', 'hacker', 'ciberataque']],
   ['SAU', ['hospita', 'saude', 'farmaceutica', 'medicamento', 'sinistralidade']],
   ['IMO', ['imobiliari', 'incorporadora', 'construtora', 'minha casa minha vida', 'imoveis']],
@@ -378,7 +378,7 @@ const TOPIC_WORDS: [string, string[]][] = [
   ['PRODUCT', ['producao', 'lancamento', 'lanca', 'preco', 'produto']],
 ];
 const POSITIVE_WORDS = ['alta$', 'altas$', 'sobe', 'subiu', 'avanc', 'cresce', 'crescimento', 'recorde', 'supera', 'lucro', 'ganho', 'expansao', 'melhora', 'valoriza', 'otimismo', 'forte', 'acima do esperado', 'aprova'];
-const NEGATIVE_WORDS = ['queda', 'cai$', 'caem$', 'caiu', 'recua', 'prejuizo', 'perda', 'multa', 'crise', 'recuperacao judicial', 'rebaix', 'inadimplencia', 'abaixo do esperado', 'piora', 'greve', 'suspende', 'investigacao', 'condena', 'deficit', 'fraude', 'demissoes'];
+const NEGATIVE_WORDS = ['queda', 'cai$', 'caem$', 'caiu', 'recua', 'prejuizo', 'perda', 'multa', 'crise', 'recuperacao judicial', 'rebaix', 'inadimplencia', 'abaixo do esperado', 'piora', 'greve', 'suspende', 'investigacao', 'condena', 'deficit', 'fraude', 'demissoes', 'pior', 'fraco', 'fraca', 'decepciona', 'pressiona', 'preocupa'];
 
 const foldText = (s: string) => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
