@@ -503,3 +503,64 @@ export function costUsd(usage: Pick<Usage, 'promptTokens' | 'completionTokens'>,
   if (!price) return { usd: 0, known: false };
   return { usd: (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000, known: true };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation against hand-labelled articles (ops/eval-enrichment.ts)
+// ---------------------------------------------------------------------------------------------
+
+/** An entity as labelled by hand (tests/fixtures/enrichment/README.md). */
+export interface LabelledEntity {
+  name: string;
+  ticker: string | null;
+  /** Other forms of the name the article uses (BC for Banco Central). */
+  aliases?: string[];
+}
+
+/**
+ * The entity types an evaluation scores: those a labeller can list without doubt. Places,
+ * indicators, products, laws, events and amounts have no agreed boundaries, so they are neither
+ * labelled nor counted against the model.
+ */
+export const SCORED_ENTITY_TYPES: readonly ModelEntity['type'][] = ['COMPANY', 'INSTITUTION', 'PERSON', 'TICKER'];
+
+/** A name for comparison: folded, punctuation as spaces, without a trailing S.A. or Ltda. */
+export function comparableName(name: string): string {
+  return fold(name)
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .replace(/ (s a|sa|ltda)$/, '');
+}
+
+export interface EntityMatch {
+  matched: number;
+  /** Predictions counted (scored types, one per entity). */
+  predicted: number;
+  labelled: number;
+  missed: string[];
+  extra: string[];
+}
+
+/**
+ * Matches the model's entities to the labelled ones, one to one. Two entities are the same when
+ * both have a B3 ticker and the tickers share the issuer's four letters (PETR3 and PETR4 are both
+ * Petrobras), otherwise when the comparable name equals the label's name or one of its aliases.
+ * A company listed twice (by name and as a TICKER) counts once.
+ */
+export function matchEntities(predicted: readonly Pick<ModelEntity, 'name' | 'type' | 'ticker'>[], labelled: readonly LabelledEntity[]): EntityMatch {
+  const issuer = (t: string | null) => b3Ticker(t)?.slice(0, 4) ?? null;
+  const preds: { name: string; key: string; issuer: string | null }[] = [];
+  for (const p of predicted) {
+    if (!SCORED_ENTITY_TYPES.includes(p.type)) continue;
+    const pred = { name: p.name, key: comparableName(p.name), issuer: issuer(p.ticker) ?? (p.type === 'TICKER' ? issuer(p.name) : null) };
+    if (!preds.some((q) => (pred.issuer && q.issuer === pred.issuer) || q.key === pred.key)) preds.push(pred);
+  }
+  const labels = labelled.map((l) => ({ name: l.name, names: new Set([l.name, ...(l.aliases ?? [])].map(comparableName)), issuer: issuer(l.ticker), taken: false }));
+  const extra: string[] = [];
+  for (const p of preds) {
+    const label = labels.find((l) => !l.taken && (p.issuer && l.issuer ? p.issuer === l.issuer : l.names.has(p.key)));
+    if (label) label.taken = true;
+    else extra.push(p.name);
+  }
+  const missed = labels.filter((l) => !l.taken).map((l) => l.name);
+  return { matched: labels.length - missed.length, predicted: preds.length, labelled: labels.length, missed, extra };
+}

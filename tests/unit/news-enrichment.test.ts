@@ -8,8 +8,10 @@ import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichme
 import {
   b3Ticker,
   buildEnrichmentMessages,
+  comparableName,
   costUsd,
   countTokens,
+  matchEntities,
   MODEL_ENRICHMENT_SCHEMA,
   type ModelEnrichment,
   promptTokens,
@@ -243,5 +245,37 @@ describe('costUsd', () => {
   it('flags an unknown model at zero cost instead of guessing', () => {
     expect(costUsd(usage(1_000, 1_000), 'llama-3.1-70b')).toEqual({ usd: 0, known: false });
     expect(costUsd(usage(1_000, 1_000), 'gpt-4o-audio-preview')).toEqual({ usd: 0, known: false });
+  });
+});
+
+describe('matchEntities', () => {
+  const labels = [
+    { name: 'Petrobras', ticker: 'PETR4' },
+    { name: 'Banco Central', ticker: null, aliases: ['BC'] },
+    { name: 'Renato Lacerda', ticker: null },
+  ];
+
+  it('matches by issuer when both have a ticker, else by folded name or alias, one to one', () => {
+    const m = matchEntities(
+      [
+        { name: 'Petróleo Brasileiro S.A.', type: 'COMPANY', ticker: 'PETR3' },
+        { name: 'PETR4', type: 'TICKER', ticker: null },
+        { name: 'bc', type: 'INSTITUTION', ticker: null },
+        { name: 'Banco Central', type: 'INSTITUTION', ticker: null },
+        { name: 'Pré-sal', type: 'LOCATION', ticker: null },
+        { name: 'Lacerda', type: 'PERSON', ticker: null },
+      ],
+      labels,
+    );
+    expect(m).toEqual({ matched: 2, predicted: 4, labelled: 3, missed: ['Renato Lacerda'], extra: ['Banco Central', 'Lacerda'] });
+  });
+
+  it('does not match a wrong ticker by name', () => {
+    expect(matchEntities([{ name: 'Petrobras', type: 'COMPANY', ticker: 'VALE3' }], labels).matched).toBe(0);
+    expect(matchEntities([{ name: 'Petrobras', type: 'COMPANY', ticker: null }], labels).matched).toBe(1);
+  });
+
+  it('folds accents, case, punctuation and S.A.', () => {
+    expect(['Vale S.A.', 'Itaú-Unibanco', "Rede D’Or"].map(comparableName)).toEqual(['vale', 'itau unibanco', 'rede d or']);
   });
 });
