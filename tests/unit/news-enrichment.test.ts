@@ -1,7 +1,8 @@
 /**
  * The enrichment model call and its rules: asking again after an unusable answer, provider errors
- * passed through, the prompt's token budget, the stored modules and the strict schema. The LLM is a
- * fake that answers from a queue.
+ * passed through, the prompt's token budget, the stored modules and the strict schema; entity
+ * matching, the labelled fixtures and the evaluation's scores. The LLM is a fake that answers from a
+ * queue.
  */
 import { MODULE_SCHEMAS } from '../../models/news/article.rules';
 import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
@@ -22,6 +23,7 @@ import {
   type EnrichmentInput,
 } from '../../models/news/enrichment.rules';
 import { LlmError, type LlmClient, type LlmRequest, type LlmResponse } from '../../models/infra/llm';
+import { FIXTURES, loadFixtures, score } from '../../ops/eval-enrichment';
 import { strictSchemaProblem } from '../doubles/openai-double';
 
 const input: EnrichmentInput = {
@@ -277,5 +279,43 @@ describe('matchEntities', () => {
 
   it('folds accents, case, punctuation and S.A.', () => {
     expect(['Vale S.A.', 'Itaú-Unibanco', "Rede D’Or"].map(comparableName)).toEqual(['vale', 'itau unibanco', 'rede d or']);
+  });
+});
+
+describe('the labelled fixtures and their scoring (ops/eval-enrichment.ts)', () => {
+  const items = loadFixtures(FIXTURES);
+
+  it('holds at least 60 well-formed articles whose labelled names appear in them', () => {
+    expect(items.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+    for (const item of items) {
+      const article = [item.title, item.subtitle, item.summary, item.text].join('\n');
+      const paragraphs = item.text.split('\n\n').length;
+      expect({ id: item.id, paragraphs: paragraphs >= 3 && paragraphs <= 6 }).toEqual({ id: item.id, paragraphs: true });
+      for (const e of item.labels.entities) for (const name of [e.name, ...(e.aliases ?? [])]) expect({ id: item.id, name, found: article.includes(name) }).toEqual({ id: item.id, name, found: true });
+    }
+  });
+
+  it('scores answers equal to the labels as perfect, and a refused article as wrong', () => {
+    const middle = { MUITO_NEGATIVO: -0.8, NEGATIVO: -0.4, NEUTRO: 0, POSITIVO: 0.4, MUITO_POSITIVO: 0.8 } as const;
+    const answer = (item: (typeof items)[number]): ModelEnrichment => ({
+      ...valid,
+      classification: { ...valid.classification, primarySector: item.labels.primarySector, primaryTopic: item.labels.primaryTopic },
+      sentiment: { ...valid.sentiment, score: middle[item.labels.sentimentLabel] },
+      entities: item.labels.entities.map((e) => ({ name: e.name, type: 'COMPANY', ticker: e.ticker, cnpj: null, mentionCount: 1, inTitle: false, sentiment: 0 })),
+    });
+    const some = items.slice(0, 4);
+    const perfect = score(some, some.map((i) => ({ id: i.id, result: answer(i), attempts: 1, usage: usage(1_000, 200), latencyMs: 100, problems: [] })), { provider: 'p', model: 'gpt-4o-mini' });
+    expect(perfect).toMatchObject({
+      articles: 4,
+      accuracy: { primarySector: 1, primaryTopic: 1, sentimentLabel: 1, sentimentWithinOne: 1 },
+      entities: { precision: 1, recall: 1 },
+      validFirstAttempt: 1,
+      perArticle: { promptTokens: 1_000, completionTokens: 200, costKnown: true },
+      misses: [],
+    });
+    const refused = score(some, some.map((i, n) => (n === 0 ? { id: i.id, result: undefined, attempts: 3, usage: usage(3_000, 600), latencyMs: 300, problems: ['x'] } : { id: i.id, result: answer(i), attempts: 2, usage: usage(2_000, 400), latencyMs: 200, problems: [] })), { provider: 'p', model: 'gpt-4o-mini' });
+    expect(refused).toMatchObject({ refused: 1, accuracy: { primarySector: 0.75 }, validFirstAttempt: 0, meanAttempts: 2.25, entities: { precision: 1 } });
+    expect(refused.entities.recall).toBeLessThan(1);
   });
 });
