@@ -10,6 +10,8 @@
  * drive it through its control API, `/__control/*`, with the client at the end of this file.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { sentimentLabel } from '../../models/news/article.rules';
+import type { ModelEnrichment } from '../../models/news/enrichment.rules';
 
 export type Step =
   | { kind: 'reply'; content: string; finishReason?: string; delayMs?: number; usage?: { prompt: number; completion: number } }
@@ -44,7 +46,7 @@ const STRICT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalPr
  * every object lists all its properties as required and sets additionalProperties: false; only the
  * supported keywords appear. Undefined when the schema is acceptable.
  */
-function strictSchemaProblem(schema: unknown, at = '(root)'): string | undefined {
+export function strictSchemaProblem(schema: unknown, at = '(root)'): string | undefined {
   if (!isSchema(schema)) return `${at}: a schema must be an object`;
   if (at === '(root)' && schema.type !== 'object') return `schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'`;
   const unsupported = Object.keys(schema).find((k) => !STRICT_KEYWORDS.has(k));
@@ -111,9 +113,10 @@ function instanceOf(schema: unknown, depth = 0): unknown {
 /**
  * The unscripted answer, in the format asked for: text echoes the prompt; json_object is a JSON
  * object; json_schema is the simplest value of the schema, or OpenAI's 400 for a strict schema it
- * does not support. One task is known by name, as a model would do it: `edition_quiz` (the quiz
+ * does not support. Two tasks are known by name, as a model would do them: `edition_quiz` (the quiz
  * generation's format) gets ten questions quoting the edition in the prompt, so the platform run
- * without a script (`npm run fuzz`, a developer's `npm start` pointed at the double) makes quizzes.
+ * without a script (`npm run fuzz`, a developer's `npm start` pointed at the double) makes quizzes;
+ * `article_enrichment` (the news enrichment's format) gets a keyword-rule reading of the article.
  */
 function defaultReply(body: ChatBody): Step {
   const format = body.response_format;
@@ -122,6 +125,7 @@ function defaultReply(body: ChatBody): Step {
     const problem = format.json_schema.strict ? strictSchemaProblem(format.json_schema.schema) : undefined;
     if (problem) return { kind: 'error', status: 400, message: `Invalid schema for response_format '${format.json_schema.name}': ${problem}` };
     if (format.json_schema.name === 'edition_quiz') return { kind: 'reply', content: JSON.stringify(editionQuiz(lastUserMessage(body))) };
+    if (format.json_schema.name === 'article_enrichment') return { kind: 'reply', content: JSON.stringify(articleEnrichment(firstUserMessage(body))) };
     return { kind: 'reply', content: JSON.stringify(instanceOf(format.json_schema.schema)) };
   }
   return { kind: 'reply', content: `echo: ${lastUserMessage(body)}` };
@@ -266,6 +270,226 @@ function editionQuiz(prompt: string): unknown {
       evidence: text.slice(Math.min(i * span, Math.max(0, text.length - span)), Math.min(i * span, Math.max(0, text.length - span)) + span),
     })),
   };
+}
+
+/**
+ * Companies and institutions the double recognises (names as written, then aliases; tickers as
+ * traded on B3), with the sector a company's mention votes for.
+ */
+const KNOWN_ENTITIES: { name: string; aliases: string[]; ticker: string | null; type: 'COMPANY' | 'INSTITUTION'; sector: string | null }[] = [
+  ...(
+    [
+      ['Petrobras', 'PETR4', 'ENE', ['Petrobrás', 'Petróleo Brasileiro']],
+      ['PRIO', 'PRIO3', 'ENE', []],
+      ['Eletrobras', 'ELET3', 'ENE', []],
+      ['Equatorial', 'EQTL3', 'ENE', ['Equatorial Energia']],
+      ['Vale', 'VALE3', 'MAT', []],
+      ['Gerdau', 'GGBR4', 'MAT', []],
+      ['Suzano', 'SUZB3', 'MAT', []],
+      ['Itaú Unibanco', 'ITUB4', 'FIN', ['Itaú']],
+      ['Bradesco', 'BBDC4', 'FIN', []],
+      ['Banco do Brasil', 'BBAS3', 'FIN', []],
+      ['Santander Brasil', 'SANB11', 'FIN', ['Santander']],
+      ['BTG Pactual', 'BPAC11', 'FIN', ['BTG']],
+      ['B3', 'B3SA3', 'FIN', []],
+      ['Ambev', 'ABEV3', 'CON', []],
+      ['Magazine Luiza', 'MGLU3', 'CON', ['Magalu']],
+      ['Lojas Renner', 'LREN3', 'CON', ['Renner']],
+      ['Assaí', 'ASAI3', 'CON', []],
+      ['WEG', 'WEGE3', 'IND', []],
+      ['Embraer', 'EMBR3', 'DEF', []],
+      ['JBS', 'JBSS3', 'AGR', []],
+      ['BRF', 'BRFS3', 'AGR', []],
+      ['SLC Agrícola', 'SLCE3', 'AGR', []],
+      ['Rumo', 'RAIL3', 'TRA', []],
+      ['Vivo', 'VIVT3', 'COM', ['Telefônica Brasil']],
+      ['TIM', 'TIMS3', 'COM', []],
+      ['Totvs', 'TOTS3', 'TEC', ['TOTVS']],
+      ['Locaweb', 'LWSA3', 'TEC', []],
+      ["Rede D'Or", 'RDOR3', 'SAU', ['Rede D’Or']],
+      ['Hapvida', 'HAPV3', 'SAU', []],
+      ['Raia Drogasil', 'RADL3', 'SAU', ['RD Saúde']],
+      ['Cyrela', 'CYRE3', 'IMO', []],
+      ['MRV', 'MRVE3', 'IMO', []],
+      ['Localiza', 'RENT3', 'SER', []],
+      ['Cogna', 'COGN3', 'EDU', []],
+      ['Sabesp', 'SBSP3', 'AMB', []],
+      ['CVC Brasil', 'CVCB3', 'TUR', ['CVC']],
+    ] as const
+  ).map(([name, ticker, sector, aliases]) => ({ name, aliases: [...aliases], ticker, type: 'COMPANY' as const, sector })),
+  ...(
+    [
+      ['Banco Central', ['Banco Central do Brasil', 'Bacen', 'BC']],
+      ['Copom', ['Comitê de Política Monetária']],
+      ['CVM', ['Comissão de Valores Mobiliários']],
+      ['IBGE', []],
+      ['Cade', []],
+      ['ANP', []],
+      ['Aneel', []],
+      ['Anatel', []],
+      ['ANS', []],
+      ['Anvisa', []],
+      ['STF', ['Supremo Tribunal Federal']],
+      ['Tesouro Nacional', []],
+      ['Receita Federal', []],
+      ['Conab', []],
+      ['ANTT', []],
+    ] as const
+  ).map(([name, aliases]) => ({ name, aliases: [...aliases], ticker: null, type: 'INSTITUTION' as const, sector: null })),
+];
+
+/** Words (folded, matched at word starts) that vote for a sector or a topic, in order of precedence. */
+const SECTOR_WORDS: [string, string[]][] = [
+  ['FIN', ['banco', 'bancos', 'bancari', 'credito', 'seguradora', 'copom', 'selic', 'juros', 'cambio', 'dolar', 'fintech', 'inadimplencia', 'gestora']],
+  ['ENE', ['petroleo', 'gas natural', 'combustive', 'energia$', 'apagao', 'gasolina', 'diesel', 'energia eletrica', 'transmissao', 'eletrica', 'pre-sal', 'refinaria', 'barris']],
+  ['MAT', ['minerio', 'mineracao', 'mineradora', 'siderurg', 'celulose', 'cimento']],
+  ['CON', ['varejo', 'varejista', 'lojas', 'consumo', 'supermercado', 'bebida', 'comercio eletronico']],
+  ['AGR', ['safra', 'soja', 'milho$', 'agronegocio', 'frigorifico', 'gado', 'carne bovina', 'frango', 'graos', 'fazendas$']],
+  ['TEC', ['software', 'tecnologia', 'startup', 'data center', 'inteligencia artificial', 'nuvem', 'hacker', 'ciberataque']],
+  ['SAU', ['hospita', 'saude', 'farmaceutica', 'medicamento', 'sinistralidade']],
+  ['IMO', ['imobiliari', 'incorporadora', 'construtora', 'minha casa minha vida', 'imoveis']],
+  ['TRA', ['ferrovia', 'ferroviari', 'rodovia', 'logistica', 'porto', 'pedagio']],
+  ['COM', ['telecom', 'telefonia', '5g$', 'operadora de telefonia', 'banda larga']],
+  ['GOV', ['ipca', 'inflacao', 'pib', 'desemprego', 'deficit', 'arrecadacao', 'reforma tributaria', 'contas publicas']],
+  ['IND', ['industria', 'maquinas', 'montadora', 'metalurgic', 'motores']],
+  ['TUR', ['turismo', 'companhia aerea', 'viage', 'passagens aereas', 'aviacao']],
+  ['EDU', ['educacao', 'ensino', 'faculdade', 'universidade', 'alunos']],
+  ['AMB', ['saneamento', 'agua e esgoto', 'desmatamento']],
+  ['CRY', ['bitcoin', 'cripto', 'stablecoin', 'ativos virtuais']],
+  ['DEF', ['defesa', 'militar', 'forca aerea']],
+  ['SER', ['locacao', 'aluguel de carros']],
+];
+const TOPIC_WORDS: [string, string[]][] = [
+  ['DIV', ['dividendo', 'juros sobre capital proprio', 'jcp$', 'proventos']],
+  ['BUYBACK', ['recompra']],
+  ['IPO', ['ipo$', 'oferta publica inicial', 'abertura de capital', 'follow-on']],
+  ['M&A', ['aquisicao', 'fusao', 'oferta de compra', 'adquirir', 'compra da', 'compra de participacao', 'venda de participacao']],
+  ['RATES', ['copom', 'selic', 'juros basicos', 'politica monetaria', 'fed$']],
+  ['EARN', ['lucro', 'prejuizo', 'resultado', 'receita liquida', 'balanco', 'ebitda']],
+  ['DEBT', ['debenture', 'divida', 'recuperacao judicial', 'rating', 'credores']],
+  ['LEGAL', ['processo', 'justica', 'tribunal', 'multa', 'condena', 'investigacao', 'acao judicial']],
+  ['REG', ['regulament', 'regra', 'norma', 'resolucao', 'aprova', 'tarifa', 'reajuste']],
+  ['GUIDANCE', ['projecao', 'guidance', 'plano de investimento', 'metas$']],
+  ['MACRO', ['ipca', 'inflacao', 'pib', 'desemprego', 'ibge', 'deficit', 'cambio']],
+  ['ESG', ['desmatamento', 'esg$', 'carbono', 'sustentabilidade']],
+  ['LABOR', ['greve', 'demissoes', 'sindicato', 'trabalhadores']],
+  ['CONTRACT', ['contrato', 'leilao', 'concessao', 'encomenda']],
+  ['MGMT', ['presidente-executivo', 'ceo$', 'renuncia', 'conselho de administracao', 'diretor-presidente']],
+  ['PRODUCT', ['producao', 'lancamento', 'lanca', 'preco', 'produto']],
+];
+const POSITIVE_WORDS = ['alta$', 'altas$', 'sobe', 'subiu', 'avanc', 'cresce', 'crescimento', 'recorde', 'supera', 'lucro', 'ganho', 'expansao', 'melhora', 'valoriza', 'otimismo', 'forte', 'acima do esperado', 'aprova'];
+const NEGATIVE_WORDS = ['queda', 'cai$', 'caem$', 'caiu', 'recua', 'prejuizo', 'perda', 'multa', 'crise', 'recuperacao judicial', 'rebaix', 'inadimplencia', 'abaixo do esperado', 'piora', 'greve', 'suspende', 'investigacao', 'condena', 'deficit', 'fraude', 'demissoes', 'pior', 'fraco', 'fraca', 'decepciona', 'pressiona', 'preocupa'];
+
+const foldText = (s: string) => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Occurrences of a folded word start (`banc` counts "bancos", not "abancado"); a whole word when it ends in `$`. */
+const countStarts = (folded: string, word: string) => {
+  const whole = word.endsWith('$');
+  const pattern = `(?<![\\p{L}\\p{N}])${escape(whole ? word.slice(0, -1) : word)}${whole ? '(?![\\p{L}\\p{N}])' : ''}`;
+  return folded.match(new RegExp(pattern, 'gu'))?.length ?? 0;
+};
+
+/** The code with the most votes (title words count three times); the first of the list on a tie. */
+function vote(table: [string, string[]][], title: string, body: string, extra: Map<string, number> = new Map()): [string, number][] {
+  return table
+    .map(([code, ws]): [string, number] => [code, ws.reduce((n, w) => n + 3 * countStarts(title, w) + countStarts(body, w), 0) + (extra.get(code) ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
+
+/** Mentions of the known entities, longest name first so "Banco do Brasil" is not also "Brasil". */
+function findKnown(text: string): Map<number, number> {
+  const taken: boolean[] = [];
+  const counts = new Map<number, number>();
+  const forms = KNOWN_ENTITIES.flatMap((e, i) => [e.name, ...e.aliases, ...(e.ticker ? [e.ticker] : [])].map((f) => ({ f, i }))).sort((a, b) => b.f.length - a.f.length);
+  for (const { f, i } of forms) {
+    for (const m of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escape(f)}(?![\\p{L}\\p{N}])`, 'gu'))) {
+      const [start, end] = [m.index, m.index + f.length];
+      if (taken.slice(start, end).some(Boolean)) continue;
+      for (let k = start; k < end; k++) taken[k] = true;
+      counts.set(i, (counts.get(i) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/**
+ * A keyword-rule enrichment of the article in the prompt (the tags buildEnrichmentMessages
+ * writes): sector, topic and sentiment by word lists, entities from a table of known names,
+ * breaking when the title starts with URGENTE or the text mentions a fato relevante, and the
+ * translations as the Portuguese text with "[EN] " before the English one.
+ */
+function articleEnrichment(prompt: string): ModelEnrichment {
+  const field = (name: string) => {
+    const value = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(prompt)?.[1]?.trim() ?? '';
+    return value === '(nenhum)' || value === '' ? null : value;
+  };
+  const title = field('titulo') ?? '';
+  const subtitle = field('subtitulo');
+  const summary = field('resumo');
+  const text = field('texto') ?? '';
+  const all = [title, subtitle, summary, text].filter(Boolean).join('\n\n');
+  const [foldedTitle, foldedAll] = [foldText(title), foldText(all)];
+
+  const found = findKnown(all);
+  const inTitle = findKnown(title);
+  const companyVotes = new Map<string, number>();
+  for (const [i, n] of found) {
+    const sector = KNOWN_ENTITIES[i]!.sector;
+    if (sector) companyVotes.set(sector, (companyVotes.get(sector) ?? 0) + 2 * n + 3 * (inTitle.get(i) ?? 0));
+  }
+  const hint = /costuma cobrir o setor ([A-Z]{3})/.exec(prompt)?.[1];
+  const sectors = vote(SECTOR_WORDS, foldedTitle, foldedAll, companyVotes);
+  const topics = vote(TOPIC_WORDS, foldedTitle, foldedAll);
+  const primarySector = (sectors[0]?.[0] ?? hint ?? 'FIN') as ModelEnrichment['classification']['primarySector'];
+  const primaryTopic = (topics[0]?.[0] ?? 'MACRO') as ModelEnrichment['classification']['primaryTopic'];
+
+  const count = (ws: string[]) => ws.reduce((n, w) => n + countStarts(foldedAll, w) + 2 * countStarts(foldedTitle, w), 0);
+  const [pos, neg] = [count(POSITIVE_WORDS), count(NEGATIVE_WORDS)];
+  const score = Math.round(((pos - neg) / (pos + neg + 2)) * 100) / 100;
+  const breaking = /^urgente/.test(foldedTitle) || foldedAll.includes('fato relevante');
+
+  const entities = [...found].map(([i, n]) => {
+    const e = KNOWN_ENTITIES[i]!;
+    return { name: e.name, type: e.type, ticker: e.ticker, cnpj: null, mentionCount: n, inTitle: inTitle.has(i), sentiment: score };
+  });
+  const tickers = entities.flatMap((e) => (e.ticker ? [e.ticker] : []));
+  const words = foldedAll.split(/[^a-z0-9-]+/).filter((w) => w.length >= 7);
+  const frequent = [...new Set(words)].sort((a, b) => words.filter((w) => w === b).length - words.filter((w) => w === a).length).slice(0, 8);
+  const en = (s: string | null) => (s === null ? null : `[EN] ${s}`);
+  return {
+    classification: {
+      primarySector,
+      secondarySectors: sectors.slice(1, 3).map(([c]) => c) as ModelEnrichment['classification']['secondarySectors'],
+      primaryTopic,
+      topics: topics.slice(1, 3).map(([c]) => c) as ModelEnrichment['classification']['topics'],
+      contentType: breaking ? 'BREAKING' : 'NEWS',
+      urgencyLevel: breaking ? 'CRITICAL' : Math.abs(score) >= 0.5 ? 'HIGH' : 'MEDIUM',
+      isBreaking: breaking,
+    },
+    sentiment: { score, label: sentimentLabel(score), confidence: 0.6 },
+    marketImpact: {
+      level: breaking ? 'HIGH' : tickers.length ? 'MEDIUM' : 'LOW',
+      horizon: breaking ? 'INTRADAY' : 'SHORT_TERM',
+      scope: tickers.length ? 'COMPANY' : primarySector === 'GOV' || primaryTopic === 'RATES' ? 'ECONOMY' : 'SECTOR',
+      confidence: 0.5,
+      affectedTickers: tickers,
+    },
+    entities: entities.slice(0, 30),
+    translations: { pt: { title, subtitle, summary }, en: { title: `[EN] ${title}`, subtitle: en(subtitle), summary: en(summary) } },
+    scores: {
+      relevance: Math.min(100, 40 + 10 * tickers.length + (breaking ? 20 : 0)),
+      credibility: 70,
+      depth: Math.min(100, Math.round(words.length / 3)),
+      timeliness: breaking ? 95 : 70,
+      originality: 50,
+    },
+    keywords: [...new Set([...entities.map((e) => e.name.toLowerCase()), ...frequent])].slice(0, 15),
+  };
+}
+
+function firstUserMessage(body: ChatBody): string {
+  return body.messages.find((m) => m.role === 'user')?.content ?? '';
 }
 
 function lastUserMessage(body: ChatBody): string {
