@@ -20,7 +20,7 @@ import { createEntityCandidateRepo } from '../entity-candidate.repo';
 import { entityModel } from '../entity.model';
 import { linkMentions } from '../entity-link.rules';
 import { requestEnrichment } from '../enrichment';
-import { buildEnrichmentMessages, costUsd, countTokens, PROMPT_VERSION, toModules, type EnrichmentInput } from '../enrichment.rules';
+import { buildEnrichmentMessages, costUsd, PROMPT_VERSION, promptTokens, toModules, type EnrichmentInput } from '../enrichment.rules';
 import { createEnrichmentUsageRepo, nextUtcMidnight, utcDay } from '../enrichment-usage.repo';
 import { loadDictionary } from '../ingest';
 import { derivedKeys, nameKey } from '../ingest.rules';
@@ -80,7 +80,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   if (!target) return { state: 'gone' };
   const settings = deps.config.news.enrichment;
   const input = inputOf(target);
-  const estimate = countTokens(buildEnrichmentMessages(input, { maxInputTokens: settings.maxInputTokens }).map((m) => String(m.content)).join('\n')) + settings.maxOutputTokens;
+  const estimate = promptTokens(buildEnrichmentMessages(input, { maxInputTokens: settings.maxInputTokens })) + settings.maxOutputTokens;
   const usage = createEnrichmentUsageRepo(deps.conn);
   const day = utcDay(now);
   if (!(await usage.reserve(day, estimate, settings.dailyTokens, now))) {
@@ -92,7 +92,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   try {
     const lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
     try {
-      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens });
+      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens });
     } finally {
       await lease.release();
     }
