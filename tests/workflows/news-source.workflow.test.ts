@@ -106,31 +106,24 @@ function enrichActivities(outcomes: unknown[], alerts = true) {
   };
 }
 
-it('enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts once', async () => {
+it('enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue', async () => {
   const articleId = randomUUID();
   const prefix = `t${randomUUID().slice(0, 6)}-`;
-  const now = Date.now();
+  const now = await suite.env.currentTimeMs(); // the server's clock (time skipped by earlier tests)
   const resumeAt = new Date(now + 7 * 3_600_000).toISOString();
   const acts = enrichActivities([
     { state: 'waiting', resumeAt },
     { state: 'enriched', published: true, isBreaking: true, publishedAt: new Date(now).toISOString() },
   ]);
-  const alertsQueue = taskQueueName(prefix, TASK_QUEUES.whatsapp);
-  const alertsStarted: string[] = [];
-  const alertsWorker = await mockedActivitiesWorker(suite.env, {}, { bundle: suite.bundle, taskQueue: alertsQueue });
   const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
-  const result = await alertsWorker.run(() =>
-    worker.run(async () => {
-      const r = await suite.client.execute(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] });
-      const alertRun = await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).describe();
-      alertsStarted.push(alertRun.taskQueue);
-      await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
-      return r;
-    }),
-  );
+  const result = await worker.run(() => suite.client.execute(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] }));
+  expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
+  const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
+  const described = await child.describe();
+  expect([described.type, described.taskQueue, described.status.name]).toEqual(['whatsappAlertsWorkflow', taskQueueName(prefix, TASK_QUEUES.whatsapp), 'RUNNING']);
+  await child.terminate('test over');
   expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
   expect(acts.enrichArticle).toHaveBeenCalledTimes(2);
-  expect(alertsStarted).toEqual([alertsQueue]);
   const { events } = await suite.client.getHandle(workflowIds.newsEnrich(articleId)).fetchHistory();
   const timer = (events ?? []).find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
   expect(Number(timer?.startToFireTimeout?.seconds)).toBeGreaterThan(6.9 * 3_600);
