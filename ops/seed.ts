@@ -168,7 +168,7 @@ interface DoubleSite {
  * by a source is left alone.
  */
 export async function seedSources(deps: SourceDeps & { log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number }> {
-  const res = await fetch(`${doubleUrl}/__control/sites`, { signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${doubleUrl}/__control/info`, { signal: AbortSignal.timeout(5_000) });
   if (!res.ok) throw new Error(`the news sites double at ${doubleUrl} answered ${res.status}`);
   const { sites } = (await res.json()) as { sites: DoubleSite[] };
   const repo = createSourceRepo(deps.conn);

@@ -153,6 +153,8 @@ async function main(): Promise<number> {
       // guard refuses unless allowed).
       NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
       NEWS_FETCH_ALLOW_HOSTS: '127.0.0.1',
+      // The double's slow host answers after 5 s: a poll gives up sooner.
+      NEWS_FETCH_TIMEOUT_MS: '2000',
       // Provider timeouts are exercised in seconds, not minutes.
       AI_REQUEST_TIMEOUT_MS: '3000',
       // HTTP tools and MCP servers the tests run on loopback over TLS with a throw-away CA.
@@ -185,8 +187,8 @@ async function main(): Promise<number> {
     await supervisor.start({
       name: 'news-web-double',
       ...tsEntry('tests/doubles/news-web-double.main.ts'),
-      // Its control API on the chosen port; its sites on random ones (0), listed at /__control/sites.
-      args: [...tsEntry('tests/doubles/news-web-double.main.ts').args, String(newsWebPort), '60000', '--sites-on-random-ports'],
+      // Its control API on the chosen port; its sites on random ones (0), listed at /__control/info.
+      args: [...tsEntry('tests/doubles/news-web-double.main.ts').args, '0', '60000', String(newsWebPort)],
       env,
       cwd: ROOT,
       output: { file: path.join(dataDir, 'logs', 'news-web-double.log') },

@@ -49,6 +49,8 @@ export interface NewsWebDoubleOptions {
   seed?: number;
   /** How long the slow origin waits before answering (default 5 s). */
   slowMs?: number;
+  /** The control API's port when the sites take random ones (basePort 0): `npm test` knows where to ask. */
+  controlPort?: number;
 }
 
 /** One request the double received on a site or fault origin. */
@@ -310,7 +312,7 @@ export async function startNewsWebDouble(options: NewsWebDoubleOptions = {}): Pr
 
   // The control origin first (basePort), then the sites, then the faults.
   let controlHandler: Handler = (_req, res) => json(res, 503, { error: 'starting' });
-  const control = await listen(portFor(), (req, res, url) => controlHandler(req, res, url));
+  const control = await listen(options.controlPort ?? portFor(), (req, res, url) => controlHandler(req, res, url));
   servers.push(control.server);
 
   const sites = WELL_BEHAVED.map(runtime);

@@ -43,7 +43,7 @@ const control = async (path: string, body?: unknown) => {
 beforeAll(async () => {
   svc = await startNewsService();
   admin = `Bearer ${await tokenFor('news-admin', ['news.admin'])}`;
-  web = (await control('sites')) as Sites;
+  web = (await control('info')) as Sites;
 });
 afterAll(async () => {
   await svc?.close();
@@ -145,5 +145,47 @@ describe('from feed to enriched article', () => {
     const feedRequests = log.requests.filter((r) => r.path === new URL(rssSite.feedUrl).pathname);
     expect(feedRequests.some((r) => r.headers['if-none-match'])).toBe(true);
     expect(feedRequests.every((r) => /NewsletterPlatformBot/.test(r.headers['user-agent'] ?? ''))).toBe(true);
+  });
+});
+
+describe('every fault of the news sites double is a source health, never a crash or a hammering', () => {
+  const faultSource = async (fault: string) => {
+    const res = await addSource({ name: `Falha ${fault}`, feedUrl: web.faults[fault], pollIntervalMinutes: 1 });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    return await until(() => sourceOf(id), (s) => s.health.consecutiveFailures >= 1, 60_000);
+  };
+
+  it.each([
+    ['malformed', /could not be read/],
+    ['notFound', /404/],
+    ['redirectLoop', /redirect/i],
+    ['redirectPrivate', /169\.254\.169\.254|not allowed|refused/i],
+    ['redirectPrivateNet', /10\.0\.0\.7|not allowed|refused/i],
+    ['nonHttpRedirect', /file:|scheme/i],
+    ['oversized', /large|bytes/i],
+    ['slow', /time/i],
+  ])('%s: the poll fails, the error is recorded, the source backs off', async (fault, message) => {
+    const s = await faultSource(fault);
+    expect(s.state).toBe('backing-off');
+    expect(s.health.lastError).toMatch(message);
+    expect(s.health.lastSuccessAt).toBeNull();
+    expect(s.health.itemsSeen).toBe(0);
+    expect(new Date(s.health.nextPollAt!).getTime()).toBeGreaterThan(new Date(s.health.lastPollAt!).getTime() + 59_000);
+  });
+
+  it('429 with Retry-After: the next poll waits at least what the site asked', async () => {
+    await control('fault', { name: 'rateLimited', remaining: 100, retryAfter: '600' });
+    const s = await faultSource('rateLimited');
+    expect(s.health.lastError).toMatch(/429/);
+    expect(new Date(s.health.nextPollAt!).getTime() - new Date(s.health.lastPollAt!).getTime()).toBeGreaterThanOrEqual(600_000);
+  });
+
+  it('503 with Retry-After as an HTTP date is honoured the same way', async () => {
+    const at = new Date(Date.now() + 15 * 60_000);
+    await control('fault', { name: 'unavailable', remaining: 100, retryAfter: at.toUTCString() });
+    const s = await faultSource('unavailable');
+    expect(s.health.lastError).toMatch(/503/);
+    expect(new Date(s.health.nextPollAt!).getTime()).toBeGreaterThanOrEqual(at.getTime() - 2_000);
   });
 });

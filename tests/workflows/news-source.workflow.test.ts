@@ -106,7 +106,7 @@ function enrichActivities(outcomes: unknown[], alerts = true) {
   };
 }
 
-it('enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue', async () => {
+it("enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue", async () => {
   const articleId = randomUUID();
   const prefix = `t${randomUUID().slice(0, 6)}-`;
   const now = await suite.env.currentTimeMs(); // the server's clock (time skipped by earlier tests)
