@@ -51,6 +51,14 @@ afterAll(async () => {
 
 const api = () => request(svc.callback);
 const addSource = (body: Record<string, unknown>) => api().post('/api/admin/sources').set('Authorization', admin).send(body);
+/** A source for a feed: added, or the one reading it already (a re-run on the same stack). */
+const ensureSource = async (body: { name: string; feedUrl: string; tier?: number; pollIntervalMinutes?: number }): Promise<string> => {
+  const res = await addSource(body);
+  if (res.status === 201) return res.body.data.id as string;
+  expect(res.status).toBe(409);
+  const all = (await api().get('/api/admin/sources').set('Authorization', admin)).body.data as { id: string; feedUrl: string }[];
+  return all.find((s) => s.feedUrl === body.feedUrl)!.id;
+};
 const sourceOf = async (id: string) => (await api().get(`/api/admin/sources/${id}`).set('Authorization', admin)).body.data as {
   state: string;
   health: { lastPollAt: string | null; lastSuccessAt: string | null; lastError: string | null; consecutiveFailures: number; itemsSeen: number; articlesCreated: number; nextPollAt: string | null };
@@ -106,9 +114,7 @@ describe('from feed to enriched article', () => {
 
   beforeAll(async () => {
     rssSite = web.sites.find((s) => s.format === 'rss')!;
-    const res = await addSource({ name: rssSite.name, feedUrl: rssSite.feedUrl, tier: rssSite.tier, pollIntervalMinutes: 1 });
-    expect(res.status).toBe(201);
-    sourceId = res.body.data.id;
+    sourceId = await ensureSource({ name: rssSite.name, feedUrl: rssSite.feedUrl, tier: rssSite.tier, pollIntervalMinutes: 1 });
   });
 
   it('polls the feed on its own workflow and publishes its items as enriched articles, listed by the API', async () => {
@@ -187,5 +193,109 @@ describe('every fault of the news sites double is a source health, never a crash
     const s = await faultSource('unavailable');
     expect(s.health.lastError).toMatch(/503/);
     expect(new Date(s.health.nextPollAt!).getTime()).toBeGreaterThanOrEqual(at.getTime() - 2_000);
+  });
+});
+
+describe('what the pipeline makes of the items', () => {
+  interface Scenarios {
+    syndicated: { original: string; copy: string }[];
+    paywalled: string[];
+    disallowed: string;
+    breaking: string[];
+  }
+  let scenarios: Scenarios;
+  const ids: Record<string, string> = {};
+  const site = (id: string) => web.sites.find((s) => s.id === id)!;
+  const published = (sourceId: string) => until(() => sourceOf(sourceId), (s) => s.health.itemsSeen > 0 && s.health.articlesCreated > 0, 90_000);
+  const itemAt = async (url: string) => await until(() => items().findOne({ url }), (i) => i !== null && i.state !== 'new' && i.state !== 'extracted', 60_000);
+  let key: string;
+
+  beforeAll(async () => {
+    scenarios = ((await control('info')) as { scenarios: Scenarios }).scenarios;
+    ({ key } = await accountWithKey(svc, 'business'));
+    // The wire first, so its stories are the first reports; then the sites that copy it or hide pages.
+    for (const id of ['boletim-financeiro', 'radar-b3', 'folha-economica']) {
+      const s = site(id);
+      ids[id] = await ensureSource({ name: s.name, feedUrl: s.feedUrl, tier: s.tier, pollIntervalMinutes: 1 });
+      await published(ids[id]!);
+    }
+  });
+
+  it('a syndicated copy is one more report of the first article, not an article of its own', async () => {
+    for (const { original, copy } of scenarios.syndicated) {
+      const first = await itemAt(original);
+      const again = await itemAt(copy);
+      expect(first!.state).toBe('published');
+      expect([again!.state, again!.sameAs]).toEqual(['syndicated', first!.articleId]);
+      const article = await withKey(svc, key, `/api/articles/${first!.articleId}`).expect(200);
+      expect(article.body.data.alsoReportedBy).toEqual(expect.arrayContaining([expect.objectContaining({ sourceName: 'Radar B3' })]));
+      await withKey(svc, key, `/api/articles/${again!.articleId}`).expect(404);
+    }
+  });
+
+  it('a page robots.txt disallows is not fetched: the item keeps its feed summary', async () => {
+    const item = await itemAt(scenarios.disallowed);
+    expect(item!.page).toMatchObject({ fetched: false, text: null });
+    expect(item!.page!.note).toMatch(/robots/i);
+    const log = (await control(`requests?origin=${encodeURIComponent(site('radar-b3').origin)}`)) as { requests: { path: string }[] };
+    expect(log.requests.map((r) => r.path)).toContain('/robots.txt');
+    expect(log.requests.filter((r) => r.path.startsWith('/privado/'))).toEqual([]);
+    const article = await withKey(svc, key, `/api/articles/${item!.articleId}?include=meta`).expect(200);
+    expect(article.body.data.summary).toBe(item!.summary);
+  });
+
+  it('a paywalled page keeps the feed summary and is marked paywall; the raw page is kept in MinIO', async () => {
+    for (const url of scenarios.paywalled) {
+      const item = await itemAt(url);
+      expect(item!.page).toMatchObject({ fetched: true, paywalled: true, text: null });
+      const stat = await svc.deps.storage.client.statObject(svc.deps.storage.bucket, item!.page!.rawObjectKey!);
+      expect(stat.size).toBeGreaterThan(500);
+      const article = await withKey(svc, key, `/api/articles/${item!.articleId}?include=meta`).expect(200);
+      expect(article.body.data.meta.paywall).toBe(true);
+      expect(article.body.data.summary).toBe(item!.summary);
+    }
+  });
+
+  it('an article is listed under its canonical URL, and tokens, cost and prompt version are recorded per article and per day', async () => {
+    const item = await items().findOne({ sourceId: ids['boletim-financeiro'], state: 'published' });
+    const doc = await svc.deps.articles.findById(item!.articleId);
+    expect(doc!.sourceUrl).toBe(item!.page!.canonicalUrl ?? item!.url);
+    expect(doc!.enrichment).toMatchObject({ state: 'enriched', promptVersion: expect.stringMatching(/^enrich-/), attempts: 1 });
+    expect(doc!.enrichment!.promptTokens + doc!.enrichment!.completionTokens).toBeGreaterThan(100);
+    const day = await collectionOf<{ _id: string; tokens: number; articles: number }>(svc.deps.mongo.conn, 'news_enrichment_days').findOne({ _id: new Date().toISOString().slice(0, 10) });
+    expect(day!.articles).toBeGreaterThan(0);
+    expect(day!.tokens).toBeGreaterThan(100 * day!.articles);
+  });
+
+  it('an item published later is read on the next poll and listed', async () => {
+    const { published: out } = (await control('publish', { site: 'folha-economica', count: 1 })) as { published: { link: string; title: string }[] };
+    await api().post(`/api/admin/sources/${ids['folha-economica']}/poll`).set('Authorization', admin).expect(202);
+    const item = await itemAt(out[0]!.link);
+    expect(item!.state).toBe('published');
+    const listed = await until(async () => (await withKey(svc, key, '/api/articles?limit=50')).body.data as { id: string }[], (l) => l.some((a) => a.id === item!.articleId));
+    expect(listed.map((a) => a.id)).toContain(item!.articleId);
+  });
+
+  it('names the catalogue lacks wait in the curation queue; accepting one adds it to the catalogue, dismissing keeps it out', async () => {
+    const open = await until(async () => (await api().get('/api/admin/entity-candidates').set('Authorization', admin)).body.data as { id: string; name: string; mentions: number }[], (l) => l.length >= 2);
+    const [accept, dismiss] = open;
+    const accepted = await api().post(`/api/admin/entity-candidates/${encodeURIComponent(accept!.id)}/accept`).set('Authorization', admin).expect(201);
+    expect(accepted.body.data).toMatchObject({ state: 'accepted', entityId: expect.any(String) });
+    const entity = await withKey(svc, key, accepted.headers.location!).expect(200);
+    expect(entity.body.data.canonicalName).toBe(accept!.name);
+    await api().post(`/api/admin/entity-candidates/${encodeURIComponent(accept!.id)}/accept`).set('Authorization', admin).expect(409);
+    const dismissed = await api().post(`/api/admin/entity-candidates/${encodeURIComponent(dismiss!.id)}/dismiss`).set('Authorization', admin).expect(200);
+    expect(dismissed.body.data.state).toBe('dismissed');
+    const still = (await api().get('/api/admin/entity-candidates').set('Authorization', admin)).body.data as { id: string }[];
+    expect(still.map((c) => c.id)).not.toEqual(expect.arrayContaining([accept!.id, dismiss!.id].slice(0, 1)));
+    expect(still.map((c) => c.id)).not.toContain(dismiss!.id);
+    await api().post('/api/admin/entity-candidates/nao-existe/dismiss').set('Authorization', admin).expect(404);
+  });
+
+  it('a page too large is not read: its item keeps the feed summary and is still published', async () => {
+    const sourceId = await ensureSource({ name: 'Página grande', feedUrl: ((await control('info')) as { oversizedPageFeed: string }).oversizedPageFeed, pollIntervalMinutes: 1 });
+    const item = await until(() => items().findOne({ sourceId }), (i) => i !== null && i.state === 'published', 60_000);
+    expect(item!.page).toMatchObject({ fetched: false });
+    expect(item!.page!.note).toMatch(/large|bytes/i);
   });
 });
