@@ -48,6 +48,10 @@ export function createNewsActivities(deps: NewsActivityDeps) {
       const record = await imports.get(importId);
       return { articleIds: record?.breakingIds ?? [], whatsapp: deps.whatsappEnabled === true };
     },
+    /** The articles the import inserted whose lines asked to be enriched. */
+    async enrichmentsOfImport(importId: string): Promise<string[]> {
+      return (await imports.get(importId))?.enrichIds ?? [];
+    },
     async failImport(importId: string, message: string): Promise<void> {
       await imports.finish(importId, 'failed', new Date(), message);
     },

@@ -259,6 +259,7 @@ export function corpusArticle(n: number, total: number, pools: CorpusPools, now:
   const publishedAt = new Date(now.getTime() - (total - n) * step - r.int(Math.max(1, Math.floor(step))));
   const words = `${title} ${subtitle} ${summary}`.split(/\s+/).length * 12;
   return {
+    enrich: false,
     title,
     subtitle,
     summary,

@@ -39,7 +39,12 @@ export interface ImportDoc extends ImportCounts {
   finishedAt: Date | null;
   /** The breaking articles this import inserted (readers are alerted of these). */
   breakingIds?: string[];
+  /** The articles this import inserted whose lines asked to be enriched (at most IMPORT_ENRICH_MAX). */
+  enrichIds?: string[];
 }
+
+/** Enrichments one import may ask for (each is a workflow the import starts); more lines asking are stored unenriched. */
+export const IMPORT_ENRICH_MAX = 1_000;
 
 export const ZERO_COUNTS: ImportCounts = { linesDone: 0, inserted: 0, duplicates: 0, invalid: 0, unlinkedMentions: 0 };
 
@@ -54,8 +59,11 @@ export function createImportRepo(conn: Connection) {
       await imports().updateOne({ _id: id }, { $set: { state: 'running', startedAt: at } });
     },
     /** Saves counts after a batch (absolute values, so a repeated batch saves the same numbers). */
-    progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors'], breakingIds: readonly string[] = []) => {
-      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT).map((e) => ({ line: e.line, error: cut(e.error) })) }, ...(breakingIds.length ? { $addToSet: { breakingIds: { $each: [...breakingIds] } } } : {}) });
+    progress: async (id: string, counts: ImportCounts, errors: ImportDoc['errors'], breakingIds: readonly string[] = [], enrichIds: readonly string[] = []) => {
+      const add: Record<string, { $each: string[] }> = {};
+      if (breakingIds.length) add.breakingIds = { $each: [...breakingIds] };
+      if (enrichIds.length) add.enrichIds = { $each: [...enrichIds] };
+      await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT).map((e) => ({ line: e.line, error: cut(e.error) })) }, ...(Object.keys(add).length ? { $addToSet: add } : {}) });
     },
     /** Marks a still-queued import failed, with the reason (its workflow never started). */
     abandon: async (id: string, reason: string, at: Date) => {

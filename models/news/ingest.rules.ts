@@ -52,6 +52,8 @@ export const ImportLine = z.strictObject({
       meta: MODULE_SCHEMAS.meta.partial().optional(),
     })
     .default({}),
+  /** Ask the model to enrich this article after it is stored (issue 25): for lines that come without modules. */
+  enrich: z.boolean().default(false),
   /** Mentions to link besides those found in the text: by name or alias, or by ticker. */
   entities: z
     .array(z.strictObject({ name: z.string().min(1).max(200).optional(), ticker: z.string().max(12).optional(), mentionCount: z.number().int().min(1).optional() }))

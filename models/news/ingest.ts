@@ -16,7 +16,7 @@ import type { Storage } from '../infra/storage';
 import { createArticleRepo } from './article.repo';
 import type { ArticleDoc } from './article.rules';
 import { entityModel } from './entity.model';
-import { createImportRepo, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
+import { createImportRepo, IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
 import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
 
 /** Lines per batch: counts are saved (and the activity heartbeats) after each. */
@@ -89,9 +89,11 @@ async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportD
   const articles = createArticleRepo(deps.conn);
   const dict = await loadDictionary(deps.conn);
   const errors = [...record.errors];
+  let enrichAsked = record.enrichIds?.length ?? 0;
   for await (const batch of batches(stream, counts.linesDone, IMPORT_BATCH_LINES)) {
     const now = new Date();
     const docs: ArticleDoc[] = [];
+    const wantsEnrichment = new Set<string>();
     for (const { line, text } of batch) {
       if (!text.trim()) continue; // blank lines are not articles
       let parsed: ImportLine;
@@ -103,6 +105,7 @@ async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportD
         continue;
       }
       const built = buildArticle(articleIdFor(record._id, line), parsed, dict, now);
+      if (parsed.enrich) wantsEnrichment.add(built.doc._id);
       counts.unlinkedMentions += built.unlinked;
       docs.push(built.doc);
     }
@@ -112,7 +115,10 @@ async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportD
     counts.linesDone = batch[batch.length - 1]!.line;
     const fresh = new Set(insertedIds);
     const alertable = docs.filter((d) => d.isBreaking && fresh.has(d._id) && now.getTime() - d.publishedAt.getTime() <= ALERT_MAX_AGE_MS);
-    await imports.progress(record._id, counts, errors, alertable.map((d) => d._id));
+    const room = IMPORT_ENRICH_MAX - enrichAsked;
+    const toEnrich = docs.filter((d) => wantsEnrichment.has(d._id) && fresh.has(d._id)).slice(0, Math.max(0, room)).map((d) => d._id);
+    enrichAsked += toEnrich.length;
+    await imports.progress(record._id, counts, errors, alertable.map((d) => d._id), toEnrich);
     deps.onBatch?.({ ...counts });
   }
 }

@@ -102,3 +102,20 @@ describe('cli seed', () => {
     expect(fresh?.revokedAt).toBeNull();
   });
 });
+
+describe('cli source', () => {
+  it('adds, lists and disables a news source; bad input exits 64, an unknown id 65', async () => {
+    const feed = `https://feeds.example.test/${Date.now()}.xml`;
+    const added = await runTs('ops/cli.ts', ['source', 'add', '--name', 'Fonte CLI', '--feed', feed, '--tier', '1', '--every', '10']);
+    expect(added.code).toBe(0);
+    const { id, enabled } = JSON.parse(added.lastLine) as { id: string; enabled: boolean };
+    expect(enabled).toBe(true);
+    const listed = JSON.parse((await runTs('ops/cli.ts', ['source', 'list'])).lastLine) as { id: string; feedUrl: string; tier: number; every: number }[];
+    expect(listed.find((s) => s.id === id)).toMatchObject({ feedUrl: feed, tier: 1, every: 10 });
+    const disabled = await runTs('ops/cli.ts', ['source', 'disable', '--id', id]);
+    expect([disabled.code, JSON.parse(disabled.lastLine).enabled]).toEqual([0, false]);
+    expect((await runTs('ops/cli.ts', ['source', 'add', '--name', 'Fonte CLI', '--feed', 'ftp://example.test/feed'])).code).toBe(64);
+    expect((await runTs('ops/cli.ts', ['source', 'add', '--name', 'Duplicada', '--feed', feed])).code).toBe(65);
+    expect((await runTs('ops/cli.ts', ['source', 'disable', '--id', '00000000-0000-4000-8000-000000000000'])).code).toBe(65);
+  });
+});

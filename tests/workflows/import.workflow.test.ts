@@ -16,8 +16,9 @@ const suite = workflowSuite();
 
 type Counts = { inserted: number; duplicates: number; invalid: number };
 
-function activities(options: { applyImport?: (id: string) => Promise<Counts>; breaking?: string[]; whatsapp?: boolean } = {}) {
+function activities(options: { applyImport?: (id: string) => Promise<Counts>; breaking?: string[]; whatsapp?: boolean; enrich?: string[] } = {}) {
   return {
+    enrichmentsOfImport: jest.fn(async (_id: string) => options.enrich ?? []),
     applyImport: jest.fn(options.applyImport ?? (async (_id: string) => ({ inserted: 3, duplicates: 1, invalid: 2 }))),
     failImport: jest.fn(async (_id: string, _message: string) => undefined),
     breakingOfImport: jest.fn(async (_id: string) => ({ articleIds: options.breaking ?? [], whatsapp: options.whatsapp ?? false })),
@@ -35,7 +36,7 @@ it('applies the import and returns its counts; no alerts where WhatsApp is off',
   const acts = activities({ breaking: ['a1'], whatsapp: false });
   const { importId, result } = await importRun(acts);
 
-  expect(result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 0 });
+  expect(result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 0, enrichments: 0 });
   expect(acts.applyImport.mock.calls).toEqual([[importId]]);
   expect(acts.breakingOfImport.mock.calls).toEqual([[importId]]);
   expect(acts.failImport).not.toHaveBeenCalled();
@@ -69,7 +70,7 @@ it('a database or storage outage is waited out: the import is retried until it a
   const { result } = await importRun(acts);
 
   expect(attempts).toBe(4);
-  expect(result).toEqual({ state: 'completed', inserted: 10, duplicates: 0, invalid: 0, alerts: 0 });
+  expect(result).toEqual({ state: 'completed', inserted: 10, duplicates: 0, invalid: 0, alerts: 0, enrichments: 0 });
   expect(acts.failImport).not.toHaveBeenCalled();
 });
 
@@ -79,7 +80,7 @@ it('starts the WhatsApp alerts of each breaking article on the deployment\'s Wha
   const [a1, a2, a3] = [randomUUID(), randomUUID(), randomUUID()];
 
   const first = await importRun(activities({ breaking: [a1, a2], whatsapp: true }), newsQueue);
-  expect(first.result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 2 });
+  expect(first.result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 2, enrichments: 0 });
 
   for (const articleId of [a1, a2]) {
     const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
@@ -107,4 +108,17 @@ it('a worker on an unprefixed queue starts the alerts on the plain WhatsApp queu
   const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
   expect((await child.describe()).taskQueue).toBe(TASK_QUEUES.whatsapp);
   await child.terminate('test over');
+});
+
+it("starts the enrichment of each article whose line asked for it, on the deployment's news sources queue, and leaves it running", async () => {
+  const prefix = `t${randomUUID().slice(0, 6)}-`;
+  const [a1, a2] = [randomUUID(), randomUUID()];
+  const { result } = await importRun(activities({ enrich: [a1, a2] }), taskQueueName(prefix, TASK_QUEUES.news));
+  expect(result).toMatchObject({ state: 'completed', enrichments: 2 });
+  for (const articleId of [a1, a2]) {
+    const child = suite.client.getHandle(workflowIds.newsEnrich(articleId));
+    const described = await child.describe();
+    expect([described.type, described.taskQueue, described.status.name]).toEqual(['newsEnrichWorkflow', taskQueueName(prefix, TASK_QUEUES.newsSources), 'RUNNING']);
+    await child.terminate('test over');
+  }
 });

@@ -4,13 +4,15 @@
  * storage outage is waited out. Imports run side by side: the unique index on the normalised
  * source URL decides duplicates (docs/decisions.md "Imports"). Then, when WhatsApp is configured,
  * it starts the alerts of each breaking article it inserted (`whatsapp-alerts-<articleId>`, once
- * per article; they outlive the import).
+ * per article; they outlive the import), and the enrichment of each article whose line asked for
+ * it (`news-enrich-<articleId>`, on the news sources queue; they outlive the import too).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../ids';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
+import type { newsEnrichWorkflow } from './enrich.workflow';
 
 export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '2 hours',
@@ -18,12 +20,34 @@ export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActiv
   // A bad import (missing record or staged file) is not retried.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['ImportUnusable'] },
 });
-export const { failImport, breakingOfImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { failImport, breakingOfImport, enrichmentsOfImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });
 
-export type NewsImportResult = { state: 'completed'; inserted: number; duplicates: number; invalid: number; alerts?: number } | { state: 'failed'; error: string };
+export type NewsImportResult = { state: 'completed'; inserted: number; duplicates: number; invalid: number; alerts?: number; enrichments?: number } | { state: 'failed'; error: string };
+
+/** Starts the enrichment (`news-enrich-<articleId>`) of each article whose line asked for it; how many were started. */
+async function startEnrichments(importId: string): Promise<number> {
+  const articleIds = await enrichmentsOfImport(importId);
+  const queue = workflowInfo().taskQueue;
+  const prefix = queue.endsWith(TASK_QUEUES.news) ? queue.slice(0, -TASK_QUEUES.news.length) : '';
+  let started = 0;
+  for (const articleId of articleIds) {
+    try {
+      await startChild<typeof newsEnrichWorkflow>('newsEnrichWorkflow', {
+        workflowId: workflowIds.newsEnrich(articleId),
+        taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources),
+        args: [{ articleId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      started += 1;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // being enriched already
+    }
+  }
+  return started;
+}
 
 /** Starts the WhatsApp alerts of the breaking articles an import inserted; how many were started. */
 async function startAlerts(importId: string): Promise<number> {
@@ -60,6 +84,8 @@ export async function newsImportWorkflow(importId: string): Promise<NewsImportRe
     await failImport(importId, error);
     return { state: 'failed', error };
   }
-  if (patched('whatsapp-breaking-alerts')) return { state: 'completed', ...counts, alerts: await startAlerts(importId) };
-  return { state: 'completed', ...counts };
+  if (!patched('whatsapp-breaking-alerts')) return { state: 'completed', ...counts };
+  const alerts = await startAlerts(importId);
+  if (!patched('news-import-enrichments')) return { state: 'completed', ...counts, alerts };
+  return { state: 'completed', ...counts, alerts, enrichments: await startEnrichments(importId) };
 }
