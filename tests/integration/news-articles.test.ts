@@ -159,7 +159,7 @@ describe('POST /api/admin/articles/import', () => {
       expect(await waitForImport(id)).toMatchObject({ state: 'completed', inserted: 0, duplicates: N, invalid: 0 });
       const handle = svc.deps.temporal.client.workflow.getHandle(`news-import-${id}`);
       // Nothing inserted, so no breaking-news alerts started.
-      expect(await handle.result()).toEqual({ state: 'completed', inserted: 0, duplicates: N, invalid: 0, alerts: 0 });
+      expect(await handle.result()).toEqual({ state: 'completed', inserted: 0, duplicates: N, invalid: 0, alerts: 0, enrichments: 0 });
       expect((await handle.describe()).type).toBe('newsImportWorkflow');
     }
     expect((await list('/api/articles?limit=1')).pagination.total).toBe(N);
