@@ -506,7 +506,8 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
       openaiDoublePort: e.OPENAI_DOUBLE_PORT,
       newsWebDoublePort: e.NEWS_WEB_DOUBLE_PORT,
-      newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL,
+      // In development the double runs where npm start puts it, so `npm run cli -- seed` in another shell finds it.
+      newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL ?? (e.NODE_ENV === 'development' ? `http://127.0.0.1:${e.NEWS_WEB_DOUBLE_PORT}` : undefined),
       postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
     },

@@ -167,8 +167,15 @@ interface DoubleSite {
  * the pipeline runs with no setup: their pollers start at once. Idempotent: a feed already read
  * by a source is left alone.
  */
-export async function seedSources(deps: SourceDeps & { log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number }> {
-  const res = await fetch(`${doubleUrl}/__control/info`, { signal: AbortSignal.timeout(5_000) });
+export async function seedSources(deps: SourceDeps & { log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number } | { skipped: string }> {
+  let res: Response;
+  try {
+    res = await fetch(`${doubleUrl}/__control/info`, { signal: AbortSignal.timeout(5_000) });
+  } catch {
+    const skipped = `no news sites double answers at ${doubleUrl} (is \`npm start\` running?): no sources registered`;
+    deps.log(skipped);
+    return { skipped };
+  }
   if (!res.ok) throw new Error(`the news sites double at ${doubleUrl} answered ${res.status}`);
   const { sites } = (await res.json()) as { sites: DoubleSite[] };
   const repo = createSourceRepo(deps.conn);
