@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { collectionOf } from '../../models/infra/mongo';
 import type { FeedItemDoc } from '../../models/news/sources/feed-item.repo';
+import { createEnrichmentUsageRepo } from '../../models/news/enrichment-usage.repo';
 import { workflowIds } from '../../workflows/ids';
 import { accountWithKey, startNewsService, withKey, type NewsService } from '../helpers/news';
 import { tokenFor } from '../helpers/service';
@@ -341,5 +342,32 @@ describe('imports', () => {
     // The model's sector replaces the one the line gave (the double files Petrobras under energy).
     expect(enriched).toMatchObject({ primarySector: 'ENE', enrichment: { state: 'enriched' } });
     expect((await articles.findOne({ sourceUrl: `${url}-plain` }))?.enrichment).toBeUndefined();
+  });
+});
+
+describe('the daily enrichment budget and the raw pages kept', () => {
+  it('reservations racing for the last tokens never overspend the day; settling corrects them to what was spent', async () => {
+    const usage = createEnrichmentUsageRepo(svc.deps.mongo.conn);
+    const day = `2099-01-${String(1 + Math.floor(Math.random() * 28)).padStart(2, '0')}-${randomUUID().slice(0, 4)}`;
+    const now = new Date();
+    // Room for exactly 5 reservations of 1,000 tokens out of 12 asking at once.
+    const granted = await Promise.all(Array.from({ length: 12 }, () => usage.reserve(day, 1_000, 5_000, now)));
+    expect(granted.filter(Boolean)).toHaveLength(5);
+    expect(await usage.reserve(day, 1_000, 5_000, now)).toBe(false);
+    // One call spent less than it reserved: its tokens come back for the next article.
+    await usage.settle(day, 1_000, { promptTokens: 300, completionTokens: 200, costUsd: 0.0002, promptVersion: 'enrich-test.1' }, now);
+    expect(await usage.reserve(day, 500, 5_000, now)).toBe(true);
+    const [doc] = await usage.between(day, day);
+    expect(doc).toMatchObject({ tokens: 5_000, promptTokens: 300, completionTokens: 200, articles: 1, promptVersions: { 'enrich-test_1': 1 } });
+  });
+
+  it('MinIO expires raw pages after the configured retention (a lifecycle rule on their prefix)', async () => {
+    const rules = await until(
+      () => svc.deps.storage.client.getBucketLifecycle(svc.deps.storage.bucket).catch(() => null),
+      (l) => l !== null,
+    );
+    const rule = (rules as unknown as { Rule: { ID: string; Filter: { Prefix: string }; Expiration: { Days: number } }[] | { ID: string; Filter: { Prefix: string }; Expiration: { Days: number } } }).Rule;
+    const list = Array.isArray(rule) ? rule : [rule];
+    expect(list.find((r) => r.ID === 'news-raw-pages')).toMatchObject({ Filter: { Prefix: 'news-pages/' }, Expiration: { Days: svc.deps.config.news.fetch.rawPageRetentionDays } });
   });
 });
