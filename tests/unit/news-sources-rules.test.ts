@@ -36,6 +36,8 @@ describe('source settings', () => {
     });
     for (const bad of [
       { name: 'x', feedUrl: 'file:///etc/passwd' },
+      { name: 'x', feedUrl: '' },
+      { name: 'x', feedUrl: 'não é uma URL' },
       { name: 'x', feedUrl: 'https://u:p@example.test/' },
       { name: 'x', feedUrl: 'https://example.test/', pollIntervalMinutes: 0.5 },
       { name: '', feedUrl: 'https://example.test/' },

@@ -26,7 +26,8 @@ const feedUrl = z
   .string()
   .max(2_048)
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
-  .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials');
+  // Runs even when the URL check above failed (zod reports every issue), so it must not throw.
+  .refine((u) => URL.canParse(u) && !new URL(u).username && !new URL(u).password, 'must not carry credentials');
 
 /** A source as an administrator creates it. */
 export const SourceInput = z.strictObject({
