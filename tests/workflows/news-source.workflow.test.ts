@@ -55,7 +55,9 @@ it('polls, reads new items (a failing page falls back to the summary), starts on
     ],
     { failPage: new Set(['i2']) },
   );
-  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
+  // The deployment's news-sources queue: the enrichments it starts run there too (on this worker).
+  const queue = taskQueueName(`t${randomUUID().slice(0, 6)}-`, TASK_QUEUES.newsSources);
+  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: queue });
   const started = Date.now();
   const result = await worker.run(async () => {
     const handle = await suite.client.start(newsSourceWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsSource(sourceId), args: [{ sourceId }] });
@@ -77,7 +79,7 @@ it('polls, reads new items (a failing page falls back to the summary), starts on
 it('a pollNow signal wakes a sleeping poller at once, and its status query shows the last poll', async () => {
   const sourceId = randomUUID();
   const acts = sourceActivities([polled(['a']), polled(['b']), polled([], { nextPollInMs: 60 * MINUTE })]);
-  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
+  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: taskQueueName(`t${randomUUID().slice(0, 6)}-`, TASK_QUEUES.newsSources) });
   await worker.run(async () => {
     const handle = await suite.env.client.workflow.start(newsSourceWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsSource(sourceId), args: [{ sourceId }] });
     await until(() => acts.pollSource.mock.calls.length, (n) => n >= 1);

@@ -4,10 +4,10 @@
  * visibly, in the Temporal UI as a timer, and nothing is lost), and the WhatsApp alerts of a
  * breaking article, started once (`whatsapp-alerts-<articleId>`).
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, ParentClosePolicy, proxyActivities, setCurrentDetails, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../ids';
+import { startDetached } from '../detached';
+import { TASK_QUEUES, workflowIds } from '../ids';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 
 type NewsActivities = ReturnType<typeof createNewsActivities>;
@@ -52,19 +52,6 @@ export async function newsEnrichWorkflow(input: { articleId: string }): Promise<
 /** Starts the breaking article's WhatsApp alerts once (its id refuses a second start). */
 async function startAlerts(articleId: string): Promise<boolean> {
   if (!(await alertsEnabled())) return false;
-  const queue = workflowInfo().taskQueue;
-  const prefix = queue.endsWith(TASK_QUEUES.newsSources) ? queue.slice(0, -TASK_QUEUES.newsSources.length) : '';
-  try {
-    await startChild<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', {
-      workflowId: workflowIds.whatsappAlerts(articleId),
-      taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
-      args: [{ articleId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return false; // alerted already
-    throw err;
-  }
+  const o = { workflowId: workflowIds.whatsappAlerts(articleId), ownQueue: TASK_QUEUES.newsSources, queue: TASK_QUEUES.whatsapp, args: [{ articleId }] as [{ articleId: string }], once: true };
+  return await startDetached<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', o);
 }

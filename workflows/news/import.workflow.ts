@@ -7,10 +7,10 @@
  * per article; they outlive the import), and the enrichment of each article whose line asked for
  * it (`news-enrich-<articleId>`, on the news sources queue; they outlive the import too).
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
-import { TASK_QUEUES, taskQueueName, workflowIds } from '../ids';
+import { startDetached } from '../detached';
+import { TASK_QUEUES, workflowIds } from '../ids';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
@@ -29,47 +29,22 @@ export type NewsImportResult = { state: 'completed'; inserted: number; duplicate
 
 /** Starts the enrichment (`news-enrich-<articleId>`) of each article whose line asked for it; how many were started. */
 async function startEnrichments(importId: string): Promise<number> {
-  const articleIds = await enrichmentsOfImport(importId);
-  const queue = workflowInfo().taskQueue;
-  const prefix = queue.endsWith(TASK_QUEUES.news) ? queue.slice(0, -TASK_QUEUES.news.length) : '';
   let started = 0;
-  for (const articleId of articleIds) {
-    try {
-      await startChild<typeof newsEnrichWorkflow>('newsEnrichWorkflow', {
-        workflowId: workflowIds.newsEnrich(articleId),
-        taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources),
-        args: [{ articleId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
-      started += 1;
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // being enriched already
-    }
+  for (const articleId of await enrichmentsOfImport(importId)) {
+    const o = { workflowId: workflowIds.newsEnrich(articleId), ownQueue: TASK_QUEUES.news, queue: TASK_QUEUES.newsSources, args: [{ articleId }] as [{ articleId: string }] };
+    if (await startDetached<typeof newsEnrichWorkflow>('newsEnrichWorkflow', o)) started += 1;
   }
   return started;
 }
 
-/** Starts the WhatsApp alerts of the breaking articles an import inserted; how many were started. */
+/** Starts the WhatsApp alerts of the breaking articles an import inserted (once per article); how many were started. */
 async function startAlerts(importId: string): Promise<number> {
   const { articleIds, whatsapp } = await breakingOfImport(importId);
   if (!whatsapp) return 0;
-  // This worker's deployment prefix: its own queue's name less the news queue's.
-  const queue = workflowInfo().taskQueue;
-  const prefix = queue.endsWith(TASK_QUEUES.news) ? queue.slice(0, -TASK_QUEUES.news.length) : '';
   let started = 0;
   for (const articleId of articleIds) {
-    try {
-      await startChild<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', {
-        workflowId: workflowIds.whatsappAlerts(articleId),
-        taskQueue: taskQueueName(prefix, TASK_QUEUES.whatsapp),
-        args: [{ articleId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-      started += 1;
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // alerted already
-    }
+    const o = { workflowId: workflowIds.whatsappAlerts(articleId), ownQueue: TASK_QUEUES.news, queue: TASK_QUEUES.whatsapp, args: [{ articleId }] as [{ articleId: string }], once: true };
+    if (await startDetached<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', o)) started += 1;
   }
   return started;
 }

@@ -9,10 +9,10 @@
  * deleted or disabled source ends it. Its memo and current details show the source's health in
  * the Temporal UI; history is kept short by continuing as new.
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { condition, continueAsNew, defineQuery, defineSignal, ParentClosePolicy, proxyActivities, setCurrentDetails, setHandler, startChild, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setCurrentDetails, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
-import { workflowIds } from '../ids';
+import { startDetached } from '../detached';
+import { TASK_QUEUES, workflowIds } from '../ids';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
 type NewsActivities = ReturnType<typeof createNewsActivities>;
@@ -107,15 +107,6 @@ async function ingestAll(itemIds: string[]): Promise<string[]> {
 
 /** Starts an article's enrichment unless it runs already (a later re-enrichment may reuse the id). */
 async function startEnrichment(articleId: string): Promise<void> {
-  try {
-    await startChild<typeof newsEnrichWorkflow>('newsEnrichWorkflow', {
-      workflowId: workflowIds.newsEnrich(articleId),
-      taskQueue: workflowInfo().taskQueue,
-      args: [{ articleId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+  const o = { workflowId: workflowIds.newsEnrich(articleId), ownQueue: TASK_QUEUES.newsSources, queue: TASK_QUEUES.newsSources, args: [{ articleId }] as [{ articleId: string }] };
+  await startDetached<typeof newsEnrichWorkflow>('newsEnrichWorkflow', o);
 }
