@@ -44,12 +44,14 @@ export async function newsReenrichWorkflow(input: ReenrichWorkflowInput): Promis
         from = outcome.next;
       }
     }
+    // Inside the try: a cancellation that came as the last chunk finished stops this call, and
+    // the operation is then marked cancelled rather than left running.
+    await finishReenrichment({ operationId, state: 'completed', error: null });
   } catch (err) {
     const state = isCancellation(err) ? 'cancelled' : 'failed';
     const error = state === 'failed' ? ((err instanceof ActivityFailure ? err.cause?.message : undefined) ?? (err as Error).message) : null;
     await CancellationScope.nonCancellable(() => finishReenrichment({ operationId, state, error }));
     throw err;
   }
-  await finishReenrichment({ operationId, state: 'completed', error: null });
   return { state: 'completed' };
 }
