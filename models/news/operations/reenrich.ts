@@ -56,7 +56,7 @@ export async function startReenrichment(deps: ReenrichDeps, input: { by: string;
   if (isEmptyFilter(input.filter)) throw new AppError('VALIDATION_FAILED', 'Give at least one filter field (sourceId, sector, from, to, promptVersionNot, articleIds)');
   const articleIds = await deps.articles.idsMatching(reenrichQuery(input.filter), REENRICH_MAX_ARTICLES + 1);
   if (articleIds.length > REENRICH_MAX_ARTICLES) {
-    throw new AppError('VALIDATION_FAILED', `The filter matches more than ${REENRICH_MAX_ARTICLES} articles: narrow it (a source, a sector, a shorter period, promptVersionNot)`);
+    throw new AppError('VALIDATION_FAILED', `The filter matches more than ${REENRICH_MAX_ARTICLES.toLocaleString('en-US')} articles: narrow it (a source, a sector, a shorter period, promptVersionNot)`);
   }
   const operationId = (deps.newId ?? randomUUID)();
   const doc: ReenrichmentDoc = {
