@@ -176,6 +176,30 @@ it('Temporal down: 503, and the operation is failed with why, never left running
   expect(ops[0]).toMatchObject({ state: 'failed', error: NOT_STARTED, finishedAt: expect.any(Date), done: 0 });
 });
 
+it('counts each article once: a retried call resumes at its saved position, and an outcome repeated for a passed position is not counted', async () => {
+  const repo = svc.deps.reenrichments;
+  const id = crypto.randomUUID();
+  await repo.create({
+    _id: id, filter: { sourceId }, promptVersion: PROMPT_VERSION, articleIds: ['a0', 'a1', 'a2', 'a3'], total: 4, done: 0, failed: 0, gone: 0, waiting: 0, resumeAt: null,
+    errors: [], positions: {}, state: 'running', createdBy: 'news-reenrich-admin', createdAt: new Date(), finishedAt: null, error: null,
+  });
+  // The call [2, 4): its first attempt saves its start, counts article 2, then dies.
+  expect(await repo.positionOf((await repo.get(id))!, 2)).toBe(2);
+  expect(await repo.record(id, 2, 2, 'done')).toBe(true);
+  // Its retry resumes at 3; the outcome of article 2 told again (the attempt that died) counts nothing.
+  expect(await repo.positionOf((await repo.get(id))!, 2)).toBe(3);
+  expect(await repo.record(id, 2, 2, 'done')).toBe(false);
+  expect(await repo.record(id, 2, 3, 'failed', { articleId: 'a3', error: 'refused' })).toBe(true);
+  // Another call's positions are its own.
+  expect(await repo.positionOf((await repo.get(id))!, 0)).toBe(0);
+  await repo.wait(id, new Date('2026-11-26T00:00:00Z'));
+  expect(await repo.find(id)).toMatchObject({ done: 1, failed: 1, waiting: 2, resumeAt: new Date('2026-11-26T00:00:00Z'), errors: [{ articleId: 'a3', error: 'refused' }] });
+  await repo.resume(id);
+  await repo.finish(id, 'cancelled', new Date());
+  await repo.finish(id, 'completed', new Date()); // an ended operation stays as it ended
+  expect(await repo.find(id)).toMatchObject({ state: 'cancelled', waiting: 0, resumeAt: null });
+});
+
 it('refuses a bad filter with 400 and stores nothing', async () => {
   const by = 'news-reenrich-bad-filters';
   const bad = `Bearer ${await tokenFor(by, ['news.admin'])}`;
