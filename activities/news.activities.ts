@@ -1,8 +1,9 @@
 /**
  * Activities of the news workflows: imports (apply one, heartbeating per batch; mark one failed),
- * sources (poll a feed, read an item's page) and enrichment (one article's model call).
+ * sources (poll a feed, read an item's page), enrichment (one article's model call) and
+ * re-enrichment (a chunk of an operation's articles, one model call each; mark the operation ended).
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import type { Leases } from '../models/infra/leases';
@@ -13,6 +14,8 @@ import { EnrichmentInvalid } from '../models/news/enrichment';
 import { createImportRepo } from '../models/news/import.repo';
 import { runImport } from '../models/news/ingest';
 import { enrichArticle, failEnrichment, type EnrichOutcome } from '../models/news/operations/enrich-article';
+import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
+import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
 import { ingestItem, pollSource, type IngestOutcome, type PollOutcome } from '../models/news/sources/pipeline';
 
 export interface NewsActivityDeps {
@@ -31,8 +34,31 @@ const need = <T>(value: T | undefined, what: string): T => {
   return value;
 };
 
+/**
+ * An enrichment's error as Temporal should see it: answers that never validated and refused
+ * requests are final (not retried); the provider's 429, 5xx and timeouts are retried, after its
+ * Retry-After when it gave one; anything else (the database away) is retried as it is.
+ */
+function enrichmentFailure(err: unknown): unknown {
+  if (err instanceof EnrichmentInvalid) return ApplicationFailure.create({ type: 'EnrichmentInvalid', message: err.message, nonRetryable: true });
+  if (err instanceof LlmError) {
+    if (!err.retryable) return ApplicationFailure.create({ type: 'ProviderRejected', message: `the AI provider refused the request (${err.kind}): ${err.message}`, nonRetryable: true });
+    return ApplicationFailure.create({
+      type: 'ProviderUnavailable',
+      message: `the AI provider is unavailable (${err.kind})`,
+      ...(err.options.retryAfterMs ? { nextRetryDelay: err.options.retryAfterMs } : {}),
+    });
+  }
+  return err;
+}
+
+/** While the article is being enriched, the chunk heartbeats this often (its position, unchanged). */
+const HEARTBEAT_MS = 5_000;
+
 export function createNewsActivities(deps: NewsActivityDeps) {
   const imports = createImportRepo(deps.conn);
+  const reenrichments = createReenrichmentRepo(deps.conn);
+  const enrichDeps = () => ({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') });
   return {
     async applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }> {
       const record = await imports.get(importId);
@@ -71,23 +97,61 @@ export function createNewsActivities(deps: NewsActivityDeps) {
      */
     async enrichArticle(articleId: string): Promise<EnrichOutcome> {
       try {
-        return await enrichArticle({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') }, articleId);
+        return await enrichArticle(enrichDeps(), articleId);
       } catch (err) {
-        if (err instanceof EnrichmentInvalid) throw ApplicationFailure.create({ type: 'EnrichmentInvalid', message: err.message, nonRetryable: true });
-        if (err instanceof LlmError) {
-          if (!err.retryable) throw ApplicationFailure.create({ type: 'ProviderRejected', message: `the AI provider refused the request (${err.kind}): ${err.message}`, nonRetryable: true });
-          throw ApplicationFailure.create({
-            type: 'ProviderUnavailable',
-            message: `the AI provider is unavailable (${err.kind})`,
-            ...(err.options.retryAfterMs ? { nextRetryDelay: err.options.retryAfterMs } : {}),
-          });
-        }
-        throw err;
+        throw enrichmentFailure(err);
       }
     },
     async failEnrichment(articleId: string, error: string): Promise<void> {
       await failEnrichment(deps.conn, articleId, error);
     },
+
+    /**
+     * Enriches again the articles at positions [start, end) of a re-enrichment, in order, from
+     * where an earlier attempt stopped (its heartbeat, or the position on the record, which is
+     * never behind it). Each outcome is counted on the record as soon as it is known. A failed
+     * article (its answers never validated, or the provider refused it) is counted and listed;
+     * a provider outage fails the call, which Temporal retries. A spent budget ends the call with
+     * where to go on and when. A cancelled operation stops between articles.
+     */
+    async reenrichChunk(input: ReenrichChunkInput): Promise<ReenrichChunkResult> {
+      const ctx = Context.current();
+      const op = await reenrichments.get(input.operationId);
+      // Gone, ended, or abandoned because its start was reported failed although it reached Temporal.
+      if (!op || op.state !== 'running') return { state: 'finished' };
+      const enrich = enrichDeps();
+      await reenrichments.resume(op._id);
+      const heartbeat = (ctx.info.heartbeatDetails as number | undefined) ?? input.start;
+      let at = Math.max(heartbeat, await reenrichments.positionOf(op, input.start));
+      for (; at < input.end; at += 1) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('re-enrichment cancelled');
+        ctx.heartbeat(at);
+        const articleId = op.articleIds[at]!;
+        const beat = setInterval(() => ctx.heartbeat(at), HEARTBEAT_MS);
+        let outcome: EnrichOutcome;
+        try {
+          outcome = await enrichArticle(enrich, articleId);
+        } catch (err) {
+          const failure = enrichmentFailure(err);
+          if (!(failure instanceof ApplicationFailure && failure.nonRetryable)) throw failure;
+          await reenrichments.record(op._id, input.start, at, 'failed', { articleId, error: failure.message });
+          continue;
+        } finally {
+          clearInterval(beat);
+        }
+        if (outcome.state === 'waiting') {
+          await reenrichments.wait(op._id, new Date(outcome.resumeAt));
+          return { state: 'waiting', waitUntil: outcome.resumeAt, next: at };
+        }
+        await reenrichments.record(op._id, input.start, at, outcome.state === 'gone' ? 'gone' : 'done');
+      }
+      ctx.heartbeat(at);
+      return { state: 'finished' };
+    },
+    async finishReenrichment(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed'; error: string | null }): Promise<void> {
+      await reenrichments.finish(input.operationId, input.state, new Date(), input.error);
+    },
+
     /** Whether breaking articles alert WhatsApp readers on this deployment. */
     async alertsEnabled(): Promise<boolean> {
       return deps.whatsappEnabled === true;

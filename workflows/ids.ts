@@ -13,7 +13,7 @@ export const TASK_QUEUES = {
   support: 'support-ops',
   /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
-  /** News sources: one poller per source, page reads, and each article's enrichment. */
+  /** News sources: one poller per source, page reads, each article's enrichment and re-enrichments. */
   newsSources: 'news-sources',
   /** Quizzes: the daily generation and its model calls. */
   quiz: 'quiz-generation',
@@ -42,6 +42,8 @@ export const workflowIds = {
   newsSource: (sourceId: string) => `news-source-${sourceId}`,
   /** The enrichment of one article (the article's id is known before it is published). */
   newsEnrich: (articleId: string) => `news-enrich-${articleId}`,
+  /** The re-enrichment of the articles a filter matched (its id is the operation id clients poll). */
+  newsReenrich: (operationId: string) => `news-reenrich-${operationId}`,
   /** One article import (its id is the import id clients poll). */
   newsImport: (importId: string) => `news-import-${importId}`,
   /** The generation of one quiz: one run at a time per quiz date (`2026-11-21` or `2026-11-21-night`). */

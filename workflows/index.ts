@@ -6,6 +6,7 @@ export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
 export { newsImportWorkflow } from './news/import.workflow';
 export { newsSourceWorkflow } from './news/source.workflow';
 export { newsEnrichWorkflow } from './news/enrich.workflow';
+export { newsReenrichWorkflow } from './news/reenrich.workflow';
 /** Deprecated: the single-writer import queue, kept registered so runs started before the upgrade finish. */
 export { newsIngestWorkflow } from './news/ingest.workflow';
 export { quizDailyWorkflow, quizGenerationWorkflow } from './quiz/generation.workflow';

@@ -5,6 +5,7 @@ import { createArticleQueries, type ArticleQueries } from '../../models/news/art
 import { createArticleRepo, type ArticleRepo } from '../../models/news/article.repo';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
 import { createImportRepo, type ImportRepo } from '../../models/news/import.repo';
+import { createReenrichmentRepo, type ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
@@ -30,6 +31,8 @@ export interface NewsDeps extends Infra {
   /** Lists, search and the feed. */
   queries: ArticleQueries;
   imports: ImportRepo;
+  /** Re-enrichments of the articles a filter matched. */
+  reenrichments: ReenrichmentRepo;
   /** Requests per minute per key, by the plan of the key's account. */
   keyLimiters: Record<Plan, Limiter>;
   billing: BillingRepo;
@@ -76,6 +79,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     articles: createArticleRepo(conn),
     queries: createArticleQueries(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
     imports: createImportRepo(conn),
+    reenrichments: createReenrichmentRepo(conn),
     keyLimiters,
     billing,
     relay,

@@ -8,6 +8,7 @@ import { billingRoutes } from './billing.routes';
 import { entityRoutes } from './entities.routes';
 import { importRoutes } from './imports.routes';
 import { sourceRoutes } from './sources.routes';
+import { reenrichRoutes } from './reenrich.routes';
 import { keyRoutes } from './keys.routes';
 import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
@@ -21,7 +22,7 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   version: '0.1.0',
   description: 'Articles, search, entities, preferences and a personalised feed behind tiered API keys.',
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...sourceRoutes, ...billingRoutes, ...whatsappRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...entityRoutes, ...importRoutes, ...sourceRoutes, ...reenrichRoutes, ...billingRoutes, ...whatsappRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: {
     apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A Business API key (POST /api/keys); its plan sets the scopes, include modules and limits.' },
     stripeSignature: {

@@ -9,7 +9,7 @@ import type { ArticleDoc, ArticleReport } from './article.rules';
 
 /** Other reports kept per article. */
 export const REPORTS_MAX = 50;
-import { articleModel } from './article.model';
+import { articleModel, SORTS } from './article.model';
 
 export function createArticleRepo(conn: Connection) {
   const model = articleModel(conn);
@@ -56,6 +56,12 @@ export function createArticleRepo(conn: Connection) {
     },
 
     count: () => countMatching(conn, collection, {}),
+
+    /** Ids of the articles matching a query, newest first, at most `limit` (re-enrichment resolves its filter so). */
+    async idsMatching(query: Record<string, unknown>, limit: number): Promise<string[]> {
+      const found = await articles().find(query, { projection: { _id: 1 } }).sort(SORTS.publishedAt).limit(limit).toArray();
+      return found.map((d) => d._id);
+    },
 
     /** The article stored for a normalised URL (ingest.rules normaliseUrl). */
     bySourceKey: (sourceKey: string) => articles().findOne({ sourceKey }, { projection: { _id: 1, sourceKey: 1 } }),

@@ -23,7 +23,12 @@ export type Step =
    * Stateless and never used up: asks for the tool until the conversation holds a tool result,
    * then answers `reply` (after `replyDelayMs`). Models a conversation that may be replayed.
    */
-  | { kind: 'tool_then_reply'; tool: string; arguments: unknown; reply: string; replyDelayMs?: number; delayMs?: number };
+  | { kind: 'tool_then_reply'; tool: string; arguments: unknown; reply: string; replyDelayMs?: number; delayMs?: number }
+  /** The answer the double gives without a script (an enrichment, a quiz, an echo), after `delayMs`: a slow provider. */
+  | { kind: 'default'; delayMs: number };
+
+/** A step as answered (a `default` step becomes the answer it stands for). */
+type Answer = Exclude<Step, { kind: 'default' }>;
 
 interface ChatBody {
   model: string;
@@ -118,7 +123,7 @@ function instanceOf(schema: unknown, depth = 0): unknown {
  * without a script (`npm run fuzz`, a developer's `npm start` pointed at the double) makes quizzes;
  * `article_enrichment` (the news enrichment's format) gets a keyword-rule reading of the article.
  */
-function defaultReply(body: ChatBody): Step {
+function defaultReply(body: ChatBody): Answer {
   const format = body.response_format;
   if (format?.type === 'json_object') return { kind: 'reply', content: JSON.stringify({ echo: lastUserMessage(body) }) };
   if (format?.type === 'json_schema') {
@@ -182,7 +187,8 @@ export async function startOpenAiDouble(port = 0): Promise<OpenAiDouble> {
       const user = body.user ?? '';
       requests.set(user, [...(requests.get(user) ?? []), body]);
       const queue = scripts.get(user) ?? [];
-      let step: Step = (queue[0]?.kind === 'tool_then_reply' ? queue[0] : queue.shift()) ?? defaultReply(body);
+      const next: Step = (queue[0]?.kind === 'tool_then_reply' ? queue[0] : queue.shift()) ?? defaultReply(body);
+      let step: Answer = next.kind === 'default' ? { ...defaultReply(body), delayMs: next.delayMs } : next;
       if (step.kind === 'tool_then_reply') {
         const answered = body.messages.some((m) => m.role === 'tool');
         step = answered

@@ -42,6 +42,12 @@ export type EnrichOutcome =
   | { state: 'waiting'; resumeAt: string }
   | { state: 'gone' };
 
+/**
+ * The `user` an article's model calls are sent as: the article, so the provider's logs (and the
+ * OpenAI double's scripts, which tests key by it) tell one article's calls from the others'.
+ */
+export const enrichmentUser = (articleId: string): string => `news-enrichment-${articleId}`;
+
 /** Breaking news older than this when enriched is archive: nobody is alerted (as for imports). */
 export const ALERT_MAX_AGE_MS = 24 * 3_600_000;
 
@@ -92,7 +98,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   try {
     const lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
     try {
-      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens });
+      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens, user: enrichmentUser(articleId) });
     } finally {
       await lease.release();
     }
