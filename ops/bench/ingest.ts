@@ -723,6 +723,7 @@ async function main(): Promise<void> {
     `| workflow − direct | ${r.enrichment.overheadP50Ms ?? 'n/a'} / ${r.enrichment.overheadP95Ms ?? 'n/a'} ms | p50 ≤ 50 ms | ${yes(r.enrichment.met)} |`,
     `| rss over the steady phase (${memory.length} samples) | start ${r.memory.rss.startMb}, end ${r.memory.rss.endMb}, max ${r.memory.rss.maxMb} MB; slope ${r.memory.rss.slopeMbPer10Min} MB/10 min (second half ${r.memory.rss.secondHalfSlopeMbPer10Min}) | steady | |`,
     `| heapUsed over the steady phase | start ${r.memory.heapUsed.startMb}, end ${r.memory.heapUsed.endMb}, max ${r.memory.heapUsed.maxMb} MB; slope ${r.memory.heapUsed.slopeMbPer10Min} MB/10 min (second half ${r.memory.heapUsed.secondHalfSlopeMbPer10Min}) | steady | |`,
+    `rss / heapUsed every ${MEMORY_EVERY_MS / 1000} s (MB): ${memory.map((m) => `${m.rssMb.toFixed(0)}/${m.heapMb.toFixed(0)}`).join(' ')}`,
     '',
     `Load per phase (bench process cores used; whole machine busy; this process's event-loop delay p50/p99): ${Object.entries(r.load)
       .map(([k, v]) => `${k} ${v.benchProcessCores} cores, machine ${v.machineBusyPercent ?? 'n/a'}% busy, loop delay ${v.eventLoopDelayMs.p50}/${v.eventLoopDelayMs.p99} ms`)
