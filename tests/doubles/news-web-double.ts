@@ -5,7 +5,7 @@
  * because the platform's politeness (robots.txt, per-host concurrency, backoff) is per origin.
  *
  * Items appear over time: item k of a site is published at startAt + k × itemPeriodMs, and a feed
- * lists the newest 20. Tests do not wait for the clock: `POST /__control/publish` publishes the
+ * lists the newest 20 (feedSize). Tests do not wait for the clock: `POST /__control/publish` publishes the
  * next items at once. Feeds answer conditional GETs (strong ETag, Last-Modified, 304). The content
  * holds the cases the pipeline must handle: syndicated copies of wire stories, different stories
  * about one company, paywalled pages, a page robots.txt forbids, canonical URLs that differ from
@@ -51,6 +51,8 @@ export interface NewsWebDoubleOptions {
   slowMs?: number;
   /** The control API's port when the sites take random ones (basePort 0): `npm test` knows where to ask. */
   controlPort?: number;
+  /** How many of the newest items a feed lists (default 20; the ingest benchmark asks for 100). */
+  feedSize?: number;
 }
 
 /** One request the double received on a site or fault origin. */
@@ -196,7 +198,9 @@ export async function startNewsWebDouble(options: NewsWebDoubleOptions = {}): Pr
   const period = options.itemPeriodMs ?? 60_000;
   const seed = options.seed ?? 1;
   const slowMs = options.slowMs ?? 5_000;
+  const feedSize = options.feedSize ?? FEED_LENGTH;
   if (!(period > 0)) throw new Error('itemPeriodMs must be positive');
+  if (!Number.isInteger(feedSize) || feedSize < 1) throw new Error('feedSize must be a positive integer');
   // Whole seconds, so feeds (RFC 822 and HTTP dates have no milliseconds) say exactly when.
   const defaultStart = () => new Date(Math.floor((Date.now() - 10 * period) / 1000) * 1000);
   let startAt = options.startAt ?? defaultStart();
@@ -247,7 +251,7 @@ export async function startNewsWebDouble(options: NewsWebDoubleOptions = {}): Pr
       const path = url.pathname;
       if (path === '/robots.txt') return send(res, 200, 'text/plain; charset=utf-8', robotsTxt(rt.spec.name));
       if (path === rt.spec.feedPath) {
-        const items = newest(rt, FEED_LENGTH);
+        const items = newest(rt, feedSize);
         const updated = items[0]?.publishedAt ?? startAt;
         const body = renderFeed(rt.spec, rt.origin, rt.feedUrl, items, updated);
         const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
