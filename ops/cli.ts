@@ -168,8 +168,9 @@ async function seed(config: Config, args: string[]): Promise<string> {
   // After a bulk load the development database needs statistics before it orders lists from
   // their indexes (ops/dev-database.ts); MongoDB needs nothing.
   const statistics = () => (analyze(devPostgres(config)) ? info('statistics gathered') : undefined);
-  // The news sites double's feeds become sources (development and tests: npm start runs it).
-  const doubleUrl = config.devServices.newsWebDoubleUrl;
+  // In development the news sites double's feeds become sources (npm start runs it). Not in
+  // tests: their pollers would keep adding articles to the database other tests count.
+  const doubleUrl = config.env === 'development' ? config.devServices.newsWebDoubleUrl : undefined;
   const sources = async (deps: QueueDeps) =>
     doubleUrl ? await seedSources({ conn: deps.conn, temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix, log: info }, doubleUrl) : undefined;
   if (articles === 0 && values.entities === undefined) {

@@ -11,7 +11,7 @@ import { enrichmentUser } from '../../models/news/operations/enrich-article';
 import { NOT_STARTED } from '../../models/infra/save-then-start';
 import type { ReenrichmentDoc } from '../../models/news/reenrichment.repo';
 import { workflowIds } from '../../workflows/ids';
-import { startNewsService, type NewsService } from '../helpers/news';
+import { startIsolatedNewsStack, startNewsService, type NewsService } from '../helpers/news';
 import { provider } from '../helpers/ai';
 import { CLOSED_PORT, tokenFor } from '../helpers/service';
 import { until } from '../helpers/time-skipping';
@@ -28,6 +28,7 @@ interface Site {
 
 const DOUBLE = process.env.NEWS_WEB_DOUBLE_URL!;
 let svc: NewsService;
+let stack: Awaited<ReturnType<typeof startIsolatedNewsStack>>;
 let admin: string;
 let sourceId: string;
 let articleIds: string[];
@@ -42,7 +43,8 @@ const ended = async (id: string) => {
 };
 
 beforeAll(async () => {
-  svc = await startNewsService();
+  stack = await startIsolatedNewsStack('news-reenrich');
+  svc = stack.svc;
   admin = `Bearer ${await tokenFor('news-reenrich-admin', ['news.admin'])}`;
   const info = (await (await fetch(`${DOUBLE}/__control/info`)).json()) as { sites: Site[] };
   const site = info.sites.find((s) => s.id === 'pregao-online')!;
@@ -65,7 +67,7 @@ beforeAll(async () => {
   articleIds = await svc.deps.articles.idsMatching({ sourceId }, 1_000);
 });
 afterAll(async () => {
-  await svc?.close();
+  await stack?.close();
 });
 
 it('re-enriches every article of a source: 202 with where to follow it, progress up to completed, each article enriched again', async () => {
@@ -163,7 +165,7 @@ it('an article the provider refuses is counted failed and listed; a provider out
 });
 
 it('Temporal down: 503, and the operation is failed with why, never left running', async () => {
-  const down = await startNewsService({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}` });
+  const down = await startNewsService({ TEMPORAL_ADDRESS: `127.0.0.1:${CLOSED_PORT}`, MONGODB_DB: svc.deps.config.mongo.db });
   const by = `news-reenrich-temporal-down-${crypto.randomUUID().slice(0, 8)}`;
   try {
     const res = await request(down.callback).post('/api/admin/enrichments').set('Authorization', `Bearer ${await tokenFor(by, ['news.admin'])}`).send({ sourceId });
