@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import type { CommandStartedEvent, Document } from 'mongodb';
+import { buildIndexesRacing } from '../../models/infra/mongo';
 import { loadConfig } from '../../models/config';
 import { articleModel } from '../../models/news/article.model';
 import { createArticleQueries } from '../../models/news/article-query';
@@ -104,11 +105,13 @@ beforeAll(async () => {
     };
   });
   const Articles = articleModel(conn);
-  await Articles.createIndexes();
+  // Index builds of other databases (the pipeline's) may run at once: the development database can
+  // abort one as a deadlock, and repeated it succeeds (models/infra/mongo.ts).
+  await buildIndexesRacing(() => Articles.createIndexes());
   await Articles.collection.insertMany(articles as never[]);
 
   const Tickets = ticketModel(conn);
-  await Tickets.createIndexes();
+  await buildIndexesRacing(() => Tickets.createIndexes());
   const statuses = ['open', 'in_progress', 'resolved', 'closed', 'deleted'] as const;
   await Tickets.collection.insertMany(
     Array.from({ length: TICKETS }, (_, i) => {
