@@ -111,42 +111,22 @@ async function main(): Promise<void> {
     NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
     NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, '127.0.0.1'])].join(','),
   });
-  if (useOpenAiDouble) {
-    const entry = tsEntry('tests/doubles/openai-double.main.ts');
+  // A double of an external service (tests/doubles): its process, listening on `port`.
+  const startDouble = async (name: string, port: number) => {
+    const entry = tsEntry(`tests/doubles/${name}.main.ts`);
     await supervisor.start({
-      name: 'openai-double',
+      name,
       ...entry,
-      args: [...entry.args, String(openaiDoublePort)],
+      args: [...entry.args, String(port)],
       env,
       cwd: path.resolve(__dirname, '..'),
-      output: { file: path.join(config.dataDir, 'logs', 'openai-double.log') },
-      ready: () => tcpOpen(openaiDoublePort),
+      output: { file: path.join(config.dataDir, 'logs', `${name}.log`) },
+      ready: () => tcpOpen(port),
     });
-  }
-  {
-    const entry = tsEntry('tests/doubles/news-web-double.main.ts');
-    await supervisor.start({
-      name: 'news-web-double',
-      ...entry,
-      args: [...entry.args, String(newsWebPort)],
-      env,
-      cwd: path.resolve(__dirname, '..'),
-      output: { file: path.join(config.dataDir, 'logs', 'news-web-double.log') },
-      ready: () => tcpOpen(newsWebPort),
-    });
-  }
-  if (useWhatsAppDouble) {
-    const entry = tsEntry('tests/doubles/whatsapp-double.main.ts');
-    await supervisor.start({
-      name: 'whatsapp-double',
-      ...entry,
-      args: [...entry.args, String(whatsappDoublePort)],
-      env,
-      cwd: path.resolve(__dirname, '..'),
-      output: { file: path.join(config.dataDir, 'logs', 'whatsapp-double.log') },
-      ready: () => tcpOpen(whatsappDoublePort),
-    });
-  }
+  };
+  if (useOpenAiDouble) await startDouble('openai-double', openaiDoublePort);
+  await startDouble('news-web-double', newsWebPort);
+  if (useWhatsAppDouble) await startDouble('whatsapp-double', whatsappDoublePort);
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
   const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;

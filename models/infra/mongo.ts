@@ -97,6 +97,27 @@ export async function writeRacingOnUniqueKey<T>(write: () => Promise<T>): Promis
   }
 }
 
+const builtIndexes = new WeakMap<Connection, Map<string, Promise<unknown>>>();
+
+/**
+ * Builds a collection's indexes once per connection. Repositories are cheap to make and some are
+ * made per call (the news pipeline's activities); without this each call sent its createIndexes
+ * again (17 commands per published article, measured by bench:ingest). A failed build is tried
+ * again on the next call.
+ */
+export function indexesOnce(conn: Connection, collection: string, build: () => Promise<unknown>): Promise<unknown> {
+  let byCollection = builtIndexes.get(conn);
+  if (!byCollection) builtIndexes.set(conn, (byCollection = new Map()));
+  let built = byCollection.get(collection);
+  if (!built) {
+    const map = byCollection;
+    built = build();
+    map.set(collection, built);
+    built.catch(() => map.delete(collection));
+  }
+  return built;
+}
+
 /**
  * Builds indexes, repeating the build when the development database aborted it as a deadlock:
  * DocumentDB's index builds take PostgreSQL locks that concurrent writes or builds of the same

@@ -4,7 +4,7 @@
  * the database, not a single writer, decides which import's copy wins.
  */
 import type { Connection } from 'mongoose';
-import { buildIndexesRacing, collectionOf, countMatching, insertManyRacing } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, indexesOnce, countMatching, insertManyRacing } from '../infra/mongo';
 import type { ArticleDoc, ArticleReport } from './article.rules';
 
 /** Other reports kept per article. */
@@ -16,16 +16,16 @@ export function createArticleRepo(conn: Connection) {
   const collection = model.collection.collectionName;
   const articles = () => collectionOf<ArticleDoc>(conn, collection);
   /**
-   * The collection's indexes exist: inserts rely on the unique one. Built once; a failure (articles
+   * The collection's indexes exist: inserts rely on the unique one. Built once per connection; a failure (articles
    * of an earlier release without their key) is said plainly and tried again on the next call, so
    * a retried import succeeds once an operator has run the migration.
    */
-  let built: Promise<void> | undefined;
   const indexed = () =>
-    (built ??= buildIndexesRacing(() => model.createIndexes()).catch((err: Error) => {
-      built = undefined;
-      throw new Error(`the articles collection's indexes cannot be built (articles stored by an earlier release? run \`npm run cli -- migrate\`): ${err.message}`, { cause: err });
-    }));
+    indexesOnce(conn, collection, () =>
+      buildIndexesRacing(() => model.createIndexes()).catch((err: Error) => {
+        throw new Error(`the articles collection's indexes cannot be built (articles stored by an earlier release? run \`npm run cli -- migrate\`): ${err.message}`, { cause: err });
+      }),
+    );
   return {
     findById: (id: string) => articles().findOne({ _id: id }) as Promise<ArticleDoc | null>,
 

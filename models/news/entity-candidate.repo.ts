@@ -5,7 +5,7 @@
  * same name does not come back). One candidate per folded name.
  */
 import type { Connection } from 'mongoose';
-import { collectionOf } from '../infra/mongo';
+import { collectionOf, indexesOnce } from '../infra/mongo';
 import type { EntityType } from './article.rules';
 
 export const CANDIDATE_STATES = ['open', 'accepted', 'dismissed'] as const;
@@ -33,8 +33,7 @@ export interface EntityCandidateDoc {
 
 export function createEntityCandidateRepo(conn: Connection) {
   const candidates = () => collectionOf<EntityCandidateDoc>(conn, 'news_entity_candidates');
-  let indexed: Promise<unknown> | undefined;
-  const ensureIndexes = () => (indexed ??= candidates().createIndexes([{ key: { state: 1, mentions: -1, _id: 1 }, name: 'state_mentions' }]));
+  const ensureIndexes = () => (indexesOnce(conn, 'news_entity_candidates', () => candidates().createIndexes([{ key: { state: 1, mentions: -1, _id: 1 }, name: 'state_mentions' }])));
   return {
     ensureIndexes,
     /** Counts a mention (creating the candidate when new); an accepted or dismissed one keeps its state. */

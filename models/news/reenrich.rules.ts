@@ -63,9 +63,7 @@ export interface ReenrichChunkInput {
  */
 export type ReenrichChunkResult = { state: 'finished' } | { state: 'waiting'; waitUntil: string; next: number };
 
-/** [start, end) ranges of `size` over `total` positions, the last one short. */
-export const chunkRanges = (total: number, size: number): [number, number][] =>
-  Array.from({ length: Math.ceil(total / size) }, (_, i) => [i * size, Math.min(total, (i + 1) * size)]);
+export { chunkRanges } from '../chunks.rules';
 
 /** The key of a call's position on the record (`c<start>`: an object key, never an array index). */
 export const positionKey = (start: number): string => `c${start}`;

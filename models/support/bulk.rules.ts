@@ -24,5 +24,4 @@ export interface BulkWorkflowInput {
   chunkSize: number;
 }
 
-export const chunkRanges = (total: number, size: number): [number, number][] =>
-  Array.from({ length: Math.ceil(total / size) }, (_, i) => [i * size, Math.min(total, (i + 1) * size)]);
+export { chunkRanges } from '../chunks.rules';

@@ -10,7 +10,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { Connection } from 'mongoose';
-import { collectionOf } from '../../infra/mongo';
+import { collectionOf, indexesOnce } from '../../infra/mongo';
 import type { FeedItem } from './feed.rules';
 
 const ITEM_NAMESPACE = '0b9f4f0e-6a55-4c1e-9a0f-5d3b8f7c2e41';
@@ -81,14 +81,13 @@ export const REPORTED_BY_MAX = 50;
 
 export function createFeedItemRepo(conn: Connection) {
   const items = () => collectionOf<FeedItemDoc>(conn, 'news_feed_items');
-  let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
-    (indexed ??= items().createIndexes([
+    (indexesOnce(conn, 'news_feed_items', () => items().createIndexes([
       { key: { sourceId: 1, seenAt: -1 }, name: 'source_seen' },
       { key: { simBands: 1, seenAt: -1 }, name: 'bands_seen' },
       { key: { urlKey: 1 }, name: 'url_key' },
       { key: { articleId: 1 }, name: 'article' },
-    ]));
+    ])));
   return {
     ensureIndexes,
     /**

@@ -3,7 +3,7 @@
  * source's workflow records after each poll. One source per normalised feed URL (unique index).
  */
 import type { Connection } from 'mongoose';
-import { collectionOf, isDuplicateKey } from '../../infra/mongo';
+import { collectionOf, indexesOnce, isDuplicateKey } from '../../infra/mongo';
 import type { SourceDoc, SourceHealth, SourcePatch } from './source.rules';
 import { feedKeyOf } from './source.rules';
 
@@ -16,12 +16,11 @@ export class DuplicateFeed extends Error {
 
 export function createSourceRepo(conn: Connection) {
   const sources = () => collectionOf<SourceDoc>(conn, 'news_sources');
-  let indexed: Promise<unknown> | undefined;
   const ensureIndexes = () =>
-    (indexed ??= sources().createIndexes([
+    (indexesOnce(conn, 'news_sources', () => sources().createIndexes([
       { key: { feedKey: 1 }, name: 'feed_unique', unique: true },
       { key: { name: 1, _id: 1 }, name: 'name' },
-    ]));
+    ])));
   return {
     ensureIndexes,
     async create(doc: SourceDoc): Promise<void> {
