@@ -1,30 +1,47 @@
 /**
- * Finds the dev-service binaries (Temporal CLI, MinIO, FerretDB), building them from the Go module
- * proxy into a cache outside the repository when none is found, so fresh clones and CI reuse them.
+ * Finds the dev-service binaries (Temporal CLI, MinIO, FerretDB, stripe-mock, Mailpit), building
+ * them from the Go module proxy into a cache outside the repository when none is found, so fresh
+ * clones and CI reuse them.
  *
  * Order: the *_BIN variable, then PATH, then the cache, then a build from source.
  *
  * The build downloads the pinned module from the Go module proxy (`go mod download`), copies it to a
- * scratch directory and runs `go build` there, as the module's own developers would. Not
- * `go install pkg@version`: the proxy refuses FerretDB's version listing, which `go install`'s
- * deprecation check needs, and FerretDB's version file is generated at release time (we write it).
+ * scratch directory, runs the spec's `prepare` step (Mailpit bundles its web UI with npm there) and
+ * then `go build`, as the module's own developers would. Not `go install pkg@version`: the proxy
+ * refuses FerretDB's version listing, which `go install`'s deprecation check needs, and FerretDB's
+ * version file is generated at release time (we write it).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** What a {@link BinarySpec.prepare} step may use. */
+export interface PrepareTools {
+  /**
+   * Runs a command in the copied source, its output logged line by line. The environment is the
+   * build's, without the `npm_*` variables of the npm that started us (a nested npm would read
+   * them: `npm_config_local_prefix` points at this repository).
+   */
+  run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>;
+}
+
 export interface BinarySpec {
-  name: 'temporal' | 'minio' | 'ferretdb' | 'stripe-mock';
+  name: 'temporal' | 'minio' | 'ferretdb' | 'stripe-mock' | 'mailpit';
   /** Variable that may point to an existing binary. */
-  envVar: 'TEMPORAL_BIN' | 'MINIO_BIN' | 'FERRETDB_BIN' | 'STRIPE_MOCK_BIN';
+  envVar: 'TEMPORAL_BIN' | 'MINIO_BIN' | 'FERRETDB_BIN' | 'STRIPE_MOCK_BIN' | 'MAILPIT_BIN';
   module: string;
   pkg: string;
   version: string;
   /** The Go toolchain to build with (GOTOOLCHAIN), when the local one is too new or too old. */
   goToolchain?: string;
-  /** Adjusts the copied module source before the build (generated files and the like). */
-  prepare?: (sourceDir: string) => void;
+  /** `go build -ldflags` (a version stamped in, as the module's release build does). */
+  ldflags?: string;
+  /**
+   * Adjusts the copied module source before the build (generated files, a web UI to bundle…); the
+   * build waits for the promise of an async one. (Two signatures: a synchronous one may return anything.)
+   */
+  prepare?: ((sourceDir: string, tools: PrepareTools) => Promise<void>) | ((sourceDir: string, tools: PrepareTools) => void);
 }
 
 export const BINARIES: Record<BinarySpec['name'], BinarySpec> = {
@@ -69,6 +86,28 @@ export const BINARIES: Record<BinarySpec['name'], BinarySpec> = {
     module: 'github.com/stripe/stripe-mock',
     pkg: 'github.com/stripe/stripe-mock',
     version: 'v0.203.0',
+  },
+  // Mailpit: an SMTP server that keeps every mail it receives, with a web UI and a REST API to read
+  // them (development mail: sign-in codes under npm start, and what tests read back). v1.33.1 is
+  // newer, but its UI's lockfile pins npm packages the registry does not serve (rapidoc 12.1.0,
+  // sass-embedded 1.108.1); v1.27.11's installs. Pure Go (modernc.org/sqlite): CGO stays off.
+  mailpit: {
+    name: 'mailpit',
+    envVar: 'MAILPIT_BIN',
+    module: 'github.com/axllent/mailpit',
+    pkg: 'github.com/axllent/mailpit',
+    version: 'v1.27.11',
+    ldflags: '-X github.com/axllent/mailpit/config.Version=v1.27.11',
+    // The module carries the web UI's sources but not its bundle (server/ui/dist, ignored by git),
+    // which `go:embed ui` takes in: without it the UI is a blank page. Bundled as the module's own
+    // Dockerfile does (`npm ci && npm run package`: esbuild). No install scripts: esbuild runs
+    // from its platform package (an optional dependency) without its postinstall.
+    prepare: async (dir, { run }) => {
+      const install = existsSync(path.join(dir, 'package-lock.json')) ? 'ci' : 'install';
+      await run('npm', [install, '--ignore-scripts', '--include=dev', '--no-audit', '--no-fund', '--loglevel=error']);
+      await run('npm', ['run', 'package']);
+      if (!existsSync(path.join(dir, 'server', 'ui', 'dist', 'app.js'))) throw new BinaryError('the Mailpit web UI bundle (server/ui/dist/app.js) was not built');
+    },
   },
 };
 
@@ -209,10 +248,15 @@ async function build(spec: BinarySpec, target: string, options: ResolveOptions):
     const src = path.join(workDir, 'src');
     cpSync(moduleDir, src, { recursive: true });
     chmodTree(src);
-    spec.prepare?.(src);
+    if (spec.prepare) {
+      const prepareEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'));
+      await spec.prepare(src, {
+        run: (cmd, args, extra) => run(cmd, args, src, { ...prepareEnv, ...extra }, (l) => options.log(`  ${cmd}: ${l}`)),
+      });
+    }
     const tmp = `${target}.tmp-${process.pid}`;
     const relPkg = `./${path.posix.relative(spec.module, spec.pkg)}`.replace(/\/$/, '');
-    await run('go', ['build', '-trimpath', '-o', tmp, relPkg], src, env, onLine);
+    await run('go', ['build', '-trimpath', ...(spec.ldflags ? ['-ldflags', spec.ldflags] : []), '-o', tmp, relPkg], src, env, onLine);
     renameSync(tmp, target);
   } finally {
     clearInterval(ticker);

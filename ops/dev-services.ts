@@ -1,6 +1,7 @@
 /**
  * The dev services (Temporal dev server, PostgreSQL with DocumentDB and FerretDB v2 in front of it,
- * MinIO, and stripe-mock when no real Stripe key is configured) as supervised processes, for `npm start` and `npm test`. State lives under the data directory.
+ * MinIO, stripe-mock when no real Stripe key is configured, and Mailpit when no SMTP server is) as
+ * supervised processes, for `npm start` and `npm test`. State lives under the data directory.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -21,6 +22,9 @@ export interface DevServicePorts {
   minio: number;
   minioConsole: number;
   stripeMock: number;
+  /** Mailpit's SMTP server, and its web UI and REST API. */
+  mailpitSmtp: number;
+  mailpitUi: number;
 }
 
 export interface DevServicesOptions {
@@ -32,9 +36,11 @@ export interface DevServicesOptions {
   ferretdb: boolean;
   /** Run stripe-mock (false when a real Stripe key is configured). */
   stripeMock: boolean;
+  /** Run Mailpit (false when SMTP_URL points to a mail server of its own). */
+  mailpit: boolean;
   /** Serve the Temporal Web UI (off in tests). */
   temporalUi: boolean;
-  bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined; stripeMock?: string | undefined };
+  bins: { temporal?: string | undefined; minio?: string | undefined; ferretdb?: string | undefined; stripeMock?: string | undefined; mailpit?: string | undefined };
   cacheDir: string | undefined;
   /** FerretDB's debug endpoint (pprof); off when undefined. */
   ferretdbDebugAddr?: string | undefined;
@@ -147,6 +153,14 @@ async function minioReady(port: number): Promise<boolean> {
   return res.ok;
 }
 
+/** Ready when its SMTP port accepts connections and its REST API answers (its database is open). */
+async function mailpitReady(smtpPort: number, uiPort: number): Promise<boolean> {
+  if (!(await tcpOpen(smtpPort))) return false;
+  const res = await fetch(`http://127.0.0.1:${uiPort}/api/v1/messages?limit=1`, { signal: AbortSignal.timeout(2_000) });
+  await res.arrayBuffer();
+  return res.ok;
+}
+
 /** Where the database's C sources are kept, beside the repository (shared/vendor). */
 export const VENDOR_DIR = path.resolve(__dirname, '..', '..', 'shared', 'vendor');
 
@@ -156,6 +170,7 @@ interface DevBinaries {
   /** FerretDB, and the PostgreSQL prefix with DocumentDB it runs on. */
   database?: { ferretdb: string; postgresPrefix: string };
   stripeMock?: string;
+  mailpit?: string;
 }
 
 /** Resolves (building when needed) every binary before anything starts. */
@@ -163,18 +178,20 @@ async function resolveDevBinaries(o: DevServicesOptions): Promise<DevBinaries> {
   const cacheDir = defaultCacheDir(o.cacheDir);
   const common = { cacheDir, searchPath: o.searchPath, log: o.log };
   // Built side by side on a cold machine: much of each build is waiting for downloads.
-  const [temporal, minio, postgresPrefix, ferretdb, stripeMock] = await Promise.all([
+  const [temporal, minio, postgresPrefix, ferretdb, stripeMock, mailpit] = await Promise.all([
     resolveBinary(BINARIES.temporal, { ...common, configured: o.bins.temporal }),
     resolveBinary(BINARIES.minio, { ...common, configured: o.bins.minio }),
     o.ferretdb ? ensurePostgres({ cacheDir, vendorDir: VENDOR_DIR, log: o.log }) : undefined,
     o.ferretdb ? resolveBinary(BINARIES.ferretdb, { ...common, configured: o.bins.ferretdb }) : undefined,
     o.stripeMock ? resolveBinary(BINARIES['stripe-mock'], { ...common, configured: o.bins.stripeMock }) : undefined,
+    o.mailpit ? resolveBinary(BINARIES.mailpit, { ...common, configured: o.bins.mailpit }) : undefined,
   ]);
   return {
     temporal,
     minio,
     ...(postgresPrefix && ferretdb ? { database: { ferretdb, postgresPrefix } } : {}),
     ...(stripeMock ? { stripeMock } : {}),
+    ...(mailpit ? { mailpit } : {}),
   };
 }
 
@@ -278,6 +295,27 @@ function devServiceChains(
       ready: () => tcpOpen(o.ports.stripeMock),
     }]);
   }
+  if (bins.mailpit) {
+    chains.push([{
+      name: 'mailpit',
+      command: bins.mailpit,
+      args: [
+        '--database',
+        path.join(o.dataDir, 'mailpit', 'mailpit.db'),
+        // Both on loopback only (its defaults listen on every interface); no auth, no TLS.
+        '--smtp',
+        `127.0.0.1:${o.ports.mailpitSmtp}`,
+        '--listen',
+        `127.0.0.1:${o.ports.mailpitUi}`,
+        // No call to GitHub for its latest release, no reverse DNS of each SMTP client.
+        '--disable-version-check',
+        '--smtp-disable-rdns',
+        '--quiet',
+      ],
+      output: { file: path.join(logs, 'mailpit.log') },
+      ready: () => mailpitReady(o.ports.mailpitSmtp, o.ports.mailpitUi),
+    }]);
+  }
   return chains;
 }
 
@@ -286,7 +324,7 @@ function devServiceChains(
  * ready. The supervisor stops them in the reverse order of their start calls (FerretDB first).
  */
 export async function startDevServices(supervisor: Supervisor, o: DevServicesOptions): Promise<void> {
-  for (const dir of ['temporal', 'ferretdb', 'minio', 'logs']) mkdirSync(path.join(o.dataDir, dir), { recursive: true });
+  for (const dir of ['temporal', 'ferretdb', 'minio', 'mailpit', 'logs']) mkdirSync(path.join(o.dataDir, dir), { recursive: true });
   const bins = await resolveDevBinaries(o);
   await Promise.all(
     devServiceChains(o, bins).map(async (chain) => {
