@@ -1,4 +1,4 @@
-# One image for the three APIs and the worker; docker-compose.yml picks the command.
+# One image for the three APIs, the dashboard and the worker; docker-compose.yml picks the command.
 # syntax=docker/dockerfile:1
 
 FROM node:24-bookworm-slim AS build
@@ -12,7 +12,8 @@ COPY models ./models
 COPY workflows ./workflows
 COPY workers ./workers
 COPY ops ./ops
-RUN npm run build && node dist/ops/bundle-workflows.js dist/workflow-bundle.js
+COPY web ./web
+RUN npm run build && node dist/ops/bundle-workflows.js dist/workflow-bundle.js && mkdir -p dist/web && cp -r web/dist dist/web/dist
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
@@ -21,5 +22,5 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 3001 3002 3003
+EXPOSE 3000 3001 3002 3003
 CMD ["node", "dist/api/news/server.js"]

@@ -21,7 +21,7 @@ const workflowBans = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'coverage/**', '.data/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -91,6 +91,20 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/api/**'], message: 'ops/ calls operations (models/<domain>/operations), not the API layer.' }] },
+      ],
+    },
+  },
+  {
+    // The dashboard's page runs in the browser: browser globals, and it may import only pure
+    // rules and data from models/ (Vite bundles them), never the server's layers.
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser }, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '**/workflows/**', '**/ops/**', '**/*.repo', '**/*.model', '**/infra/**', '**/operations/**', '**/config'], message: 'The page imports only pure rules and data (models/**/*.rules.ts); it talks to the server over HTTP.' }] },
       ],
     },
   },

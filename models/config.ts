@@ -44,6 +44,20 @@ export const EnvSchema = z.object({
   NEWS_PORT: port.default(3001),
   SUPPORT_PORT: port.default(3002),
   QUIZ_PORT: port.default(3003),
+  /** The customer dashboard (issue 26): its page and its session-signed-in API. */
+  WEB_PORT: port.default(3000),
+  /** The dashboard's public address (links in sign-in mails, the same-origin check, billing's return page). */
+  WEB_URL: z.url().default('http://127.0.0.1:3000'),
+  /** Keys the stored hashes of sign-in codes; generated per data directory in development. */
+  WEB_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, 'at least 32 characters').optional()),
+  /** Where the built dashboard is (web/dist by default). */
+  WEB_DIST_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  /** Sign-in codes asked for per address, and per client IP, in 15 minutes. */
+  WEB_SIGN_IN_PER_ADDRESS: z.coerce.number().int().min(1).max(RATE_MAX).default(5),
+  WEB_SIGN_IN_PER_IP: z.coerce.number().int().min(1).max(RATE_MAX).default(20),
+  /** Codes tried per address, and per client IP, in 15 minutes. */
+  WEB_VERIFY_PER_ADDRESS: z.coerce.number().int().min(1).max(RATE_MAX).default(10),
+  WEB_VERIFY_PER_IP: z.coerce.number().int().min(1).max(RATE_MAX).default(50),
   /** Largest JSON/form body accepted by the APIs (bytes). Attachments have their own limit. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Seconds a stopping service waits for in-flight requests before it closes anyway. */
@@ -174,7 +188,7 @@ export const EnvSchema = z.object({
   STRIPE_PRICE_PRO: z.string().regex(/^price_\w+$/, 'must be a Stripe price id (price_…)').default('price_pro_monthly'),
   STRIPE_PRICE_BUSINESS: z.string().regex(/^price_\w+$/, 'must be a Stripe price id (price_…)').default('price_business_monthly'),
   /** The dashboard page Checkout and the customer portal send the customer back to. */
-  BILLING_RETURN_URL: z.url().default('http://localhost:3000/account/billing'),
+  BILLING_RETURN_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   /** Days a past_due subscription keeps its paid plan before the account drops to Starter. */
   BILLING_GRACE_DAYS: z.coerce.number().min(0).max(60).default(7),
   /** Whether the worker creates (or updates) the billing event relay's schedule (every minute) when it starts. */
@@ -213,6 +227,15 @@ export const EnvSchema = z.object({
   /** Whether the worker creates (or updates) the WhatsApp message relay's schedule (every minute) when it starts. */
   WHATSAPP_RELAY_SCHEDULE_ENABLED: bool.default(true),
 
+  // Mail (sign-in codes). npm start runs Mailpit and sets SMTP_URL unless one is given; npm test always does.
+  /** The SMTP server mail goes through: smtp://[user:password@]host:port (STARTTLS when offered) or smtps:// (TLS). */
+  SMTP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^smtps?$/, hostname: /^.+$/, error: 'must be an smtp:// or smtps:// URL with a host' }).optional()),
+  /** The sender of every mail: an address, or a name and <address>. */
+  MAIL_FROM: z
+    .string()
+    .regex(/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, or a name and <address>')
+    .default('Newsletter Platform <no-reply@localhost>'),
+
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
@@ -223,6 +246,12 @@ export const EnvSchema = z.object({
   POSTGRES_PORT: port.default(5433),
   /** FerretDB's debug HTTP endpoint (pprof, metrics), e.g. 127.0.0.1:8089; off when unset. */
   FERRETDB_DEBUG_ADDR: z.string().min(1).optional(),
+  MAILPIT_BIN: z.string().min(1).optional(),
+  /** Where npm start runs Mailpit (without SMTP_URL): its SMTP server, and its web UI and REST API. */
+  MAILPIT_SMTP_PORT: port.default(1025),
+  MAILPIT_UI_PORT: port.default(8025),
+  /** Mailpit's HTTP address (set by npm start and npm test): tests and dev tooling read the mail it caught. */
+  MAILPIT_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -256,6 +285,16 @@ export interface Config {
     region: string;
     consolePort: number;
   };
+  web: {
+    port: number;
+    url: string;
+    secret: string;
+    distDir: string | undefined;
+    signInPerAddress: number;
+    signInPerIp: number;
+    verifyPerAddress: number;
+    verifyPerIp: number;
+  };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined; maxLifetimeSeconds: number };
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
   news: {
@@ -285,6 +324,8 @@ export interface Config {
     relayScheduled: boolean;
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
+  /** smtpUrl is undefined in development when the supervisor provides Mailpit ({@link smtpUrl}). */
+  mail: { smtpUrl: string | undefined; from: string };
   whatsapp: {
     /** Undefined when the channel is not configured (no access token or phone number id). */
     api: { url: string; accessToken: string; phoneNumberId: string } | undefined;
@@ -298,7 +339,7 @@ export interface Config {
   };
   devServices: {
     cacheDir: string | undefined;
-    bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined; stripeMock: string | undefined };
+    bins: { temporal: string | undefined; minio: string | undefined; ferretdb: string | undefined; stripeMock: string | undefined; mailpit: string | undefined };
     ferretdbPort: number;
     stripeMockPort: number;
     whatsappDoublePort: number;
@@ -307,6 +348,9 @@ export interface Config {
     newsWebDoubleUrl: string | undefined;
     postgresPort: number;
     ferretdbDebugAddr: string | undefined;
+    mailpitSmtpPort: number;
+    mailpitUiPort: number;
+    mailpitUrl: string | undefined;
   };
 }
 
@@ -321,6 +365,7 @@ interface DevSecrets {
   STRIPE_WEBHOOK_SECRET: string;
   WHATSAPP_APP_SECRET: string;
   WHATSAPP_VERIFY_TOKEN: string;
+  WEB_SECRET: string;
 }
 
 /** Secrets a data directory made by an earlier release lacks, generated when first needed. */
@@ -328,6 +373,7 @@ const LATER_SECRETS: Partial<Record<keyof DevSecrets, () => string>> = {
   STRIPE_WEBHOOK_SECRET: () => `whsec_${randomBytes(24).toString('base64url')}`,
   WHATSAPP_APP_SECRET: () => randomBytes(16).toString('hex'),
   WHATSAPP_VERIFY_TOKEN: () => randomBytes(16).toString('hex'),
+  WEB_SECRET: () => randomBytes(32).toString('base64url'),
 };
 
 /**
@@ -354,6 +400,7 @@ function devSecrets(dataDir: string): DevSecrets {
     STRIPE_WEBHOOK_SECRET: LATER_SECRETS.STRIPE_WEBHOOK_SECRET!(),
     WHATSAPP_APP_SECRET: LATER_SECRETS.WHATSAPP_APP_SECRET!(),
     WHATSAPP_VERIFY_TOKEN: LATER_SECRETS.WHATSAPP_VERIFY_TOKEN!(),
+    WEB_SECRET: LATER_SECRETS.WEB_SECRET!(),
   };
   mkdirSync(dataDir, { recursive: true });
   try {
@@ -381,7 +428,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(e.DATA_DIR);
 
   if (isProduction) {
-    const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'];
+    const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'WEB_SECRET', 'SMTP_URL'];
     if (!e.JWT_JWKS_URL) required.unshift('JWT_SECRET');
     for (const name of required) {
       if (e[name] === undefined) throw new ConfigError(`Invalid configuration: ${name} is required when NODE_ENV=production`);
@@ -389,7 +436,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const secrets = isProduction
     ? undefined
-    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET && e.WEB_SECRET
       ? undefined
       : devSecrets(dataDir);
 
@@ -408,6 +455,16 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: e.TRUST_PROXY,
     },
     mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
+    web: {
+      port: e.WEB_PORT,
+      url: e.WEB_URL,
+      secret: e.WEB_SECRET ?? secrets!.WEB_SECRET,
+      distDir: e.WEB_DIST_DIR,
+      signInPerAddress: e.WEB_SIGN_IN_PER_ADDRESS,
+      signInPerIp: e.WEB_SIGN_IN_PER_IP,
+      verifyPerAddress: e.WEB_VERIFY_PER_ADDRESS,
+      verifyPerIp: e.WEB_VERIFY_PER_IP,
+    },
     lists: { totalMaxAgeMs: e.LIST_TOTAL_MAX_AGE_SECONDS * 1000 },
     rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS, perUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE, perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE },
     temporal: {
@@ -474,7 +531,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiUrl: e.STRIPE_API_URL } : undefined,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET ?? secrets?.STRIPE_WEBHOOK_SECRET,
       prices: { pro: e.STRIPE_PRICE_PRO, business: e.STRIPE_PRICE_BUSINESS },
-      returnUrl: e.BILLING_RETURN_URL,
+      returnUrl: e.BILLING_RETURN_URL ?? `${e.WEB_URL.replace(/\/$/, '')}/account/billing`,
       graceMs: Math.round(e.BILLING_GRACE_DAYS * 86_400_000),
       relayScheduled: e.BILLING_RELAY_SCHEDULE_ENABLED,
     },
@@ -498,9 +555,10 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
       relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
     },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
-      bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN },
+      bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN, mailpit: e.MAILPIT_BIN },
       ferretdbPort: e.FERRETDB_PORT,
       stripeMockPort: e.STRIPE_MOCK_PORT,
       whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
@@ -510,6 +568,9 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL ?? (e.NODE_ENV === 'development' ? `http://127.0.0.1:${e.NEWS_WEB_DOUBLE_PORT}` : undefined),
       postgresPort: e.POSTGRES_PORT,
       ferretdbDebugAddr: e.FERRETDB_DEBUG_ADDR,
+      mailpitSmtpPort: e.MAILPIT_SMTP_PORT,
+      mailpitUiPort: e.MAILPIT_UI_PORT,
+      mailpitUrl: e.MAILPIT_URL,
     },
   };
 }
@@ -517,6 +578,11 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
 /** The URI the services use: the configured one, else the FerretDB the dev supervisor runs. */
 export function mongoUri(config: Config): string {
   return config.mongo.uri ?? `mongodb://127.0.0.1:${config.devServices.ferretdbPort}/`;
+}
+
+/** The SMTP server mail goes through: the configured one, else the Mailpit the dev supervisor runs. */
+export function smtpUrl(config: Pick<Config, 'mail' | 'devServices'>): string {
+  return config.mail.smtpUrl ?? `smtp://127.0.0.1:${config.devServices.mailpitSmtpPort}`;
 }
 
 let cached: Config | undefined;

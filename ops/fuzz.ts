@@ -161,7 +161,7 @@ async function main(): Promise<number> {
 
   const results: ServiceResult[] = [];
   try {
-    const apis = appProcessSpecs(env, (name) => ({ file: path.join(config.dataDir, 'logs', `fuzz-${name}.log`) })).filter((s) => s.name !== 'worker');
+    const apis = appProcessSpecs(env, (name) => ({ file: path.join(config.dataDir, 'logs', `fuzz-${name}.log`) })).filter((s) => SERVICES.includes(s.name as Service));
     for (const spec of apis) await supervisor.start(spec);
 
     // Credentials: a JWT with every permission and a Business key with every scope. The key

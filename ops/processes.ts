@@ -2,6 +2,7 @@
  * The platform's own processes (three APIs and the worker) as supervised processes, run from the
  * TypeScript sources with tsx's loader in the current Node.js.
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../models/config';
@@ -39,6 +40,23 @@ export async function workerPolling(address: string, namespace: string, prefix =
   }
 }
 
+/**
+ * Builds the dashboard's page (web/dist) with Vite, as `npm run build:web` does; the web service
+ * serves it. A second or so; npm start and npm test run it before starting the web service.
+ */
+export async function buildWeb(log: (line: string) => void): Promise<void> {
+  const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [vite, 'build', '--config', path.join(ROOT, 'web', 'vite.config.ts'), '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the dashboard's build failed (vite exited with ${code}): ${output.trim().slice(-2_000)}`))));
+  });
+  log('dashboard built (web/dist)');
+}
+
 export function tsEntry(file: string): { command: string; args: string[] } {
   return { command: process.execPath, args: ['--import', 'tsx', path.join(ROOT, file)] };
 }
@@ -69,6 +87,7 @@ export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['out
     api('news', 'api/news/server.ts', env.NEWS_PORT, 3001),
     api('support', 'api/support/server.ts', env.SUPPORT_PORT, 3002),
     api('quiz', 'api/quiz/server.ts', env.QUIZ_PORT, 3003),
+    api('web', 'api/web/server.ts', env.WEB_PORT, 3000),
   ];
 }
 

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
 import { assertPortFree, freePort, reservePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
+import { appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 
 /** The Cloud API double's credentials in development (not secrets: the double runs on loopback). */
@@ -49,6 +49,8 @@ async function main(): Promise<void> {
     minio: config.minio.port,
     minioConsole: config.minio.consolePort,
     stripeMock: config.devServices.stripeMockPort,
+    mailpitSmtp: config.devServices.mailpitSmtpPort,
+    mailpitUi: config.devServices.mailpitUiPort,
   };
   // Without a real Stripe key, billing talks to stripe-mock (Stripe's own mock of its API).
   const useStripeMock = config.billing.stripe === undefined;
@@ -61,8 +63,12 @@ async function main(): Promise<void> {
     [config.http.ports.news, 'news API'],
     [config.http.ports.support, 'support API'],
     [config.http.ports.quiz, 'quiz API'],
+    [config.web.port, 'dashboard'],
   ];
   if (useStripeMock) wanted.push([ports.stripeMock, 'stripe-mock']);
+  // Without SMTP_URL, mail (sign-in codes) goes to Mailpit, which keeps it for its web UI.
+  const useMailpit = config.mail.smtpUrl === undefined;
+  if (useMailpit) wanted.push([ports.mailpitSmtp, 'Mailpit SMTP'], [ports.mailpitUi, 'Mailpit web UI']);
   // Without real WhatsApp credentials, messages go to the Cloud API double (tests/doubles).
   const useWhatsAppDouble = config.whatsapp.api === undefined;
   const whatsappDoublePort = config.devServices.whatsappDoublePort;
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
     minio: { accessKey: config.minio.accessKey, secretKey: config.minio.secretKey },
     ferretdb: useFerret,
     stripeMock: useStripeMock,
+    mailpit: useMailpit,
     temporalUi: true,
     bins: config.devServices.bins,
     cacheDir: config.devServices.cacheDir,
@@ -105,6 +112,7 @@ async function main(): Promise<void> {
     MONGODB_URI: config.mongo.uri ?? `mongodb://127.0.0.1:${ports.ferretdb}/`,
     DATA_DIR: config.dataDir,
     ...(useStripeMock ? { STRIPE_SECRET_KEY: 'sk_test_stripemock', STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}` } : {}),
+    ...(useMailpit ? { SMTP_URL: `smtp://127.0.0.1:${ports.mailpitSmtp}`, MAILPIT_URL: `http://127.0.0.1:${ports.mailpitUi}` } : {}),
     ...(useWhatsAppDouble ? { WHATSAPP_API_URL: `http://127.0.0.1:${whatsappDoublePort}/v21.0`, WHATSAPP_ACCESS_TOKEN: DEV_WHATSAPP_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEV_WHATSAPP_PHONE_NUMBER_ID } : {}),
     ...(useOpenAiDouble ? { OPENAI_BASE_URL: `http://127.0.0.1:${openaiDoublePort}/v1`, OPENAI_API_KEY: 'development-double' } : {}),
     // The sites double is on loopback, which the fetcher refuses unless allowed (SSRF guard).
@@ -127,10 +135,12 @@ async function main(): Promise<void> {
   if (useOpenAiDouble) await startDouble('openai-double', openaiDoublePort);
   await startDouble('news-web-double', newsWebPort);
   if (useWhatsAppDouble) await startDouble('whatsapp-double', whatsappDoublePort);
+  await buildWeb(say);
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
   const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
   say('everything is up:');
+  say(`  dashboard     ${config.web.url}   (sign up there; the code arrives in the mail below)`);
   say(`  news API      http://${host}:${config.http.ports.news}   (docs: /docs, /openapi.json)`);
   say(`  support API   http://${host}:${config.http.ports.support}`);
   say(`  quiz+AI API   http://${host}:${config.http.ports.quiz}`);
@@ -138,6 +148,7 @@ async function main(): Promise<void> {
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
   say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
+  say(`  Mail          ${useMailpit ? `Mailpit on http://127.0.0.1:${ports.mailpitUi} (SMTP :${ports.mailpitSmtp})` : 'SMTP_URL'}`);
   say(`  AI provider   ${useOpenAiDouble ? `OpenAI double on http://127.0.0.1:${openaiDoublePort}/v1 (no OPENAI_API_KEY)` : 'OPENAI_API_KEY'}`);
   say(`  News sites    double on http://127.0.0.1:${newsWebPort} (its sites on :${newsWebPort + 1}–${newsWebPort + NEWS_WEB_PORTS}); \`npm run cli -- seed\` registers them as sources`);
   say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);

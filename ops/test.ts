@@ -16,7 +16,7 @@ import path from 'node:path';
 import mongoose from 'mongoose';
 import { ConfigError, parseConfig } from '../models/config';
 import { freePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, childEnv, stopOnSignals, tsEntry } from './processes';
+import { appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 import { defaultCacheDir } from './binaries';
 import { resolveTimeSkippingServer } from './time-skipping-server';
@@ -91,10 +91,13 @@ async function main(): Promise<number> {
     minio: await freePort(),
     minioConsole: await freePort(),
     stripeMock: await freePort(),
+    mailpitSmtp: await freePort(),
+    mailpitUi: await freePort(),
   };
   const openaiPort = await freePort();
   const whatsappPort = await freePort();
   const newsWebPort = await freePort();
+  const webPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
@@ -114,6 +117,8 @@ async function main(): Promise<number> {
       ferretdb: !externalMongo,
       // Tests always use stripe-mock: a real key in the developer's shell must not be charged.
       stripeMock: true,
+      // Mail always goes to Mailpit: tests read it back through its API (tests/helpers/mailpit.ts).
+      mailpit: true,
       temporalUi: false,
       bins: config.devServices.bins,
       cacheDir: config.devServices.cacheDir,
@@ -138,6 +143,12 @@ async function main(): Promise<number> {
       STRIPE_SECRET_KEY: 'sk_test_stripemock',
       STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}`,
       STRIPE_WEBHOOK_SECRET: config.billing.webhookSecret!,
+      // Mail goes to Mailpit, never to an SMTP server of the developer's shell.
+      SMTP_URL: `smtp://127.0.0.1:${ports.mailpitSmtp}`,
+      MAILPIT_URL: `http://127.0.0.1:${ports.mailpitUi}`,
+      // The dashboard, where a test serves it (tests start their services in-process).
+      WEB_PORT: String(webPort),
+      WEB_URL: `http://127.0.0.1:${webPort}`,
       // The paid AI provider is replaced by a wire-compatible double (tests/doubles).
       OPENAI_BASE_URL: `http://127.0.0.1:${openaiPort}/v1`,
       OPENAI_API_KEY: 'test-key',
@@ -195,7 +206,8 @@ async function main(): Promise<number> {
       ready: () => tcpOpen(newsWebPort),
     });
     const [worker] = appProcessSpecs(env, (name) => ({ file: path.join(dataDir, 'logs', `${name}.log`) }));
-    await supervisor.start(worker!);
+    // The dashboard's page, which the web service serves (its browser test opens it).
+    await Promise.all([supervisor.start(worker!), buildWeb(say)]);
     const args = process.argv.slice(2);
     const [command, ...commandArgs] =
       args[0] === '--run' ? args.slice(1) : [process.execPath, path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...args];

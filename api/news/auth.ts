@@ -32,9 +32,11 @@ const touched = new Map<string, number>();
 
 async function countMonth(ctx: Context, deps: NewsDeps, p: KeyPrincipal): Promise<void> {
   const quota = PLAN_LIMITS[p.plan].perMonth;
-  if (p.mode !== 'live' || quota === null) return;
   const now = new Date();
-  const count = await deps.usage.increment(p.sub, now);
+  // Every request is counted per day and key for the dashboard; only a live key's against the quota.
+  const counted = p.mode === 'live';
+  const count = await deps.usage.increment(p.sub, now, p.keyId, counted);
+  if (!counted || quota === null) return;
   const reset = nextMonthStart(now);
   ctx.set('X-Quota-Limit', String(quota));
   ctx.set('X-Quota-Remaining', String(Math.max(0, quota - count)));

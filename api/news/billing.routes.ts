@@ -25,7 +25,7 @@ const tags = ['subscriptions'];
 
 /** Stripe ids are at most 255 characters, its other strings at most 5,000 (Stripe's API reference). */
 const stripeId = Text(255);
-const SubscriptionViewSchema = z.object({
+export const SubscriptionViewSchema = z.object({
   customerId: stripeId.nullable(),
   subscriptionId: stripeId.nullable(),
   status: z.enum([...SUBSCRIPTION_STATUSES, 'none']).describe("Stripe's status of the subscription; none before the first one"),

@@ -16,7 +16,7 @@ const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['api keys'];
 
-const KeyView = z
+export const KeyView = z
   .object({
     id: Uuid,
     name: Text(100),
@@ -30,7 +30,7 @@ const KeyView = z
   })
   .meta({ id: 'ApiKey' });
 
-const present = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
+export const presentKey = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
   id: k.keyId,
   name: k.name,
   prefix: k.displayPrefix,
@@ -42,7 +42,7 @@ const present = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
   createdAt: k.createdAt.toISOString(),
 });
 
-const CreateKey = z.strictObject({
+export const CreateKey = z.strictObject({
   name: z.string().max(100).trim().min(1),
   expiry: z
     .string()
@@ -66,7 +66,7 @@ export const keyRoutes = [
     status: 201,
     handler: async ({ body, auth, deps }) => {
       const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body });
-      return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...present(record), key } });
+      return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...presentKey(record), key } });
     },
   }),
 
@@ -78,7 +78,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     response: z.array(KeyView).max(KEYS_LISTED).describe(`The newest ${KEYS_LISTED} keys at most`),
-    handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(present),
+    handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(presentKey),
   }),
 
   route({
@@ -91,6 +91,6 @@ export const keyRoutes = [
     params: z.object({ id: z.uuid() }),
     response: KeyView,
     errors: [404],
-    handler: async ({ params, auth, deps }) => present(await revokeApiKey(deps, auth.sub, params.id)),
+    handler: async ({ params, auth, deps }) => presentKey(await revokeApiKey(deps, auth.sub, params.id)),
   }),
 ];

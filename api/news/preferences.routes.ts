@@ -31,7 +31,7 @@ const codes = (all: readonly string[]) => z.array(z.string().max(8)).max(all.len
 const weightsBy = (keyLength: number) => z.record(z.string().max(keyLength), z.number().min(0).max(5));
 const Watchlist = { watchlistCompanies: z.array(z.string().max(36)).max(PREFERENCE_LIMITS.watchlist), watchlistTickers: z.array(z.string().max(8)).max(PREFERENCE_LIMITS.watchlist) };
 const Keywords = { keywords: z.array(z.string().max(PREFERENCE_LIMITS.keywordLength)).max(PREFERENCE_LIMITS.keywords), keywordWeights: weightsBy(PREFERENCE_LIMITS.keywordLength) };
-const PreferencesView = z
+export const PreferencesView = z
   .object({
     sectors: codes(SECTORS),
     sectorWeights: weightsBy(8),

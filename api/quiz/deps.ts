@@ -20,7 +20,7 @@ export interface AiServices {
   outbound: Outbound;
 }
 
-function createQuizStore(conn: Infra['mongo']['conn']): QuizStore {
+export function createQuizStore(conn: Infra['mongo']['conn']): QuizStore {
   return {
     editions: createEditionRepo(conn),
     readings: createReadingRepo(conn),

@@ -25,7 +25,7 @@ const AttemptResult = z.object({ passed: z.boolean(), correctAnswers: z.number()
 // Bounds: a generated title and description (quizTitle, quizDescription) or an admin's (≤ 200, ≤ 1,000).
 const QuizId = z.string().max(100);
 const QuizDate = z.string().max(16);
-const QuizSummary = z.object({
+export const QuizSummary = z.object({
   id: QuizId,
   title: z.string().max(200),
   description: z.string().max(1_000),
@@ -39,7 +39,7 @@ const QuizSummary = z.object({
   availableUntil: z.iso.date().max(10).describe('The last day it can be taken (its date + 3 days)'),
   canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
 }).meta({ id: 'QuizSummary' });
-const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() });
+export const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() });
 const Pagination = z
   .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: z.number().int().min(0), totalPages: z.number().int().min(0) })
   .meta({ id: 'QuizPagination' });

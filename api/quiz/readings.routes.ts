@@ -19,7 +19,7 @@ const tags = ['quiz'];
 const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition: EditionName, source: z.enum(READING_SOURCES), at: IsoDateTime });
 const present = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
 
-const StreakView = z.object({
+export const StreakView = z.object({
   current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
   longest: z.number().int(),
   lastReadDate: IsoDate.nullable(),

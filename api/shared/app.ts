@@ -18,7 +18,7 @@ import { createMongoLimiter } from './rate-limit';
 import { type AnyRoute, routeMiddleware } from './route';
 import type { Principal } from '../../models/auth/token.rules';
 
-export type ServiceName = 'news' | 'support' | 'quiz';
+export type ServiceName = 'news' | 'support' | 'quiz' | 'web';
 
 export interface ServiceDefinition<D> {
   name: ServiceName;
@@ -223,7 +223,7 @@ function withDefaultLimits<D extends Infra>(service: ServiceDefinition<D>, deps:
   return service.routes.map((route) => {
     if (route.rateLimit || route.auth.rateLimited) return route;
     const rateLimit: AnyRoute<D>['rateLimit'] =
-      route.auth.scheme === 'bearerAuth' || route.auth.scheme === 'adminBearer'
+      route.auth.scheme === 'bearerAuth' || route.auth.scheme === 'adminBearer' || route.auth.scheme === 'sessionCookie'
         ? ({ ctx, auth }) => perUser.consume(ctx, `user:${(auth as Principal).sub}`)
         : route.auth.signed
           ? ({ ctx }) => perSender.consume(ctx, `ip:${ctx.ip}`)

@@ -11,7 +11,7 @@ export interface AuthPolicy<P = unknown> {
    * OpenAPI security scheme name (components.securitySchemes) or undefined when public. A bearer
    * token holding an administrator's permission is `adminBearer` (the same JWT, described apart).
    */
-  scheme: 'bearerAuth' | 'adminBearer' | 'apiKeyAuth' | 'stripeSignature' | 'metaSignature' | 'metaVerifyToken' | undefined;
+  scheme: 'bearerAuth' | 'adminBearer' | 'apiKeyAuth' | 'sessionCookie' | 'stripeSignature' | 'metaSignature' | 'metaVerifyToken' | undefined;
   /** Statuses a failed authentication answers (documented on the route); 401 and 403 unless said. */
   failures?: number[];
   /** Human-readable requirement for the docs ("permission support.agent"). */

@@ -16,6 +16,8 @@ export interface Infra {
   storage: Storage;
   /** Work a request started and did not wait for (the webhook's hand-over); waited for at close. */
   background: BackgroundWork;
+  /** What a service's dependencies opened besides these (the web service's SMTP pool), closed last. */
+  closers: (() => void | Promise<void>)[];
 }
 
 /** Promises a request left running; closing the process's connections waits for them (bounded). */
@@ -44,7 +46,7 @@ export function createInfra(config: Config, name: string, logger = createLogger(
   const mongo = connectMongo(config, (err) => logger.warn({ err: (err as Error).message }, 'MongoDB not reachable yet; retrying'));
   const storage = createStorage(config);
   const temporal = createTemporalClient(config);
-  return { config, logger, mongo, temporal, storage, background: new BackgroundWork() };
+  return { config, logger, mongo, temporal, storage, background: new BackgroundWork(), closers: [] };
 }
 
 export function healthChecks(infra: Infra): HealthCheck[] {
@@ -70,5 +72,5 @@ export function healthChecks(infra: Infra): HealthCheck[] {
 export async function closeInfra(infra: Infra): Promise<void> {
   // Background work uses the connections: let it end first (it is bounded by its own deadlines).
   await infra.background.settle(infra.config.http.shutdownGraceMs);
-  await Promise.allSettled([infra.mongo.close(), infra.temporal.close()]);
+  await Promise.allSettled([infra.mongo.close(), infra.temporal.close(), ...infra.closers.map(async (close) => await close())]);
 }

@@ -3,14 +3,12 @@
  * random, so a fast hash is safe and lets every request find its key by an indexed lookup).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { KEY_MODES, KEY_SCOPES, type KeyMode, type KeyScope } from './key-scopes.rules';
+
+export { KEY_MODES, KEY_SCOPES, type KeyMode, type KeyScope };
 
 /** Our product prefix in place of the spec's neutral `svc`. */
 export const KEY_PRODUCT_PREFIX = 'nws';
-export const KEY_MODES = ['live', 'test'] as const;
-export type KeyMode = (typeof KEY_MODES)[number];
-
-export const KEY_SCOPES = ['read:articles', 'read:entities', 'read:breaking', '*'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
 
 const KEY_PATTERN = /^nws_(live|test)_[A-Za-z0-9_-]{32}$/;
 

@@ -1,7 +1,8 @@
 /**
  * Monthly request counts of the News API per account (user), for quotas and GET /api/usage. One
  * document per user and calendar month (UTC), `_id` `<userId>:<YYYY-MM>`, advanced by an atomic
- * `$inc` upsert.
+ * `$inc` upsert. The same write counts the request in `days.<DD>.<keyId>`, so the dashboard can
+ * chart requests per day and key (test keys too, which `count` leaves out) with no second write.
  */
 import type { Connection } from 'mongoose';
 import { collectionOf } from '../infra/mongo';
@@ -11,6 +12,15 @@ interface UsageDoc {
   userId: string;
   month: string;
   count: number;
+  /** Requests per day of the month ("01"…"31") and key id. */
+  days?: Record<string, Record<string, number>>;
+}
+
+export interface MonthUsage {
+  month: string;
+  /** Live keys' requests: what the quota counts. */
+  count: number;
+  days: Record<string, Record<string, number>>;
 }
 
 export const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
@@ -23,15 +33,24 @@ export function nextMonthStart(at: Date): Date {
 export function createUsageRepo(conn: Connection) {
   const usage = () => collectionOf<UsageDoc>(conn, 'news_usage');
   return {
-    /** Counts one request of the user in the month of `at`; returns the month's count so far. */
-    async increment(userId: string, at: Date): Promise<number> {
+    /**
+     * Counts one request of the user's key in the month of `at` (against the quota when `quota`);
+     * returns the month's quota count so far.
+     */
+    async increment(userId: string, at: Date, keyId: string, quota = true): Promise<number> {
       const month = monthOf(at);
+      const day = at.toISOString().slice(8, 10);
       const doc = await usage().findOneAndUpdate(
         { _id: `${userId}:${month}` },
-        { $inc: { count: 1 }, $setOnInsert: { userId, month } },
+        { $inc: { count: quota ? 1 : 0, [`days.${day}.${keyId}`]: 1 }, $setOnInsert: { userId, month } },
         { upsert: true, returnDocument: 'after' },
       );
       return doc?.count ?? 1;
+    },
+    /** The user's month: the quota count and the requests per day and key. */
+    async month(userId: string, at: Date): Promise<MonthUsage> {
+      const doc = await usage().findOne({ _id: `${userId}:${monthOf(at)}` });
+      return { month: monthOf(at), count: doc?.count ?? 0, days: doc?.days ?? {} };
     },
     async count(userId: string, at: Date): Promise<number> {
       return (await usage().findOne({ _id: `${userId}:${monthOf(at)}` }))?.count ?? 0;

@@ -8,6 +8,9 @@ export function createUserRepo(conn: Connection) {
   return {
     findById: (id: string) => Users.findById(id).lean<UserDoc>().exec(),
 
+    /** The oldest user with this address (addresses are stored lower-cased), if any. */
+    findByEmail: (email: string) => Users.findOne({ email }).sort({ createdAt: 1 }).lean<UserDoc>().exec(),
+
     /** The user, created on the Starter plan when missing (the plan is billing's to change). */
     async ensure(id: string, email?: string): Promise<UserDoc> {
       const existing = await Users.findById(id).lean<UserDoc>();

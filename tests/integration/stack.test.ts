@@ -38,7 +38,7 @@ describe('npm start (the whole stack, supervised)', () => {
   const ports: Record<string, number> = {};
 
   beforeAll(async () => {
-    for (const k of ['news', 'support', 'quiz', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe', 'whatsapp']) ports[k] = await freePort();
+    for (const k of ['news', 'support', 'quiz', 'web', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe', 'whatsapp']) ports[k] = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
     for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL']) delete env[k];
@@ -49,6 +49,8 @@ describe('npm start (the whole stack, supervised)', () => {
       NEWS_PORT: String(ports.news),
       SUPPORT_PORT: String(ports.support),
       QUIZ_PORT: String(ports.quiz),
+      WEB_PORT: String(ports.web),
+      WEB_URL: `http://127.0.0.1:${ports.web}`,
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
       TEMPORAL_UI_PORT: String(ports.ui),
       FERRETDB_PORT: String(ports.ferretdb),
@@ -87,6 +89,13 @@ describe('npm start (the whole stack, supervised)', () => {
       expect((await fetch(`http://127.0.0.1:${ports[name]}/docs`)).status).toBe(200);
     }
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+    // The dashboard: its page (any path of the page's routes), its health.
+    expect((await health(ports.web!)).status).toBe(200);
+    const page = await fetch(`http://127.0.0.1:${ports.web}/account/keys`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
   });
 
   it('bills through stripe-mock: a Checkout URL for an account, and a webhook signed with the generated secret', async () => {

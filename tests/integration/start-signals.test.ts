@@ -63,6 +63,7 @@ async function npmStart(shellLine: string): Promise<Started> {
     NEWS_PORT: String(await freePort()),
     SUPPORT_PORT: String(await freePort()),
     QUIZ_PORT: String(await freePort()),
+    WEB_PORT: String(await freePort()),
     TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
     TEMPORAL_UI_PORT: String(await freePort()),
     FERRETDB_PORT: String(await freePort()),

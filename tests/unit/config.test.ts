@@ -47,9 +47,20 @@ describe('config', () => {
       MINIO_ACCESS_KEY: 'abc',
       MINIO_SECRET_KEY: 'abcdefgh',
       JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      WEB_SECRET: 'w'.repeat(32),
+      SMTP_URL: 'smtp://mail.example.com:587',
     });
     expect(c.auth.jwtSecret).toBeUndefined();
     expect(c.auth.jwksUrl).toBe('https://id.example.com/.well-known/jwks.json');
+  });
+
+  it('requires the dashboard secret in production, and sends Checkout back to the dashboard by default', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: tmp(), MONGODB_URI: 'mongodb://db/', MINIO_ACCESS_KEY: 'abc', MINIO_SECRET_KEY: 'abcdefgh', JWT_SECRET: 'j'.repeat(32), SMTP_URL: 'smtp://mail.example.com:587' };
+    expect(() => parseConfig(env)).toThrow(/^Invalid configuration: WEB_SECRET is required when NODE_ENV=production$/);
+    const dev = parseConfig({ DATA_DIR: tmp(), WEB_URL: 'https://dash.example.com' });
+    expect(dev.billing.returnUrl).toBe('https://dash.example.com/account/billing');
+    expect(dev.web.secret.length).toBeGreaterThanOrEqual(32);
+    expect(parseConfig({ DATA_DIR: tmp(), BILLING_RETURN_URL: 'https://x.example.com/b' }).billing.returnUrl).toBe('https://x.example.com/b');
   });
 
   it.each([

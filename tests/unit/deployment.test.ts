@@ -42,9 +42,9 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('runs MongoDB as a replica set, Temporal with its UI, MinIO, the three APIs and the worker', () => {
+  it('runs MongoDB as a replica set, Temporal with its UI, MinIO, the three APIs, the dashboard and the worker', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['minio', 'mongo', 'news', 'quiz', 'support', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
+      ['minio', 'mongo', 'news', 'quiz', 'support', 'temporal', 'temporal-db', 'temporal-ui', 'web', 'worker'].sort(),
     );
     expect(compose.services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(compose.services.news.environment.MONGODB_URI).toContain('replicaSet=rs0');
@@ -62,13 +62,15 @@ describe('docker-compose.yml', () => {
     expect(ports('news')).toContain('3001:3001');
     expect(ports('support')).toContain('3002:3002');
     expect(ports('quiz')).toContain('3003:3003');
+    expect(ports('web')).toContain('3000:3000');
     expect(ports('temporal-ui')).toContain('8233:8080');
     expect(ports('temporal')).toContain('7233:7233');
     expect(ports('minio')).toContain('9000:9000');
   });
 
   it('gives the apps and the worker a configuration that passes production validation', () => {
-    for (const svc of ['news', 'support', 'quiz', 'worker']) {
+    const secrets: Record<string, string> = { JWT_SECRET: 'x'.repeat(48), MINIO_ROOT_PASSWORD: 'y'.repeat(24), WEB_SECRET: 'w'.repeat(48), SMTP_URL: 'smtp://mailer:secret@mail.example.com:587' };
+    for (const svc of ['news', 'support', 'quiz', 'web', 'worker']) {
       const env = compose.services[svc].environment as Record<string, string | number>;
       expect(env.NODE_ENV).toBe('production');
       // Substitute compose's ${VAR:?…} / ${VAR:-default} the way compose would with secrets set.
@@ -76,7 +78,7 @@ describe('docker-compose.yml', () => {
         Object.entries(env).map(([k, v]) => [
           k,
           String(v).replace(/\$\{([A-Z_]+)(?::[-?]([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) =>
-            name === 'JWT_SECRET' ? 'x'.repeat(48) : name === 'MINIO_ROOT_PASSWORD' ? 'y'.repeat(24) : (fallback ?? ''),
+            secrets[name] ?? fallback ?? '',
           ),
         ]),
       );
@@ -87,6 +89,7 @@ describe('docker-compose.yml', () => {
       expect(config.minio).toMatchObject({ endPoint: 'minio', port: 9000 });
     }
     expect(compose.services.news.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
+    expect(compose.services.web.environment.WEB_SECRET).toMatch(/^\$\{WEB_SECRET:\?/);
   });
 });
 

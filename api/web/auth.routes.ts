@@ -1,0 +1,127 @@
+/**
+ * Signing in to the dashboard (issue 26): an e-mail code (or the link carrying it), a server-side
+ * session in an HttpOnly cookie, sign-out here or everywhere. One flow for sign-up and sign-in,
+ * answering the same for every address (no account enumeration).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../models/accounts/operations/sign-in';
+import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in.rules';
+import { PLANS } from '../../models/news/plan.rules';
+import { publicRoute } from '../shared/auth';
+import { reply, routeFactory } from '../shared/route';
+import { Count, Text } from '../shared/views';
+import type { WebDeps } from './deps';
+import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf, signedIn, type SessionPrincipal } from './session';
+
+const route = routeFactory<WebDeps>();
+const tags = ['session'];
+
+/** Rate-limit keys name an address by a hash: the limits' collection holds no addresses. */
+const addressKey = (email: string) => `address:${createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 32)}`;
+
+const SessionView = z
+  .object({
+    user: z.object({ id: Text(255), email: Text(254), plan: z.enum(PLANS) }).nullable().describe('null when not signed in'),
+    csrfToken: Text(64).nullable().describe('send it in X-CSRF-Token on every request that changes something'),
+    expiresAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'DashboardSession' });
+const SIGNED_OUT = { user: null, csrfToken: null, expiresAt: null };
+
+async function sessionView(deps: WebDeps, p: Pick<SessionPrincipal, 'sub' | 'email' | 'session'>): Promise<z.input<typeof SessionView>> {
+  const user = await deps.users.ensure(p.sub, p.email);
+  return { user: { id: p.sub, email: p.email, plan: user.plan }, csrfToken: p.session.csrfToken, expiresAt: p.session.expiresAt.toISOString() };
+}
+
+export const authRoutes = [
+  route({
+    method: 'post',
+    path: '/api/auth/sign-in',
+    summary: 'Send a sign-in code to an address',
+    description:
+      'Signs up and signs in alike: the address gets a 6-digit code and a link, valid 10 minutes, once. The answer is the same whether or not the address has an account. Limited per address and per client IP.',
+    tags,
+    auth: publicRoute,
+    rateLimit: async ({ ctx, deps }) => {
+      await deps.signInLimits.perIp.consume(ctx, `ip:${ctx.ip}`);
+      const email = (ctx.request.body as { email?: unknown } | undefined)?.email;
+      if (typeof email === 'string') await deps.signInLimits.perAddress.consume(ctx, addressKey(email));
+    },
+    body: z.strictObject({ email: Email, locale: z.enum(['pt', 'en']).default('en') }),
+    response: z.object({ sent: z.literal(true) }),
+    status: 202,
+    errors: [403, 503],
+    handler: async ({ body, deps }) => {
+      await startSignIn(deps, body);
+      return reply({ status: 202, message: SIGN_IN_SENT, data: { sent: true as const } });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/auth/verify',
+    summary: 'Sign in with the code from the mail',
+    description:
+      'A right code opens a new session (its cookie is set; any session this browser had ends) and makes the account on first use: the address is then verified. A wrong or expired code is a 401; after 5 wrong tries the code stops working.',
+    tags,
+    auth: publicRoute,
+    rateLimit: async ({ ctx, deps }) => {
+      await deps.signInLimits.verifyPerIp.consume(ctx, `ip:${ctx.ip}`);
+      const email = (ctx.request.body as { email?: unknown } | undefined)?.email;
+      if (typeof email === 'string') await deps.signInLimits.verifyPerAddress.consume(ctx, addressKey(email));
+    },
+    body: z.strictObject({ email: Email, code: SignInCode }),
+    response: SessionView,
+    errors: [401, 403, 503],
+    handler: async ({ body, ctx, deps }) => {
+      const { token, session } = await verifySignIn(deps, { ...body, previousToken: sessionTokenOf(ctx) });
+      ctx.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(deps));
+      return await sessionView(deps, { sub: session.userId, email: session.email, session });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/auth/session',
+    summary: 'The signed-in account, and the CSRF token',
+    description: 'Who is signed in in this browser: the page asks on load. Not signed in is an answer (user null), not an error.',
+    tags,
+    auth: publicRoute,
+    response: SessionView,
+    handler: async ({ ctx, deps }) => {
+      ctx.set('Cache-Control', 'no-store');
+      const token = sessionTokenOf(ctx);
+      const session = token ? await currentSession(deps, token) : null;
+      return session ? await sessionView(deps, { sub: session.userId, email: session.email, session }) : SIGNED_OUT;
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/auth/sign-out',
+    summary: 'Sign out of this browser',
+    tags,
+    auth: signedIn,
+    response: z.object({ signedOut: z.literal(true) }),
+    handler: async ({ auth, ctx, deps }) => {
+      await signOut(deps, auth.token);
+      ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));
+      return { signedOut: true as const };
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/auth/sign-out-everywhere',
+    summary: 'Sign out of every browser and device',
+    tags,
+    auth: signedIn,
+    response: z.object({ sessionsEnded: Count }),
+    handler: async ({ auth, ctx, deps }) => {
+      const ended = await signOutEverywhere(deps, auth.sub);
+      ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));
+      return { sessionsEnded: ended };
+    },
+  }),
+];

@@ -1,0 +1,4 @@
+import { runServiceMain } from '../shared/server';
+import { makeWebDeps, webService } from './service';
+
+runServiceMain(webService, makeWebDeps, (config) => config.web.port);

@@ -1,0 +1,34 @@
+/**
+ * The customer dashboard (issue 26): the web page and the session-signed-in API behind it, on
+ * WEB_PORT (3000). API customers keep using the news API with bearer JWTs and API keys.
+ */
+import type { ServiceDefinition } from '../shared/app';
+import { newsEnvelope } from '../shared/envelope';
+import { accountRoutes } from './account.routes';
+import { authRoutes } from './auth.routes';
+import type { WebDeps } from './deps';
+import { assertSameOrigin } from './session';
+import { defaultDistDir, securityHeaders, staticSite } from './site';
+
+export { makeWebDeps, type WebDeps } from './deps';
+
+export const webService: ServiceDefinition<WebDeps> = {
+  name: 'web',
+  title: 'Customer dashboard',
+  version: '0.1.0',
+  description:
+    'The dashboard page and its API: sign-in by e-mail code, API keys shown once, usage, plan and billing, preferences, reading streak and quizzes. Signed in by a session cookie; requests that change something must come from the dashboard (Origin) and carry X-CSRF-Token.',
+  envelope: newsEnvelope,
+  routes: [...authRoutes, ...accountRoutes],
+  middleware: [
+    (deps) => securityHeaders(deps.config.env === 'production'),
+    (deps) => async (ctx, next) => {
+      if (ctx.path.startsWith('/api/')) assertSameOrigin(ctx, deps.webOrigin);
+      await next();
+    },
+    (deps) => staticSite(deps.config.web.distDir ?? defaultDistDir()),
+  ],
+  extraSecuritySchemes: {
+    sessionCookie: { type: 'apiKey', in: 'cookie', name: 'nl_session', description: 'The dashboard session, set by POST /api/auth/verify (HttpOnly, SameSite=Lax, Secure in production).' },
+  },
+};

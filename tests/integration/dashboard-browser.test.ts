@@ -1,0 +1,189 @@
+/**
+ * The customer dashboard in a real browser (issue 26): headless Chromium from Debian's package,
+ * driven by Playwright, against the web service on a port of loopback, Mailpit, the news API and
+ * stripe-mock. A newcomer signs up with the mailed code, creates a key and calls the news API with
+ * it, sees the usage move, upgrades through Checkout and Stripe's signed webhook, revokes the key
+ * (401) and signs out. Every page is checked with axe-core (no serious or critical violation) and
+ * with no console error, in English, in Portuguese and at a phone's width, and screenshotted into
+ * reports/screenshots/.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import request from 'supertest';
+import { checkoutObject, deliver, stripeEvent } from '../helpers/billing';
+import { latestCode } from '../helpers/mailpit';
+import { startNewsService, type NewsService } from '../helpers/news';
+import { eventually } from '../helpers/service';
+import { startWebService, type WebService } from '../helpers/web';
+
+const SHOTS = path.resolve(__dirname, '..', '..', 'reports', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let web: WebService;
+let news: NewsService;
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  mkdirSync(SHOTS, { recursive: true });
+  [web, news] = await Promise.all([startWebService({}, { listen: true }), startNewsService()]);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+  // No network here: Stripe's hosted Checkout is played by a page of our own (the payment itself
+  // is Stripe's signed webhook, sent below).
+  await context.route(/^https:\/\/(checkout|billing)\.stripe\.com\//, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Checkout</title><main><h1>Stripe Checkout (stand-in)</h1></main></html>' }),
+  );
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([web?.close(), news?.close()]);
+});
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function accessibilityProblems(): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+}
+
+/** Screenshot, accessibility and console, for the page as it is now. */
+async function check(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  // Nothing wider than the screen (a phone scrolls tables inside their box, never the page).
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect({ name, overflow }).toEqual({ name, overflow: 0 });
+  expect({ name, violations: await accessibilityProblems() }).toEqual({ name, violations: [] });
+  expect({ name, consoleErrors }).toEqual({ name, consoleErrors: [] });
+}
+
+const email = `newcomer-${randomUUID().slice(0, 8)}@example.com`;
+let key = '';
+let keyId = '';
+
+describe('a newcomer in the dashboard', () => {
+  it('signs up with the code from Mailpit and lands on the API keys', async () => {
+    await page.goto(web.origin);
+    await page.waitForURL('**/sign-in');
+    await check('sign-in');
+    const since = new Date();
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByText('a code is on its way').waitFor();
+    const code = await latestCode(email, since);
+    await page.getByLabel('Code from the e-mail').fill(code);
+    await check('sign-in-code');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/account/keys');
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    expect(await page.getByText(email).isVisible()).toBe(true);
+  });
+
+  it('creates a key, sees it once, and calls GET /api/articles with it', async () => {
+    await page.getByLabel('Name').fill('My integration');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByTestId('new-key');
+    await shown.waitFor();
+    key = (await shown.textContent())!;
+    expect(key).toMatch(/^nws_live_/);
+    await check('keys-created');
+    await request(news.callback).get('/api/articles').set('X-API-Key', key).expect(200);
+
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.reload();
+    await page.getByRole('cell', { name: 'My integration' }).waitFor();
+    expect(await page.content()).not.toContain(key);
+    keyId = (await page.locator('tr[data-key-id]').first().getAttribute('data-key-id'))!;
+    await check('keys');
+  });
+
+  it('sees the usage move', async () => {
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByTestId('month-used').waitFor();
+    expect(await page.getByTestId('month-used').textContent()).toBe('1 of 500,000 requests');
+    for (let i = 0; i < 4; i++) await request(news.callback).get('/api/articles').set('X-API-Key', key).expect(200);
+    await page.reload();
+    await page.getByTestId('month-used').waitFor();
+    expect(await page.getByTestId('month-used').textContent()).toBe('5 of 500,000 requests');
+    expect(await page.locator('canvas').count()).toBe(1);
+    await check('usage');
+  });
+
+  it('upgrades through Checkout and the signed webhook, and sees the plan change', async () => {
+    await page.getByRole('link', { name: 'Plan & billing' }).click();
+    await page.getByTestId('current-plan').waitFor();
+    expect(await page.getByTestId('current-plan').textContent()).toBe('Your plan: Starter');
+    await check('billing-starter');
+    await page.getByRole('button', { name: 'Upgrade to Pro' }).click();
+    await page.waitForURL(/stripe\.com/);
+    await page.getByText('Stripe Checkout (stand-in)').waitFor();
+
+    // Stripe tells us the Checkout was paid.
+    const session = await page.request.get(`${web.origin}/api/account/billing`);
+    const { subscription } = ((await session.json()) as { data: { subscription: { customerId: string } } }).data;
+    const userId = (((await (await page.request.get(`${web.origin}/api/auth/session`)).json()) as { data: { user: { id: string } } }).data.user.id);
+    await deliver(news.callback, stripeEvent('checkout.session.completed', checkoutObject({ customerId: subscription.customerId, subscriptionId: `sub_${randomUUID().slice(0, 12)}`, userId, plan: 'pro' }))).expect(200);
+    expect(await eventually(async () => (await news.deps.users.findById(userId))?.plan, 'pro')).toBe('pro');
+
+    await page.goto(`${web.origin}/account/billing?checkout=success`);
+    await page.getByText('Your plan: Pro').waitFor();
+    await check('billing-pro');
+  });
+
+  it('edits preferences and reads the streak page', async () => {
+    await page.getByRole('link', { name: 'Preferences' }).click();
+    await page.getByRole('heading', { name: 'Preferences', level: 1 }).waitFor();
+    await page.getByRole('checkbox', { name: 'Finance (FIN)' }).check();
+    await page.getByRole('button', { name: 'Save preferences' }).click();
+    await page.getByText('Preferences saved.').waitFor();
+    await check('preferences');
+    await page.getByRole('link', { name: 'Streak & quizzes' }).click();
+    await page.getByTestId('streak-current').waitFor();
+    await check('reading');
+  });
+
+  it('works in Portuguese and at a phone width', async () => {
+    await page.getByRole('button', { name: 'View in Portuguese' }).or(page.getByRole('button', { name: 'Ver em português' })).click();
+    await page.getByRole('link', { name: 'Chaves de API' }).click();
+    await page.getByRole('heading', { name: 'Chaves de API', level: 1 }).waitFor();
+    await check('keys-pt');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check('keys-pt-phone');
+    await page.getByRole('link', { name: 'Uso' }).click();
+    await page.getByTestId('month-used').waitFor();
+    await check('usage-pt-phone');
+    await page.getByRole('button', { name: 'View in English' }).click();
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('revokes the key (the news API then answers 401) and signs out', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.locator(`tr[data-key-id="${keyId}"]`).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').waitFor();
+    await check('keys-revoke-confirm');
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Key revoked.').waitFor();
+    // Other API processes see a revocation within API_KEY_CACHE_SECONDS (5 s).
+    const status = async () => (await request(news.callback).get('/api/articles').set('X-API-Key', key)).status;
+    expect(await eventually(status, 401, 8_000)).toBe(401);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL('**/sign-in');
+    const after = await page.request.get(`${web.origin}/api/auth/session`);
+    expect(((await after.json()) as { data: { user: unknown } }).data.user).toBeNull();
+    expect(consoleErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,149 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { api, setCsrfToken, type SessionView, type SignedOut } from './api';
+import { setLanguage } from './i18n';
+import { SessionContext, useSession, type SessionState } from './session';
+import { SignIn } from './pages/SignIn';
+import { Keys } from './pages/Keys';
+import { UsagePage } from './pages/Usage';
+import { BillingPage } from './pages/Billing';
+import { PreferencesPage } from './pages/Preferences';
+import { ReadingPage } from './pages/Reading';
+
+export function App() {
+  const { t, i18n } = useTranslation();
+  const [session, setSession] = useState<SessionView | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      const s = await api<SessionView | SignedOut>('/api/auth/session');
+      setCsrfToken(s.csrfToken ?? '');
+      setSession(s.user ? (s as SessionView) : null);
+      setError(null);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }, []);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  useEffect(() => {
+    document.documentElement.lang = i18n.language === 'pt' ? 'pt-BR' : 'en';
+  }, [i18n.language]);
+
+  const state = useMemo<SessionState>(
+    () => ({
+      session: session ?? null,
+      refresh,
+      signedIn: (s) => {
+        setCsrfToken(s.csrfToken);
+        setSession(s);
+      },
+      signOut: async (everywhere) => {
+        await api(everywhere ? '/api/auth/sign-out-everywhere' : '/api/auth/sign-out', { method: 'POST' });
+        setCsrfToken('');
+        setSession(null);
+      },
+    }),
+    [session, refresh],
+  );
+
+  const other = i18n.language === 'pt' ? 'en' : 'pt';
+  return (
+    <SessionContext.Provider value={state}>
+      <a className="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <header className="top">
+        <span className="brand">{t('app.title')}</span>
+        <div className="top-actions">
+          <button type="button" className="link" lang={other === 'pt' ? 'pt-BR' : 'en'} aria-label={t('app.languageLabel')} onClick={() => setLanguage(other)}>
+            {t('app.language')}
+          </button>
+          {session ? (
+            <>
+              <span className="who">{session.user.email}</span>
+              <button type="button" className="secondary" onClick={() => void state.signOut(false)}>
+                {t('app.signOut')}
+              </button>
+            </>
+          ) : null}
+        </div>
+      </header>
+      {error ? (
+        <main id="main" className="page">
+          <p role="alert" className="error">
+            {t('app.error', { message: error })}
+          </p>
+          <button type="button" onClick={() => void refresh()}>
+            {t('app.retry')}
+          </button>
+        </main>
+      ) : session === undefined ? (
+        <main id="main" className="page">
+          <p>{t('app.loading')}</p>
+        </main>
+      ) : (
+        <Routes>
+          <Route path="/sign-in" element={session ? <Navigate to="/account/keys" replace /> : <SignIn />} />
+          <Route path="/account/*" element={session ? <Account /> : <RedirectToSignIn />} />
+          <Route path="*" element={<Navigate to={session ? '/account/keys' : '/sign-in'} replace />} />
+        </Routes>
+      )}
+    </SessionContext.Provider>
+  );
+}
+
+function RedirectToSignIn() {
+  const location = useLocation();
+  return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+}
+
+function Account() {
+  const { t } = useTranslation();
+  const links: [string, string][] = [
+    ['keys', t('nav.keys')],
+    ['usage', t('nav.usage')],
+    ['billing', t('nav.billing')],
+    ['preferences', t('nav.preferences')],
+    ['reading', t('nav.reading')],
+  ];
+  return (
+    <div className="layout">
+      <nav className="side" aria-label={t('nav.main')}>
+        <ul>
+          {links.map(([to, label]) => (
+            <li key={to}>
+              <NavLink to={`/account/${to}`}>{label}</NavLink>
+            </li>
+          ))}
+        </ul>
+        <SignOutEverywhere />
+      </nav>
+      <main id="main" className="page">
+        <Routes>
+          <Route path="keys" element={<Keys />} />
+          <Route path="usage" element={<UsagePage />} />
+          <Route path="billing" element={<BillingPage />} />
+          <Route path="preferences" element={<PreferencesPage />} />
+          <Route path="reading" element={<ReadingPage />} />
+          <Route path="*" element={<Navigate to="/account/keys" replace />} />
+        </Routes>
+      </main>
+    </div>
+  );
+}
+
+function SignOutEverywhere() {
+  const { t } = useTranslation();
+  const { signOut } = useSession();
+  return (
+    <button type="button" className="link small" onClick={() => void signOut(true)}>
+      {t('app.signOutEverywhere')}
+    </button>
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * The dashboard's calls to its own API (same origin, session cookie). Requests that change
+ * something carry the session's CSRF token; failures come back in the news envelope.
+ */
+let csrfToken = '';
+
+export const setCsrfToken = (token: string): void => {
+  csrfToken = token;
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Envelope<T> {
+  success: boolean;
+  data?: T;
+  message?: string;
+  error?: string;
+  code?: string;
+}
+
+export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const method = init.method ?? 'GET';
+  const res = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: {
+      Accept: 'application/json',
+      ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(method === 'GET' ? {} : { 'X-CSRF-Token': csrfToken }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  let json: Envelope<T> | undefined;
+  try {
+    json = (await res.json()) as Envelope<T>;
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok || !json?.success) throw new ApiError(res.status, json?.error ?? res.statusText, json?.code);
+  return json.data as T;
+}
+
+// What the API answers (api/web/*.routes.ts).
+export interface SessionView {
+  user: { id: string; email: string; plan: 'starter' | 'pro' | 'business' };
+  csrfToken: string;
+  expiresAt: string;
+}
+
+export interface SignedOut {
+  user: null;
+  csrfToken: null;
+  expiresAt: null;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  mode: 'live' | 'test';
+  scopes: string[];
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  status: 'active' | 'expired' | 'revoked';
+  createdAt: string;
+}
+
+export interface Usage {
+  plan: string;
+  month: { month: string; limit: number | null; used: number; remaining: number | null; resetsAt: string };
+  perMinuteLimit: number;
+  days: { date: string; total: number; perKey: Record<string, number> }[];
+  keys: { id: string; name: string; prefix: string; mode: 'live' | 'test'; minute: { used: number; remaining: number; resetsAt: string } }[];
+}
+
+export interface Subscription {
+  status: string;
+  plan: 'starter' | 'pro' | 'business';
+  subscribedPlan: string | null;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  graceEndsAt: string | null;
+  customerId: string | null;
+}
+
+export interface PlanInfo {
+  plan: 'starter' | 'pro' | 'business';
+  name: string;
+  monthlyPriceBRL: number;
+  perMinute: number;
+  perMonth: number | null;
+  modules: string[];
+}
+
+export interface Billing {
+  subscription: Subscription;
+  plans: PlanInfo[];
+  billingConfigured: boolean;
+}
+
+export interface Preferences {
+  sectors: string[];
+  sectorWeights: Record<string, number>;
+  topics: string[];
+  topicWeights: Record<string, number>;
+  watchlistCompanies: string[];
+  watchlistTickers: string[];
+  keywords: string[];
+  keywordWeights: Record<string, number>;
+  notificationSettings: { email: boolean; push: boolean; whatsapp: boolean; breakingOnly: boolean; minScore: number };
+  relevanceSettings: Record<string, number | boolean>;
+}
+
+export interface EntityOption {
+  id: string;
+  name: string;
+  ticker: string | null;
+  type: string;
+}
+
+export interface Reading {
+  streak: { current: number; longest: number; lastReadDate: string | null; today: string; missedRecoverable: { date: string; quizDates: string[] }[] };
+  quizzes: { id: string; title: string; quizDate: string; edition: string; alreadyAttempted: boolean; attemptResult: { passed: boolean; correctAnswers: number } | null; availableUntil: string; canSubmit: boolean }[];
+  rules: { maxDaysRecovery: number; minCorrectAnswers: number; totalQuestions: number };
+}
+
+export interface WhatsAppLink {
+  configured: boolean;
+  linked: boolean;
+  phone: string | null;
+  linkedAt: string | null;
+}

@@ -1,0 +1,252 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { SECTORS, TOPICS } from '../../../models/news/article.rules';
+import { api, type EntityOption, type Preferences, type WhatsAppLink } from '../api';
+import { Failure, Loading, useResource } from './common';
+
+type Weighted = { list: 'sectors' | 'topics'; weights: 'sectorWeights' | 'topicWeights'; codes: readonly string[] };
+
+function WeightedList({ prefs, set, spec, title }: { prefs: Preferences; set(p: Preferences): void; spec: Weighted; title: string }) {
+  const { t } = useTranslation();
+  const chosen = prefs[spec.list];
+  return (
+    <fieldset className="card">
+      <legend>{title}</legend>
+      <div className="codes">
+        {spec.codes.map((code) => {
+          const on = chosen.includes(code);
+          return (
+            <div key={code} className="code">
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={on}
+                  onChange={(e) => {
+                    const list = e.target.checked ? [...chosen, code] : chosen.filter((c) => c !== code);
+                    const weights = { ...prefs[spec.weights] };
+                    if (!e.target.checked) delete weights[code];
+                    set({ ...prefs, [spec.list]: list, [spec.weights]: weights });
+                  }}
+                />
+                {t(`codes.${code}`, { defaultValue: code })} ({code})
+              </label>
+              {on ? (
+                <input
+                  type="number"
+                  className="weight"
+                  aria-label={t('prefs.weight', { code })}
+                  min={0}
+                  max={5}
+                  step={0.5}
+                  value={prefs[spec.weights][code] ?? 1}
+                  onChange={(e) => set({ ...prefs, [spec.weights]: { ...prefs[spec.weights], [code]: Number(e.target.value) } })}
+                />
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+    </fieldset>
+  );
+}
+
+function Companies({ prefs, set }: { prefs: Preferences; set(p: Preferences): void }) {
+  const { t } = useTranslation();
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<EntityOption[]>([]);
+  const [names, setNames] = useState<Record<string, string>>({});
+
+  useEffect(() => {
+    const missing = prefs.watchlistCompanies.filter((id) => !names[id]);
+    if (missing.length === 0) return;
+    void api<EntityOption[]>(`/api/account/entities?ids=${missing.join(',')}`).then((es) =>
+      setNames((n) => ({ ...n, ...Object.fromEntries(es.map((e) => [e.id, e.ticker ? `${e.name} (${e.ticker})` : e.name])) })),
+    );
+  }, [prefs.watchlistCompanies, names]);
+
+  useEffect(() => {
+    const q = query.trim();
+    if (!q) {
+      setFound([]);
+      return;
+    }
+    const timer = setTimeout(() => {
+      void api<EntityOption[]>(`/api/account/entities?q=${encodeURIComponent(q)}`).then(setFound, () => setFound([]));
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [query]);
+
+  return (
+    <div>
+      <h3>{t('prefs.companies')}</h3>
+      <ul className="chips">
+        {prefs.watchlistCompanies.map((id) => (
+          <li key={id}>
+            {names[id] ?? id.slice(0, 8)}
+            <button type="button" className="link" aria-label={t('prefs.remove', { name: names[id] ?? id })} onClick={() => set({ ...prefs, watchlistCompanies: prefs.watchlistCompanies.filter((x) => x !== id) })}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <label htmlFor="company-search">{t('prefs.search')}</label>
+      <input id="company-search" type="search" placeholder={t('prefs.searchHint')} maxLength={100} value={query} onChange={(e) => setQuery(e.target.value)} />
+      {found.length > 0 ? (
+        <ul className="results" aria-label={t('prefs.search')}>
+          {found.map((e) => (
+            <li key={e.id}>
+              <button
+                type="button"
+                className="secondary"
+                disabled={prefs.watchlistCompanies.includes(e.id)}
+                onClick={() => {
+                  setNames((n) => ({ ...n, [e.id]: e.ticker ? `${e.name} (${e.ticker})` : e.name }));
+                  set({ ...prefs, watchlistCompanies: [...prefs.watchlistCompanies, e.id] });
+                }}
+              >
+                {t('prefs.add')} {e.name}
+                {e.ticker ? ` (${e.ticker})` : ''}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+function Words({ values, label, inputLabel, onChange, upper, heading = true }: { values: string[]; label: string; inputLabel: string; onChange(v: string[]): void; upper?: boolean; heading?: boolean }) {
+  const { t } = useTranslation();
+  const [draft, setDraft] = useState('');
+  const id = `add-${label.replace(/\W/g, '')}`;
+  const add = () => {
+    const v = upper ? draft.trim().toUpperCase() : draft.trim();
+    if (v && !values.includes(v)) onChange([...values, v]);
+    setDraft('');
+  };
+  return (
+    <div>
+      {heading ? <h3>{label}</h3> : null}
+      <ul className="chips">
+        {values.map((v) => (
+          <li key={v}>
+            {v}
+            <button type="button" className="link" aria-label={t('prefs.remove', { name: v })} onClick={() => onChange(values.filter((x) => x !== v))}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="row">
+        <label htmlFor={id} className="visually-hidden">
+          {inputLabel}
+        </label>
+        <input
+          id={id}
+          placeholder={inputLabel}
+          maxLength={upper ? 8 : 50}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              add();
+            }
+          }}
+        />
+        <button type="button" className="secondary" onClick={add}>
+          {t('prefs.add')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function Settings<T extends Record<string, number | boolean>>({ title, values, onChange }: { title: string; values: T; onChange(v: T): void }) {
+  const { t } = useTranslation();
+  return (
+    <fieldset className="card settings">
+      <legend>{title}</legend>
+      {Object.entries(values).map(([k, v]) =>
+        typeof v === 'boolean' ? (
+          <label key={k} className="check">
+            <input type="checkbox" checked={v} onChange={(e) => onChange({ ...values, [k]: e.target.checked })} />
+            {t(`prefs.fields.${k}`)}
+          </label>
+        ) : (
+          <label key={k} className="field">
+            <span>{t(`prefs.fields.${k}`)}</span>
+            <input type="number" step="any" min={0} value={v} onChange={(e) => onChange({ ...values, [k]: Number(e.target.value) })} />
+          </label>
+        ),
+      )}
+    </fieldset>
+  );
+}
+
+export function PreferencesPage() {
+  const { t } = useTranslation();
+  const loaded = useResource<Preferences>('/api/account/preferences');
+  const whatsapp = useResource<WhatsAppLink>('/api/account/whatsapp');
+  const [prefs, setPrefs] = useState<Preferences | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (loaded.data) setPrefs(loaded.data);
+  }, [loaded.data]);
+
+  if (loaded.error) return <Failure message={loaded.error} />;
+  if (!prefs) return <Loading />;
+  const set = (p: Preferences) => {
+    setPrefs(p);
+    setStatus(null);
+  };
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const keywordWeights = Object.fromEntries(prefs.keywords.map((k) => [k, prefs.keywordWeights[k] ?? 1]));
+      setPrefs(await api<Preferences>('/api/account/preferences', { method: 'PUT', body: { ...prefs, keywordWeights } }));
+      setStatus(t('prefs.saved'));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+
+  return (
+    <form onSubmit={save}>
+      <h1>{t('prefs.title')}</h1>
+      <p>{t('prefs.lead')}</p>
+      <Failure message={error} />
+      <WeightedList prefs={prefs} set={set} title={t('prefs.sectors')} spec={{ list: 'sectors', weights: 'sectorWeights', codes: SECTORS }} />
+      <WeightedList prefs={prefs} set={set} title={t('prefs.topics')} spec={{ list: 'topics', weights: 'topicWeights', codes: TOPICS }} />
+      <section className="card" aria-labelledby="watchlist">
+        <h2 id="watchlist">{t('prefs.watchlist')}</h2>
+        <Companies prefs={prefs} set={set} />
+        <Words label={t('prefs.tickers')} inputLabel={t('prefs.ticker')} values={prefs.watchlistTickers} upper onChange={(v) => set({ ...prefs, watchlistTickers: v })} />
+      </section>
+      <section className="card" aria-labelledby="keywords">
+        <h2 id="keywords">{t('prefs.keywords')}</h2>
+        <Words label={t('prefs.keywords')} inputLabel={t('prefs.keyword')} heading={false} values={prefs.keywords} onChange={(v) => set({ ...prefs, keywords: v })} />
+      </section>
+      <Settings title={t('prefs.notifications')} values={prefs.notificationSettings} onChange={(v) => set({ ...prefs, notificationSettings: v })} />
+      <Settings title={t('prefs.relevance')} values={prefs.relevanceSettings} onChange={(v) => set({ ...prefs, relevanceSettings: v })} />
+      <section className="card" aria-labelledby="whatsapp">
+        <h2 id="whatsapp">{t('prefs.whatsapp')}</h2>
+        <p data-testid="whatsapp-status">
+          {!whatsapp.data ? t('app.loading') : !whatsapp.data.configured ? t('prefs.whatsappOff') : whatsapp.data.linked ? t('prefs.whatsappLinked', { phone: whatsapp.data.phone }) : t('prefs.whatsappNotLinked')}
+        </p>
+      </section>
+      <div className="save-bar">
+        <button type="submit">{t('prefs.save')}</button>
+        {status ? (
+          <span role="status" className="ok">
+            {status}
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}
