@@ -28,14 +28,16 @@ import { signToken } from '../models/auth/token.rules';
 import { loadConfig } from '../models/config';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { createUserRepo } from '../models/users/user.repo';
+import { createAccountRepo } from '../models/accounts/account.repo';
+import { newCsrfToken, newSessionToken, sessionTokenHash } from '../models/accounts/sign-in.rules';
 import { defaultCacheDir, withLock } from './binaries';
 import { freePort } from './dev-services';
-import { appProcessSpecs } from './processes';
+import { appProcessSpecs, buildWeb } from './processes';
 import { Supervisor } from './supervisor';
 
 const ROOT = path.resolve(__dirname, '..');
 const SCHEMATHESIS_VERSION = '4.32.5';
-const SERVICES = ['news', 'support', 'quiz'] as const;
+const SERVICES = ['news', 'support', 'quiz', 'web'] as const;
 type Service = (typeof SERVICES)[number];
 
 const say = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
@@ -120,7 +122,7 @@ async function main(): Promise<number> {
     options: { json: { type: 'string' }, service: { type: 'string', multiple: true } },
   });
   const only = (values.service ?? []) as Service[];
-  for (const s of only) if (!SERVICES.includes(s)) throw new Error(`unknown service ${s} (news, support, quiz)`);
+  for (const s of only) if (!SERVICES.includes(s)) throw new Error(`unknown service ${s} (${SERVICES.join(', ')})`);
   const services = only.length ? only : [...SERVICES];
   const seconds = Number(process.env.FUZZ_SECONDS ?? 90);
   if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`FUZZ_SECONDS must be a whole number of seconds (got ${process.env.FUZZ_SECONDS})`);
@@ -133,12 +135,19 @@ async function main(): Promise<number> {
   mkdirSync(outDir, { recursive: true });
 
   // The APIs, with limits high enough that the fuzzer is never throttled. Nothing else changes.
-  const ports: Record<Service, number> = { news: await freePort(), support: await freePort(), quiz: await freePort() };
+  const ports: Record<Service, number> = { news: await freePort(), support: await freePort(), quiz: await freePort(), web: await freePort() };
+  const webOrigin = `http://127.0.0.1:${ports.web}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NEWS_PORT: String(ports.news),
     SUPPORT_PORT: String(ports.support),
     QUIZ_PORT: String(ports.quiz),
+    WEB_PORT: String(ports.web),
+    WEB_URL: webOrigin,
+    WEB_SIGN_IN_PER_ADDRESS: '1000000',
+    WEB_SIGN_IN_PER_IP: '1000000',
+    WEB_VERIFY_PER_ADDRESS: '1000000',
+    WEB_VERIFY_PER_IP: '1000000',
     NEWS_STARTER_PER_MINUTE: '1000000',
     NEWS_PRO_PER_MINUTE: '1000000',
     NEWS_BUSINESS_PER_MINUTE: '1000000',
@@ -162,6 +171,8 @@ async function main(): Promise<number> {
   const results: ServiceResult[] = [];
   try {
     const apis = appProcessSpecs(env, (name) => ({ file: path.join(config.dataDir, 'logs', `fuzz-${name}.log`) })).filter((s) => SERVICES.includes(s.name as Service));
+    // The dashboard's page (web/dist) is not what is fuzzed, but the service serves it: build it.
+    if (services.includes('web')) await buildWeb(say);
     for (const spec of apis) await supervisor.start(spec);
 
     // Credentials: a JWT with every permission and a Business key with every scope. The key
@@ -170,25 +181,51 @@ async function main(): Promise<number> {
     const token = await signToken(config.auth.jwtSecret!, { sub: 'fuzz-admin', email: 'fuzz@example.com', permissions: ['*'], expiresIn: '6h' });
     const conn = await mongoose.createConnection(config.mongo.uri!, { dbName: config.mongo.db }).asPromise();
     let apiKey: string;
+    // The dashboard's session, as signing in makes it (the sign-in itself is fuzzed too; its
+    // codes go to Mailpit, where nobody reads them).
+    const sessionToken = newSessionToken();
+    const csrfToken = newCsrfToken();
     try {
       await createUserRepo(conn).setPlan('fuzz-key-owner', 'business', 'fuzz-key-owner@example.com');
       ({ key: apiKey } = await createApiKeyRepo(conn).create({ userId: 'fuzz-key-owner', name: 'fuzz', mode: 'live', scopes: ['*'], expiresAt: null }));
+      const now = new Date();
+      await createAccountRepo(conn).createSession({ _id: sessionTokenHash(sessionToken), userId: 'fuzz-web', email: 'fuzz-web@example.com', csrfToken, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + 6 * 3600_000) });
     } finally {
       await conn.close();
     }
+
+    /**
+     * The configuration for a service: ours, and for the dashboard its session as the value of
+     * the `sessionCookie` scheme its document declares (read from the environment, never written).
+     */
+    const configFile = (service: Service) => {
+      const base = path.join(__dirname, 'fuzz', 'schemathesis.toml');
+      if (service !== 'web') return base;
+      const file = path.join(outDir, 'web.schemathesis.toml');
+      writeFileSync(file, `${readFileSync(base, 'utf8')}\n[auth.openapi.sessionCookie]\napi_key = "\${FUZZ_WEB_SESSION}"\n`);
+      return file;
+    };
 
     for (const service of services) {
       const report = path.join(outDir, `${service}.junit.xml`);
       const log = path.join(outDir, `${service}.log`);
       const args = [
-        '--config-file', path.join(__dirname, 'fuzz', 'schemathesis.toml'),
+        '--config-file', configFile(service),
         'run',
         `http://127.0.0.1:${ports[service]}/openapi.json`,
         '--phases', 'examples,coverage,fuzzing,stateful',
         '--max-time', String(seconds),
         '--workers', '2',
-        '--header', `Authorization: Bearer ${token}`,
-        '--header', `X-API-Key: ${apiKey}`,
+        ...(service === 'web'
+          ? [
+              // The session cookie goes through the document's own security scheme (configFile),
+              // so that schemathesis knows a request without it is meant to be refused.
+              '--header', `X-CSRF-Token: ${csrfToken}`,
+              '--header', `Origin: ${webOrigin}`,
+              // Signing out would end the session the rest of the run uses (Jest tests them).
+              '--exclude-path-regex', '^/api/auth/sign-out',
+            ]
+          : ['--header', `Authorization: Bearer ${token}`, '--header', `X-API-Key: ${apiKey}`]),
         '--request-timeout', '30',
         '--suppress-health-check', 'all',
         '--generation-database', 'none',
@@ -201,7 +238,7 @@ async function main(): Promise<number> {
       const exitCode = await new Promise<number>((resolve) => {
         const child = spawn(st, args, {
           cwd: outDir,
-          env: { ...process.env, SCHEMATHESIS_HOOKS: path.join(__dirname, 'fuzz', 'hooks.py') },
+          env: { ...process.env, SCHEMATHESIS_HOOKS: path.join(__dirname, 'fuzz', 'hooks.py'), FUZZ_WEB_SESSION: sessionToken },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let out = '';
@@ -209,7 +246,7 @@ async function main(): Promise<number> {
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.on('exit', (code) => {
           // The credentials never reach a log: schemathesis prints reproduction commands.
-          writeFileSync(log, out.split(token).join('<jwt>').split(apiKey).join('<api-key>'));
+          writeFileSync(log, out.split(token).join('<jwt>').split(apiKey).join('<api-key>').split(sessionToken).join('<session>').split(csrfToken).join('<csrf>'));
           resolve(code ?? 1);
         });
       });

@@ -10,7 +10,7 @@ import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in
 import { PLANS } from '../../models/news/plan.rules';
 import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Count, Text } from '../shared/views';
+import { Count, IsoDateTime, Text } from '../shared/views';
 import type { WebDeps } from './deps';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf, signedIn, type SessionPrincipal } from './session';
 
@@ -24,7 +24,7 @@ const SessionView = z
   .object({
     user: z.object({ id: Text(255), email: Text(254), plan: z.enum(PLANS) }).nullable().describe('null when not signed in'),
     csrfToken: Text(64).nullable().describe('send it in X-CSRF-Token on every request that changes something'),
-    expiresAt: z.iso.datetime().nullable(),
+    expiresAt: IsoDateTime.nullable(),
   })
   .meta({ id: 'DashboardSession' });
 const SIGNED_OUT = { user: null, csrfToken: null, expiresAt: null };

@@ -36,6 +36,8 @@ export function securityHeaders(production: boolean): Middleware {
     },
     strictTransportSecurity: production ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     referrerPolicy: { policy: 'no-referrer' },
+    // frame-ancestors 'none' for browsers that still read only the older header.
+    xFrameOptions: { action: 'deny' },
     crossOriginEmbedderPolicy: false,
   });
 }

@@ -16,12 +16,18 @@ export const SESSION_MAX_MS = 30 * 24 * 3600_000;
 /** lastSeenAt (and so the idle expiry) is written at most this often per session. */
 export const SESSION_TOUCH_MS = 3600_000;
 
-/** An e-mail address as entered: trimmed, at most 254 characters (RFC 5321), lower-cased. */
-export const Email = z.email().max(254);
+/**
+ * An e-mail address: at most 254 characters, its local part at most 64 (RFC 5321 §4.5.3.1), as
+ * every mail server and the document's `email` format hold it.
+ */
+export const Email = z
+  .email()
+  .max(254)
+  .refine((e) => e.lastIndexOf('@') <= 64, 'the part before @ is at most 64 characters');
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Six digits, leading zeros kept. */
-export const SignInCode = z.string().regex(/^\d{6}$/, 'the code is 6 digits');
+export const SignInCode = z.string().length(6).regex(/^\d{6}$/, 'the code is 6 digits');
 
 export const newSignInCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
 

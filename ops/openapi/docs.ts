@@ -1,5 +1,5 @@
 /**
- * Writes the OpenAPI documents of the three services (what each serves at /openapi.json) to a
+ * Writes the OpenAPI documents of the four services (what each serves at /openapi.json) to a
  * directory, without a server, database or Temporal: they are built from the service definitions
  * alone (api/shared/app.ts serviceDocument), with the configuration of the environment (the quiz
  * document names the configured AI models).
@@ -16,12 +16,14 @@ import { definitionFor, type DefinitionSource } from '../../api/shared/server';
 import { newsService } from '../../api/news/service';
 import { createQuizService } from '../../api/quiz/service';
 import { supportService } from '../../api/support/service';
+import { webService } from '../../api/web/service';
 import { parseConfig } from '../../models/config';
 
 const sources: Record<string, DefinitionSource<never>> = {
   news: newsService as DefinitionSource<never>,
   support: supportService as DefinitionSource<never>,
   quiz: createQuizService as DefinitionSource<never>,
+  web: webService as DefinitionSource<never>,
 };
 
 export function writeOpenApiDocuments(dir: string): string[] {

@@ -9,7 +9,7 @@ import { closeInfra, createInfra, type Infra } from '../../api/shared/infra';
 import { definitionFor, type DefinitionSource } from '../../api/shared/server';
 import { loadConfig, parseConfig, type Config } from '../../models/config';
 import { signToken } from '../../models/auth/token.rules';
-import { createLogger } from '../../models/infra/logger';
+import { createLogger, type Logger } from '../../models/infra/logger';
 import { formatMismatch, responseChecker, type ObservedResponse } from './openapi-responses';
 
 export interface TestService<D extends Infra> {
@@ -28,11 +28,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function startTestService<D extends Infra>(
   source: DefinitionSource<D>,
   makeDeps: (infra: Infra) => D | Promise<D>,
-  options: AppOptions & { config?: Config; waitForMongo?: boolean } = {},
+  options: AppOptions & { config?: Config; waitForMongo?: boolean; logger?: Logger } = {},
 ): Promise<TestService<D>> {
   const config = options.config ?? testConfig();
   const definition: ServiceDefinition<D> = definitionFor(source, config);
-  const infra = createInfra(config, definition.name, createLogger({ name: definition.name, level: 'silent' }));
+  const infra = createInfra(config, definition.name, options.logger ?? createLogger({ name: definition.name, level: 'silent' }));
   if (options.waitForMongo !== false) await infra.mongo.ready;
   const deps = await makeDeps(infra);
   const app = createApp(definition, deps, options);

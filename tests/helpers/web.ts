@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { makeWebDeps, webService, type WebDeps } from '../../api/web/service';
+import type { Logger } from '../../models/infra/logger';
 import { startTestService, testConfig, type TestService } from './service';
 import { latestCode } from './mailpit';
 
@@ -15,7 +16,7 @@ export type WebService = TestService<WebDeps> & { origin: string };
  * The web service; `listen` also serves it on a port of loopback (for a browser), with WEB_URL
  * set to it so that its same-origin check and its links name that port.
  */
-export async function startWebService(env: Record<string, string> = {}, o: { listen?: boolean } = {}): Promise<WebService & { server?: http.Server }> {
+export async function startWebService(env: Record<string, string> = {}, o: { listen?: boolean; logger?: Logger } = {}): Promise<WebService & { server?: http.Server }> {
   let server: http.Server | undefined;
   let origin = 'http://127.0.0.1:3000';
   if (o.listen) {
@@ -25,7 +26,7 @@ export async function startWebService(env: Record<string, string> = {}, o: { lis
   }
   // Tests sign in many times from one address (127.0.0.1): the per-IP limits are not what they test
   // unless they say so (with TRUST_PROXY and a client IP of their own).
-  const svc = await startTestService(webService, makeWebDeps, { config: testConfig({ WEB_URL: origin, WEB_SIGN_IN_PER_IP: '100000', WEB_VERIFY_PER_IP: '100000', ...env }) });
+  const svc = await startTestService(webService, makeWebDeps, { config: testConfig({ WEB_URL: origin, WEB_SIGN_IN_PER_IP: '100000', WEB_VERIFY_PER_IP: '100000', ...env }), ...(o.logger ? { logger: o.logger } : {}) });
   server?.on('request', svc.callback);
   return {
     ...svc,

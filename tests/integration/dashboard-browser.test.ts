@@ -64,7 +64,8 @@ async function accessibilityProblems(): Promise<string[]> {
 async function check(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   // Nothing wider than the screen (a phone scrolls tables inside their box, never the page).
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  // (The page's document, evaluated in the browser; this file's types have no DOM.)
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   expect({ name, overflow }).toEqual({ name, overflow: 0 });
   expect({ name, violations: await accessibilityProblems() }).toEqual({ name, violations: [] });
   expect({ name, consoleErrors }).toEqual({ name, consoleErrors: [] });
@@ -169,8 +170,32 @@ describe('a newcomer in the dashboard', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it('revokes the key (the news API then answers 401) and signs out', async () => {
+  it("rotates the key through the spec's steps: new key, switch, check it is used, revoke the old one", async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
+    await page.locator(`tr[data-key-id="${keyId}"]`).getByRole('button', { name: 'Rotate' }).click();
+    await page.getByRole('button', { name: 'Create the new key' }).click();
+    await page.getByTestId('new-key').waitFor();
+    const fresh = (await page.getByTestId('new-key').textContent())!;
+    expect(fresh).not.toBe(key);
+    await request(news.callback).get('/api/articles').set('X-API-Key', fresh).expect(200);
+    await page.getByRole('button', { name: 'My application uses the new key' }).click();
+    await page.getByRole('button', { name: 'Revoke the old key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Rotation finished: the old key is revoked.').waitFor();
+    await check('keys-rotated');
+    const status = async (k: string) => (await request(news.callback).get('/api/articles').set('X-API-Key', k)).status;
+    expect(await eventually(() => status(key), 401, 8_000)).toBe(401);
+    expect(await status(fresh)).toBe(200);
+    // Two keys of that name now: the old one revoked, the new one active.
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    const rows = page.locator('tr[data-key-id]');
+    expect(await rows.count()).toBe(2);
+    keyId = (await rows.first().getAttribute('data-key-id'))!;
+    expect(keyId).not.toBe('');
+    key = fresh;
+  });
+
+  it('revokes the key (the news API then answers 401) and signs out', async () => {
     await page.locator(`tr[data-key-id="${keyId}"]`).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').waitFor();
     await check('keys-revoke-confirm');

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { emailUserId } from '../../models/accounts/sign-in.rules';
+import { createLogger } from '../../models/infra/logger';
 import { fold } from '../../models/news/text.rules';
 import { createUserRepo } from '../../models/users/user.repo';
 import { latestCode, messagesTo } from '../helpers/mailpit';
@@ -137,6 +138,28 @@ describe('signing in by e-mail', () => {
       await b.post('/api/auth/sign-in', { email: address() }).expect(429);
     } finally {
       await limited.close();
+    }
+  });
+
+  it('logs no code, session, CSRF token or key, even at the most detailed level', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ name: 'web', level: 'trace', destination: { write: (line: string) => void lines.push(line) } });
+    const logged = await startWebService({}, { logger });
+    try {
+      const b = new Browser(logged);
+      const email = address();
+      const since = new Date();
+      await b.post('/api/auth/sign-in', { email }).expect(202);
+      const code = await latestCode(email, since);
+      await b.post('/api/auth/verify', { email, code: code === '000000' ? '000001' : '000000' }).expect(401);
+      b.keep(await b.post('/api/auth/verify', { email, code }).expect(200));
+      const key = (await b.post('/api/account/keys', { name: 'logged' }).expect(201)).body.data.key as string;
+      await b.get('/api/account/keys').expect(200);
+      const all = lines.join('');
+      expect(lines.length).toBeGreaterThan(4);
+      for (const secret of [code, b.cookie.split('=')[1]!, b.csrf, key]) expect(all).not.toContain(secret);
+    } finally {
+      await logged.close();
     }
   });
 

@@ -10,6 +10,7 @@ import {
   SESSION_IDLE_MS,
   SESSION_MAX_MS,
   SIGN_IN_CODE_TTL_MS,
+  Email,
   codeHash,
   emailUserId,
   hashesMatch,
@@ -90,6 +91,13 @@ describe('sign-in rules', () => {
     expect(hashesMatch(h, codeHash('s'.repeat(32), 'b@example.com', '123456'))).toBe(false);
     expect(hashesMatch(h, codeHash('t'.repeat(32), 'a@example.com', '123456'))).toBe(false);
     expect(hashesMatch(h, '')).toBe(false);
+  });
+
+  it('takes addresses mail servers take: at most 254 characters, 64 before the @', () => {
+    expect(Email.safeParse(`${'a'.repeat(64)}@example.com`).success).toBe(true);
+    expect(Email.safeParse(`${'a'.repeat(65)}@example.com`).success).toBe(false);
+    expect(Email.safeParse(`a@${'b'.repeat(250)}.com`).success).toBe(false);
+    expect(Email.safeParse('not an address').success).toBe(false);
   });
 
   it('gives one user id per address and sessions an idle expiry capped by their lifetime', () => {
