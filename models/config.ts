@@ -433,6 +433,12 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     for (const name of required) {
       if (e[name] === undefined) throw new ConfigError(`Invalid configuration: ${name} is required when NODE_ENV=production`);
     }
+    // The dashboard's session cookie is Secure whenever its origin is HTTPS; only a trial on this
+    // machine may go without.
+    const web = new URL(e.WEB_URL);
+    if (web.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(web.hostname)) {
+      throw new ConfigError('Invalid configuration: WEB_URL must be an https:// address when NODE_ENV=production (the session cookie is Secure)');
+    }
   }
   const secrets = isProduction
     ? undefined

@@ -1,6 +1,6 @@
 /**
  * The dashboard's session (issue 26): a server-side session named by an HttpOnly, SameSite=Lax
- * cookie (Secure in production). Requests that change something must come from the dashboard's
+ * cookie (Secure when the dashboard is served over HTTPS, as production requires). Requests that change something must come from the dashboard's
  * own origin (Origin, or Sec-Fetch-Site) and, once signed in, carry the session's CSRF token in
  * X-CSRF-Token: a page on another site can neither read the token nor forge the header.
  */
@@ -25,9 +25,13 @@ export interface SessionPrincipal {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export const sessionCookieOptions = (deps: Pick<WebDeps, 'config'>) => ({
+/**
+ * Secure whenever the dashboard's origin is HTTPS (production requires it, models/config.ts).
+ * Behind a proxy that ends TLS, TRUST_PROXY=true lets Koa see the request as secure.
+ */
+export const sessionCookieOptions = (deps: Pick<WebDeps, 'webOrigin'>) => ({
   httpOnly: true,
-  secure: deps.config.env === 'production',
+  secure: deps.webOrigin.startsWith('https:'),
   sameSite: 'lax' as const,
   path: '/',
   overwrite: true,
@@ -46,6 +50,10 @@ export function sessionTokenOf(ctx: Context): string | undefined {
  */
 export function assertSameOrigin(ctx: Context, webOrigin: string): void {
   if (SAFE.has(ctx.method)) return;
+  // An HTTPS dashboard sets Secure cookies, which Koa refuses to send over plain HTTP.
+  if (webOrigin.startsWith('https:') && !ctx.secure) {
+    throw new AppError('FORBIDDEN', 'The dashboard is served over HTTPS: send this request over HTTPS (behind a proxy that ends TLS, the operator sets TRUST_PROXY=true)');
+  }
   const origin = ctx.get('origin');
   if (origin) {
     if (origin === webOrigin) return;

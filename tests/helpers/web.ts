@@ -18,8 +18,8 @@ export type WebService = TestService<WebDeps> & { origin: string };
  */
 export async function startWebService(env: Record<string, string> = {}, o: { listen?: boolean; logger?: Logger } = {}): Promise<WebService & { server?: http.Server }> {
   let server: http.Server | undefined;
-  let origin = 'http://127.0.0.1:3000';
-  if (o.listen) {
+  let origin = env.WEB_URL ? new URL(env.WEB_URL).origin : 'http://127.0.0.1:3000';
+  if (o.listen && !env.WEB_URL) {
     server = http.createServer();
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -47,11 +47,14 @@ export class Browser {
   constructor(
     private readonly svc: WebService,
     private readonly forwardedFor?: string,
+    /** The scheme a proxy that ended TLS reports (X-Forwarded-Proto). */
+    private readonly forwardedProto?: 'https',
   ) {}
 
   private prepare(req: request.Test, withCsrf: boolean): request.Test {
     req.set('Origin', this.svc.origin);
     if (this.forwardedFor) req.set('X-Forwarded-For', this.forwardedFor);
+    if (this.forwardedProto) req.set('X-Forwarded-Proto', this.forwardedProto);
     if (this.cookie) req.set('Cookie', this.cookie);
     if (withCsrf && this.csrf) req.set('X-CSRF-Token', this.csrf);
     return req;

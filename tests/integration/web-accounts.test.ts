@@ -63,6 +63,22 @@ describe('signing in by e-mail', () => {
     expect(again.body).toMatchObject({ success: false, statusCode: 401, error: expect.stringMatching(/wrong or has expired/) });
   });
 
+  it('makes the cookie Secure when the dashboard is served over HTTPS, and refuses plain HTTP there', async () => {
+    const https = await startWebService({ WEB_URL: 'https://dash.example.com', TRUST_PROXY: 'true' });
+    try {
+      const email = address();
+      const plain = await new Browser(https).post('/api/auth/sign-in', { email }).expect(403);
+      expect(plain.body.error).toMatch(/HTTPS/);
+      const b = new Browser(https, undefined, 'https');
+      const res = await b.signIn(email);
+      const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('nl_session='))!;
+      expect(cookie).toMatch(/;\s*secure/i);
+      await sessionOf(b).expect(200);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('answers the same for an address with an account and one without', async () => {
     const known = address();
     await new Browser(web).signIn(known);

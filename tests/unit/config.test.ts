@@ -57,6 +57,8 @@ describe('config', () => {
   it('requires the dashboard secret in production, and sends Checkout back to the dashboard by default', () => {
     const env = { NODE_ENV: 'production', DATA_DIR: tmp(), MONGODB_URI: 'mongodb://db/', MINIO_ACCESS_KEY: 'abc', MINIO_SECRET_KEY: 'abcdefgh', JWT_SECRET: 'j'.repeat(32), SMTP_URL: 'smtp://mail.example.com:587' };
     expect(() => parseConfig(env)).toThrow(/^Invalid configuration: WEB_SECRET is required when NODE_ENV=production$/);
+    expect(() => parseConfig({ ...env, WEB_SECRET: 'w'.repeat(32), WEB_URL: 'http://dash.example.com' })).toThrow(/WEB_URL must be an https:\/\/ address/);
+    expect(parseConfig({ ...env, WEB_SECRET: 'w'.repeat(32), WEB_URL: 'https://dash.example.com' }).web.url).toBe('https://dash.example.com');
     const dev = parseConfig({ DATA_DIR: tmp(), WEB_URL: 'https://dash.example.com' });
     expect(dev.billing.returnUrl).toBe('https://dash.example.com/account/billing');
     expect(dev.web.secret.length).toBeGreaterThanOrEqual(32);
