@@ -11,6 +11,7 @@ import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { PoliteFetcher } from '../models/infra/polite-fetch';
 import type { Storage } from '../models/infra/storage';
 import { EnrichmentInvalid } from '../models/news/enrichment';
+import { cachedEntityCatalogue } from '../models/news/entity-catalogue';
 import { createImportRepo } from '../models/news/import.repo';
 import { runImport } from '../models/news/ingest';
 import { enrichArticle, failEnrichment, type EnrichOutcome } from '../models/news/operations/enrich-article';
@@ -52,13 +53,22 @@ function enrichmentFailure(err: unknown): unknown {
   return err;
 }
 
+/**
+ * What the enrichment workflow's activity answers: the use case's outcome and, for an enriched
+ * article, whether this deployment sends WhatsApp alerts, so that a breaking article's alerts
+ * start without an activity of their own (runs started before this ask `alertsEnabled`).
+ */
+export type EnrichActivityOutcome = EnrichOutcome | (Extract<EnrichOutcome, { state: 'enriched' }> & { alertsEnabled: boolean });
+
 /** While the article is being enriched, the chunk heartbeats this often (its position, unchanged). */
 const HEARTBEAT_MS = 5_000;
 
 export function createNewsActivities(deps: NewsActivityDeps) {
   const imports = createImportRepo(deps.conn);
   const reenrichments = createReenrichmentRepo(deps.conn);
-  const enrichDeps = () => ({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') });
+  // One copy of the entity catalogue per worker, read again after a minute (entity-catalogue.ts).
+  const catalogue = cachedEntityCatalogue(deps.conn);
+  const enrichDeps = () => ({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration'), catalogue });
   return {
     async applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }> {
       const record = await imports.get(importId);
@@ -95,12 +105,14 @@ export function createNewsActivities(deps: NewsActivityDeps) {
      * provider's Retry-After when it gave one; a refused request and answers that never validated
      * are not.
      */
-    async enrichArticle(articleId: string): Promise<EnrichOutcome> {
+    async enrichArticle(articleId: string): Promise<EnrichActivityOutcome> {
+      let outcome: EnrichOutcome;
       try {
-        return await enrichArticle(enrichDeps(), articleId);
+        outcome = await enrichArticle(enrichDeps(), articleId);
       } catch (err) {
         throw enrichmentFailure(err);
       }
+      return outcome.state === 'enriched' ? { ...outcome, alertsEnabled: deps.whatsappEnabled === true } : outcome;
     },
     async failEnrichment(articleId: string, error: string): Promise<void> {
       await failEnrichment(deps.conn, articleId, error);
@@ -152,7 +164,10 @@ export function createNewsActivities(deps: NewsActivityDeps) {
       await reenrichments.finish(input.operationId, input.state, new Date(), input.error);
     },
 
-    /** Whether breaking articles alert WhatsApp readers on this deployment. */
+    /**
+     * Whether breaking articles alert WhatsApp readers on this deployment. Enrichment runs now read
+     * it from enrichArticle's answer; kept for the runs that started before (their histories ask).
+     */
     async alertsEnabled(): Promise<boolean> {
       return deps.whatsappEnabled === true;
     },

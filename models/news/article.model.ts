@@ -62,5 +62,10 @@ ArticleSchema.index({ isBreaking: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ entityIds: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ tickers: 1, ...SORTS.publishedAt });
 ArticleSchema.index({ terms: 1, ...SORTS.publishedAt });
+// One source's articles, newest first: a re-enrichment filtered by source (reenrich.rules
+// reenrichQuery, resolved newest first by the article repo's idsMatching). The same plain compound
+// kind as the indexes above (an equality prefix, then the sort), which MongoDB and the development
+// database (DocumentDB's extended RUM: ordered scans) both serve.
+ArticleSchema.index({ sourceId: 1, ...SORTS.publishedAt });
 
 export const articleModel = (c: Connection) => modelOn(c, 'Article', ArticleSchema);

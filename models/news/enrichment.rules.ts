@@ -329,24 +329,42 @@ function largestFitting(cuts: readonly number[], fits: (cut: number) => boolean)
  * the end of a paragraph when one fits, else at the end of a word, and is marked.
  */
 export function buildEnrichmentMessages(input: EnrichmentInput, opts: { maxInputTokens: number }): ChatMessage[] {
+  return buildEnrichmentPrompt(input, opts).messages;
+}
+
+/**
+ * buildEnrichmentMessages with the prompt's tokens (promptTokens of the messages), which fitting
+ * the text has counted already: a caller that needs both (the budget's reservation, then the
+ * call) encodes the prompt once, not twice. Counting is the costly part: o200k in plain
+ * JavaScript takes milliseconds for a page.
+ */
+export function buildEnrichmentPrompt(input: EnrichmentInput, opts: { maxInputTokens: number }): { messages: ChatMessage[]; tokens: number } {
   const messagesWith = (text: string): ChatMessage[] => [
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: userMessage(input, text) },
   ];
-  const fits = (text: string) => promptTokens(messagesWith(text)) <= opts.maxInputTokens;
+  // The count of each text tried, so the chosen one is not counted again.
+  const counted = new Map<string, number>();
+  const tokensOf = (text: string) => {
+    let n = counted.get(text);
+    if (n === undefined) counted.set(text, (n = promptTokens(messagesWith(text))));
+    return n;
+  };
+  const fits = (text: string) => tokensOf(text) <= opts.maxInputTokens;
+  const chosen = (text: string) => ({ messages: messagesWith(text), tokens: tokensOf(text) });
   const full = (input.text ?? '').replace(/\r\n?/g, '\n').trim();
-  if (fits(full)) return messagesWith(full);
-  if (!fits(TRUNCATION_MARKER)) throw new RangeError(`maxInputTokens ${opts.maxInputTokens} does not leave room for the instructions and the title (${promptTokens(messagesWith(TRUNCATION_MARKER))} tokens)`);
+  if (fits(full)) return chosen(full);
+  if (!fits(TRUNCATION_MARKER)) throw new RangeError(`maxInputTokens ${opts.maxInputTokens} does not leave room for the instructions and the title (${tokensOf(TRUNCATION_MARKER)} tokens)`);
 
   const text = full.slice(0, opts.maxInputTokens * MAX_CHARS_PER_TOKEN);
   const cutText = (end: number) => `${text.slice(0, end).trimEnd()}\n\n${TRUNCATION_MARKER}`;
   const fitsCut = (end: number) => fits(cutText(end));
   const paragraphEnds = [...text.matchAll(/\n\s*\n/g)].map((m) => m.index);
   const atParagraph = largestFitting(paragraphEnds, fitsCut);
-  if (atParagraph >= 0) return messagesWith(cutText(paragraphEnds[atParagraph]!));
+  if (atParagraph >= 0) return chosen(cutText(paragraphEnds[atParagraph]!));
   const wordEnds = [...text.matchAll(/\s+/g)].map((m) => m.index);
   const atWord = largestFitting(wordEnds, fitsCut);
-  return messagesWith(atWord >= 0 ? cutText(wordEnds[atWord]!) : TRUNCATION_MARKER);
+  return chosen(atWord >= 0 ? cutText(wordEnds[atWord]!) : TRUNCATION_MARKER);
 }
 
 // ---------------------------------------------------------------------------------------------

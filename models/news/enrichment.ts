@@ -41,6 +41,11 @@ export interface EnrichmentOptions {
   temperature?: number;
   /** Sent as `user` (abuse monitoring; the OpenAI double keys its scripts by it). Default 'news-enrichment'. */
   user?: string;
+  /**
+   * The prompt, when the caller has built it from the same input and `maxInputTokens` already
+   * (buildEnrichmentPrompt, to reserve its tokens): not built and counted a second time.
+   */
+  messages?: readonly ChatMessage[];
   signal?: AbortSignal;
 }
 
@@ -58,7 +63,7 @@ const addUsage = (a: Usage, b: Usage): Usage => ({ promptTokens: a.promptTokens 
 
 export async function requestEnrichment(llm: LlmClient, input: EnrichmentInput, opts: EnrichmentOptions): Promise<EnrichmentOutcome> {
   const maxAttempts = Math.max(1, opts.maxValidationAttempts ?? 3);
-  const messages: ChatMessage[] = buildEnrichmentMessages(input, { maxInputTokens: opts.maxInputTokens });
+  const messages: ChatMessage[] = opts.messages ? [...opts.messages] : buildEnrichmentMessages(input, { maxInputTokens: opts.maxInputTokens });
   let usage = emptyUsage();
   let problems: string[] = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {

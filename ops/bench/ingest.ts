@@ -13,7 +13,10 @@
  *     others (syndicated copies, the same page) are counted, with the time until they were decided.
  *  3. Enrichment overhead. For --enrich articles (default 50), re-enrichment through the
  *     enrichment workflow (`client.workflow.execute(newsEnrichWorkflow)`) against a direct
- *     `requestEnrichment` call with the same model on the same OpenAI double, interleaved.
+ *     `requestEnrichment` call with the same model on the same OpenAI double, interleaved. Then
+ *     the floors, interleaved: as many runs of the same workflow on a worker whose activity
+ *     answers at once (no database, no model), what Temporal alone costs per run on this stack,
+ *     and of the same shape with a local activity (ops/bench/floor.workflow.ts).
  *  4. Memory. This process runs the pipeline's activities and workflows: a Temporal Worker on
  *     `bench-news-sources` with the news-sources activities from workers/queues.ts, and the sources
  *     are registered with the task queue prefix 'bench-', so the stack's shared worker does not
@@ -238,6 +241,22 @@ function runBreakdown(history: History): { total: number; [part: string]: number
     'activity: started → completed': at(actCompleted) - at(actStarted),
     'task 2: activity done → worker has it': at(wft2Started) - at(actCompleted),
     'task 2: worker → run completed': at(wft2Completed) - at(wft2Started),
+  };
+  return Object.values(parts).some((v) => Number.isNaN(v)) ? null : parts;
+}
+
+/**
+ * Where a run with one local activity went (ms): its one workflow task, waiting for a worker and
+ * then on the worker (the local activity runs inside it), and the start-to-end total.
+ */
+function localRunBreakdown(history: History): { total: number; [part: string]: number } | null {
+  const at = (e: HistoryEvent | undefined) => (e ? Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 : NaN);
+  const events = history.events ?? [];
+  const first = (attr: keyof HistoryEvent) => events.find((e) => e[attr] != null);
+  const parts = {
+    total: at(first('workflowExecutionCompletedEventAttributes')) - at(first('workflowExecutionStartedEventAttributes')),
+    'task 1: start → worker has it': at(first('workflowTaskStartedEventAttributes')) - at(first('workflowTaskScheduledEventAttributes')),
+    'task 1: worker → run completed (the local activity inside)': at(first('workflowTaskCompletedEventAttributes')) - at(first('workflowTaskStartedEventAttributes')),
   };
   return Object.values(parts).some((v) => Number.isNaN(v)) ? null : parts;
 }
@@ -521,6 +540,63 @@ async function main(): Promise<void> {
 
   const enrichLoad = enrichMeter();
 
+  // ---- 3b. The floors: the same workflow, its activity answering at once ----
+  // What Temporal alone costs per run on this stack: the start, two workflow tasks, one activity
+  // dispatch and the result, with no database work and no model call in the activity. Beside it,
+  // the same shape with the activity as a local activity (ops/bench/floor.workflow.ts: one
+  // workflow task, no activity dispatch), to tell what the ordinary activity's round trips cost.
+  timings.phase = 'floor';
+  say(`enrichment floors: ${ENRICH_RUNS} runs (+${ENRICH_WARMUP} warm-up) each of the same workflow with an activity answering at once, ordinary and local, interleaved`);
+  const answerAtOnce = async () => ({ state: 'enriched' as const, published: false, isBreaking: false, publishedAt: new Date().toISOString(), alertsEnabled: false });
+  const floorQueue = `${TASK_QUEUE}-floor`;
+  const localFloorQueue = `${TASK_QUEUE}-floor-local`;
+  const floorOptions = {
+    connection,
+    namespace: config.temporal.namespace,
+    maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: queue.maxConcurrentWorkflowTasks,
+    shutdownGraceTime: '10 seconds',
+  };
+  const floorWorkers = [
+    await Worker.create({ ...floorOptions, taskQueue: floorQueue, workflowBundle, activities: { enrichArticle: answerAtOnce, failEnrichment: async () => undefined, alertsEnabled: async () => false } }),
+    await Worker.create({
+      ...floorOptions,
+      taskQueue: localFloorQueue,
+      workflowBundle: await bundleWorkflowCode({ workflowsPath: require.resolve('./floor.workflow'), logger: new DefaultLogger('WARN') }),
+      activities: { enrichArticle: answerAtOnce },
+    }),
+  ];
+  const floorRunning = floorWorkers.map((w) => w.run());
+  const floorMs: number[] = [];
+  const floorParts = new Map<string, number[]>();
+  const localFloorMs: number[] = [];
+  const localFloorParts = new Map<string, number[]>();
+  const runFloor = async (i: number, local: boolean) => {
+    const workflowId = `bench-floor${local ? '-local' : ''}-${runStarted.getTime()}-${i}`;
+    const options = { workflowId, taskQueue: local ? localFloorQueue : floorQueue, args: [{ articleId: workflowId }] as [{ articleId: string }] };
+    const started = performance.now();
+    await (local ? client.workflow.execute('localActivityFloorWorkflow', options) : client.workflow.execute(newsEnrichWorkflow, options));
+    const took = performance.now() - started;
+    if (i < ENRICH_WARMUP) return;
+    (local ? localFloorMs : floorMs).push(took);
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const p = local ? localRunBreakdown(history) : runBreakdown(history);
+    const into = local ? localFloorParts : floorParts;
+    if (p) for (const [k, v] of Object.entries({ ...p, 'client: execute − server total': took - p.total })) into.set(k, [...(into.get(k) ?? []), v]);
+  };
+  for (let i = 0; i < ENRICH_RUNS + ENRICH_WARMUP; i += 1) {
+    // Alternate which goes first, as above.
+    if (i % 2 === 0) {
+      await runFloor(i, false);
+      await runFloor(i, true);
+    } else {
+      await runFloor(i, true);
+      await runFloor(i, false);
+    }
+  }
+  for (const w of floorWorkers) w.shutdown();
+  await Promise.all(floorRunning);
+
   // ---- 2 and 4. Steady phase: feed → article, and memory ----
   timings.phase = 'steady';
   const steadyMeter = phaseMeter();
@@ -684,6 +760,12 @@ async function main(): Promise<void> {
       parts: Object.fromEntries([...parts].map(([k, v]) => [k, stats(v)])),
       /** Per run (warm-up included): the workflow's enrichArticle activity's commands. */
       database: databaseOf('enrich', Math.max(1, picked.length - skipped)),
+      /** The same workflow with an activity that answers at once (Temporal alone), and its parts. */
+      floorMs: stats(floorMs),
+      floorParts: Object.fromEntries([...floorParts].map(([k, v]) => [k, stats(v)])),
+      /** The same shape with a local activity answering at once (ops/bench/floor.workflow.ts). */
+      localFloorMs: stats(localFloorMs),
+      localFloorParts: Object.fromEntries([...localFloorParts].map(([k, v]) => [k, stats(v)])),
       overheadP50Ms: p50Overhead === null ? null : round(p50Overhead),
       overheadP95Ms: viaWorkflow.length ? round(percentile(viaWorkflow, 95) - percentile(direct, 95)) : null,
       targetP50Ms: 50,
@@ -721,6 +803,8 @@ async function main(): Promise<void> {
     `| direct requestEnrichment call | ${f(r.enrichment.directMs, 'ms')} | | |`,
     `| enrichArticle activity inside the workflow | ${f(r.enrichment.activityMs, 'ms')} | | |`,
     `| workflow − direct | ${r.enrichment.overheadP50Ms ?? 'n/a'} / ${r.enrichment.overheadP95Ms ?? 'n/a'} ms | p50 ≤ 50 ms | ${yes(r.enrichment.met)} |`,
+    `| the floor: the same workflow, its activity answering at once | ${f(r.enrichment.floorMs, 'ms')} | | |`,
+    `| the same with a local activity answering at once | ${f(r.enrichment.localFloorMs, 'ms')} | | |`,
     `| rss over the steady phase (${memory.length} samples) | start ${r.memory.rss.startMb}, end ${r.memory.rss.endMb}, max ${r.memory.rss.maxMb} MB; slope ${r.memory.rss.slopeMbPer10Min} MB/10 min (second half ${r.memory.rss.secondHalfSlopeMbPer10Min}) | steady | |`,
     `| heapUsed over the steady phase | start ${r.memory.heapUsed.startMb}, end ${r.memory.heapUsed.endMb}, max ${r.memory.heapUsed.maxMb} MB; slope ${r.memory.heapUsed.slopeMbPer10Min} MB/10 min (second half ${r.memory.heapUsed.secondHalfSlopeMbPer10Min}) | steady | |`,
     `rss / heapUsed every ${MEMORY_EVERY_MS / 1000} s (MB): ${memory.map((m) => `${m.rssMb.toFixed(0)}/${m.heapMb.toFixed(0)}`).join(' ')}`,
@@ -737,9 +821,18 @@ async function main(): Promise<void> {
     '',
     'Enrichment workflow run, where the time went (p50 / p95 ms; server event times, client = execute − server total):',
     '',
+    '| part | p50 / p95 ms | the floor (activity answering at once), p50 / p95 ms |',
+    '|---|---|---|',
+    ...Object.entries(r.enrichment.parts).map(([k, v]) => {
+      const fl = r.enrichment.floorParts[k];
+      return `| ${k} | ${v ? `${v.p50} / ${v.p95}` : 'n/a'} | ${fl ? `${fl.p50} / ${fl.p95}` : 'n/a'} |`;
+    }),
+    '',
+    'The same shape with a local activity answering at once (p50 / p95 ms):',
+    '',
     '| part | p50 / p95 ms |',
     '|---|---|',
-    ...Object.entries(r.enrichment.parts).map(([k, v]) => `| ${k} | ${v ? `${v.p50} / ${v.p95}` : 'n/a'} |`),
+    ...Object.entries(r.enrichment.localFloorParts).map(([k, v]) => `| ${k} | ${v ? `${v.p50} / ${v.p95}` : 'n/a'} |`),
     '',
     `Database commands, the costliest first. Ingest, per item stored (the first enrichments and publishing included): ${totalOf(r.ingest.database).commands} commands, ${totalOf(r.ingest.database).ms} ms in all. Enrichment, per re-enrichment: ${totalOf(r.enrichment.database).commands} commands, ${totalOf(r.enrichment.database).ms} ms.`,
     '',

@@ -6,9 +6,11 @@
  */
 import { MODULE_SCHEMAS } from '../../models/news/article.rules';
 import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
+import { cachedFor } from '../../models/news/entity-catalogue';
 import {
   b3Ticker,
   buildEnrichmentMessages,
+  buildEnrichmentPrompt,
   comparableName,
   costUsd,
   countTokens,
@@ -124,6 +126,18 @@ describe('requestEnrichment', () => {
     await expect(requestEnrichment(second.llm, input, opts)).rejects.toBe(later);
   });
 
+  it('sends the prompt its caller built and counted (buildEnrichmentPrompt) instead of building it again', async () => {
+    const prompt = buildEnrichmentPrompt(input, { maxInputTokens: opts.maxInputTokens });
+    const { llm, requests } = fakeLlm(['not json', JSON.stringify(valid)]);
+    const out = await requestEnrichment(llm, { ...input, title: 'ignored: the messages given are sent' }, { ...opts, messages: prompt.messages });
+    expect(out.attempts).toBe(2);
+    expect(requests[0]!.messages).toEqual(prompt.messages);
+    // The correction goes after them on the second attempt; the caller's list is left as it was.
+    expect(requests[1]!.messages.slice(0, 2)).toEqual(prompt.messages);
+    expect(requests[1]!.messages).toHaveLength(4);
+    expect(prompt.messages).toHaveLength(2);
+  });
+
   it('stops between attempts once cancelled', async () => {
     const controller = new AbortController();
     const { llm, requests } = fakeLlm(['not json', JSON.stringify(valid)]);
@@ -170,6 +184,14 @@ describe('the prompt', () => {
     const text = /<texto>\n([\s\S]*)\n<\/texto>/.exec(messages[1]!.content as string)![1]!;
     expect(text).toMatch(/\S\n\n\[… texto cortado/);
     expect(oneParagraph.startsWith(text.slice(0, -TRUNCATION_MARKER.length).trimEnd())).toBe(true);
+  });
+
+  it('gives the messages with their tokens, counted while fitting the text (no second count)', () => {
+    for (const [text, maxInputTokens] of [[input.text, 8_000], [long, 2_500], [long.replace(/\n\n/g, ' '), 3_000]] as const) {
+      const prompt = buildEnrichmentPrompt({ ...input, text }, { maxInputTokens });
+      expect(prompt.messages).toEqual(buildEnrichmentMessages({ ...input, text }, { maxInputTokens }));
+      expect(prompt.tokens).toBe(promptTokens(prompt.messages));
+    }
   });
 
   it('refuses a budget that cannot hold the instructions', () => {
@@ -317,5 +339,38 @@ describe('the labelled fixtures and their scoring (ops/eval-enrichment.ts)', () 
     const refused = score(some, some.map((i, n) => (n === 0 ? { id: i.id, result: undefined, attempts: 3, usage: usage(3_000, 600), latencyMs: 300, problems: ['x'] } : { id: i.id, result: answer(i), attempts: 2, usage: usage(2_000, 400), latencyMs: 200, problems: [] })), { provider: 'p', model: 'gpt-4o-mini' });
     expect(refused).toMatchObject({ refused: 1, accuracy: { primarySector: 0.75 }, validFirstAttempt: 0, meanAttempts: 2.25, entities: { precision: 1 } });
     expect(refused.entities.recall).toBeLessThan(1);
+  });
+});
+
+describe('the entity catalogue a worker keeps (entity-catalogue.ts cachedFor)', () => {
+  it('loads once for callers at the same moment, keeps the value for the TTL, then loads again', async () => {
+    let clock = 1_000;
+    let loads = 0;
+    const get = cachedFor(60_000, async () => ++loads, () => clock);
+    expect(await Promise.all([get(), get(), get()])).toEqual([1, 1, 1]);
+    clock += 59_999;
+    expect(await get()).toBe(1);
+    clock += 1;
+    expect(await get()).toBe(2);
+    expect(loads).toBe(2);
+  });
+
+  it('does not keep a load that failed: the next caller loads again', async () => {
+    const clock = 0;
+    let calls = 0;
+    const get = cachedFor(
+      60_000,
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database away');
+        return 'catalogue';
+      },
+      () => clock,
+    );
+    await expect(get()).rejects.toThrow('database away');
+    await new Promise((r) => setImmediate(r));
+    expect(await get()).toBe('catalogue');
+    expect(await get()).toBe('catalogue');
+    expect(calls).toBe(2);
   });
 });

@@ -153,3 +153,21 @@ it('an answer that never validated is not retried: the failure is recorded and t
   expect(flaky.enrichArticle).toHaveBeenCalledTimes(3);
   expect(flaky.alertsEnabled).not.toHaveBeenCalled();
 });
+
+it("a breaking article's alerts follow the enrichment's answer on whether this deployment alerts, with no activity to ask", async () => {
+  const now = await suite.env.currentTimeMs();
+  for (const enabled of [true, false]) {
+    const articleId = randomUUID();
+    const prefix = `t${randomUUID().slice(0, 6)}-`;
+    const acts = enrichActivities([{ state: 'enriched', published: true, isBreaking: true, publishedAt: new Date(now).toISOString(), alertsEnabled: enabled }], !enabled);
+    const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
+    const handle = await suite.client.start(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] });
+    const result = await worker.run(() => handle.result());
+    expect(result).toEqual({ state: 'enriched', published: true, alerted: enabled });
+    // The activity that asks is not called (it would have answered the opposite).
+    expect(acts.alertsEnabled).not.toHaveBeenCalled();
+    const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(scheduled).toEqual(['enrichArticle']);
+    if (enabled) await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
+  }
+});

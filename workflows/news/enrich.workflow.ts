@@ -4,7 +4,7 @@
  * visibly, in the Temporal UI as a timer, and nothing is lost), and the WhatsApp alerts of a
  * breaking article, started once (`whatsapp-alerts-<articleId>`).
  */
-import { ApplicationFailure, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
@@ -44,14 +44,20 @@ export async function newsEnrichWorkflow(input: { articleId: string }): Promise<
       continue;
     }
     const fresh = Date.now() - new Date(outcome.publishedAt).getTime() <= ALERT_MAX_AGE_MS;
-    const alerted = outcome.isBreaking && fresh ? await startAlerts(input.articleId) : false;
+    const alerted = outcome.isBreaking && fresh ? await startAlerts(input.articleId, 'alertsEnabled' in outcome ? outcome.alertsEnabled : undefined) : false;
     return { state: 'enriched', published: outcome.published, alerted };
   }
 }
 
-/** Starts the breaking article's WhatsApp alerts once (its id refuses a second start). */
-async function startAlerts(articleId: string): Promise<boolean> {
-  if (!(await alertsEnabled())) return false;
+/**
+ * Starts the breaking article's WhatsApp alerts once (its id refuses a second start). Whether this
+ * deployment sends alerts comes with the enrichment's answer; runs started before it did (their
+ * histories have no marker of this patch), or whose answer came from an older worker, ask with
+ * the `alertsEnabled` activity.
+ */
+async function startAlerts(articleId: string, enabled: boolean | undefined): Promise<boolean> {
+  const known = patched('news-enrich-alerts-in-answer') && enabled !== undefined;
+  if (!(known ? enabled : await alertsEnabled())) return false;
   const o = { workflowId: workflowIds.whatsappAlerts(articleId), ownQueue: TASK_QUEUES.newsSources, queue: TASK_QUEUES.whatsapp, args: [{ articleId }] as [{ articleId: string }], once: true };
   return await startDetached<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', o);
 }

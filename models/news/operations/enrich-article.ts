@@ -9,6 +9,10 @@
  * `waiting` with when it renews; the workflow sleeps until then), at most NEWS_ENRICH_CONCURRENCY
  * calls run at once across every worker (a lease), and tokens, cost and prompt version are
  * recorded on the article and on the day.
+ *
+ * Its cost besides the model call is database round trips, so independent steps share one: the
+ * catalogue is read while the model answers, the lease is freed while the day is settled, and the
+ * curation queue is written while the article is.
  */
 import type { Connection } from 'mongoose';
 import type { Config } from '../../config';
@@ -17,12 +21,11 @@ import type { LlmClient } from '../../infra/llm';
 import { createArticleRepo } from '../article.repo';
 import { urgencyRank, relevanceOf, type ArticleDoc, type EnrichmentRecord } from '../article.rules';
 import { createEntityCandidateRepo } from '../entity-candidate.repo';
-import { entityModel } from '../entity.model';
-import { linkMentions } from '../entity-link.rules';
+import { loadEntityCatalogue, type EntityCatalogue } from '../entity-catalogue';
+import { linkMentions, type ModelMention } from '../entity-link.rules';
 import { requestEnrichment } from '../enrichment';
-import { buildEnrichmentMessages, costUsd, PROMPT_VERSION, promptTokens, toModules, type EnrichmentInput } from '../enrichment.rules';
+import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput } from '../enrichment.rules';
 import { createEnrichmentUsageRepo, nextUtcMidnight, utcDay } from '../enrichment-usage.repo';
-import { loadDictionary } from '../ingest';
 import { derivedKeys, nameKey } from '../ingest.rules';
 import { createFeedItemRepo, type FeedItemDoc } from '../sources/feed-item.repo';
 import { itemText } from '../sources/pipeline';
@@ -35,6 +38,11 @@ export interface EnrichDeps {
   leases: Leases;
   config: Pick<Config, 'news'>;
   now?: () => Date;
+  /**
+   * The entity catalogue mentions are linked to. A worker passes one it keeps for a minute
+   * (entity-catalogue.ts cachedEntityCatalogue); without it the catalogue is read for each article.
+   */
+  catalogue?: () => Promise<EntityCatalogue>;
 }
 
 export type EnrichOutcome =
@@ -86,7 +94,9 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   if (!target) return { state: 'gone' };
   const settings = deps.config.news.enrichment;
   const input = inputOf(target);
-  const estimate = promptTokens(buildEnrichmentMessages(input, { maxInputTokens: settings.maxInputTokens })) + settings.maxOutputTokens;
+  // Built and counted once: its tokens are reserved, then the same messages are sent.
+  const prompt = buildEnrichmentPrompt(input, { maxInputTokens: settings.maxInputTokens });
+  const estimate = prompt.tokens + settings.maxOutputTokens;
   const usage = createEnrichmentUsageRepo(deps.conn);
   const day = utcDay(now);
   if (!(await usage.reserve(day, estimate, settings.dailyTokens, now))) {
@@ -94,21 +104,29 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
     await markWaiting(deps.conn, articleId, target, now);
     return { state: 'waiting', resumeAt: resumeAt.toISOString() };
   }
+  let lease;
+  try {
+    lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
+  } catch (err) {
+    await usage.settle(day, estimate, null, now);
+    throw err;
+  }
+  // Read (or taken from the worker's copy) while the model answers; awaited once it has.
+  const catalogue = (deps.catalogue ?? (() => loadEntityCatalogue(deps.conn)))();
+  catalogue.catch(() => undefined);
   let answer;
   try {
-    const lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
-    try {
-      answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens, user: enrichmentUser(articleId) });
-    } finally {
-      await lease.release();
-    }
+    answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens, user: enrichmentUser(articleId), messages: prompt.messages });
   } catch (err) {
     const spent = (err as { usage?: { promptTokens: number; completionTokens: number } }).usage;
-    await usage.settle(day, estimate, spent ? { ...spent, costUsd: costUsd(spent, settings.model).usd, promptVersion: PROMPT_VERSION } : null, now);
+    await together(lease.release(), usage.settle(day, estimate, spent ? { ...spent, costUsd: costUsd(spent, settings.model).usd, promptVersion: PROMPT_VERSION } : null, now));
     throw err;
   }
   const cost = costUsd(answer.usage, answer.model).usd;
-  await usage.settle(day, estimate, { promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens, costUsd: cost, promptVersion: answer.promptVersion }, now);
+  await together(
+    lease.release(),
+    usage.settle(day, estimate, { promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens, costUsd: cost, promptVersion: answer.promptVersion }, now),
+  );
 
   const meta = {
     sourceTier: input.sourceTier,
@@ -117,11 +135,8 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
     paywall: target.item?.page?.paywalled ?? target.article?.modules.meta?.paywall ?? false,
   };
   const computed = toModules(answer.result, meta);
-  const dict = await loadDictionary(deps.conn);
-  const cnpjs = await entityModel(deps.conn).find({ cnpj: { $ne: null } }, { cnpj: 1 }).lean();
-  const { entities, unknown } = linkMentions(answer.result.entities, dict, new Map(cnpjs.map((e) => [String(e.cnpj).replace(/\D/g, ''), e._id])));
-  const candidates = createEntityCandidateRepo(deps.conn);
-  for (const m of unknown) await candidates.mention(nameKey(m.name), { name: m.name, entityType: m.type, ticker: m.ticker, cnpj: m.cnpj }, articleId, now);
+  const { dictionary, byCnpj } = await catalogue;
+  const { entities, unknown } = linkMentions(answer.result.entities, dictionary, byCnpj);
 
   const record: EnrichmentRecord = {
     state: 'enriched',
@@ -146,14 +161,42 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
     tickers: [...new Set(entities.flatMap((e) => (e.ticker ? [e.ticker] : [])))],
     enrichment: record,
   } satisfies Partial<ArticleDoc>;
-  const articles = createArticleRepo(deps.conn);
+  // The curation queue and the article are separate documents: written side by side.
+  const queued = queueCandidates(deps.conn, unknown, articleId, now);
   if (target.article) {
     const a = target.article;
-    await articles.applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) });
+    await together(queued, createArticleRepo(deps.conn).applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
     return { state: 'enriched', published: false, isBreaking: fields.isBreaking, publishedAt: a.publishedAt.toISOString() };
   }
-  const published = await publishItem(deps.conn, target.item!, target.source, fields, now);
+  const [, published] = await together(queued, publishItem(deps.conn, target.item!, target.source, fields, now));
   return { state: 'enriched', published, isBreaking: fields.isBreaking, publishedAt: (target.item!.page?.publishedAt ?? target.item!.feedPublishedAt ?? target.item!.seenAt).toISOString() };
+}
+
+/**
+ * Counts the names the catalogue lacks in the curation queue. Different names are written side by
+ * side; mentions of the same name one after the other (one upsert of a document at a time).
+ */
+async function queueCandidates(conn: Connection, unknown: readonly ModelMention[], articleId: string, now: Date): Promise<void> {
+  if (unknown.length === 0) return;
+  const candidates = createEntityCandidateRepo(conn);
+  const byKey = new Map<string, ModelMention[]>();
+  for (const m of unknown) {
+    const key = nameKey(m.name);
+    byKey.set(key, [...(byKey.get(key) ?? []), m]);
+  }
+  await Promise.all(
+    [...byKey].map(async ([key, mentions]) => {
+      for (const m of mentions) await candidates.mention(key, { name: m.name, entityType: m.type, ticker: m.ticker, cnpj: m.cnpj }, articleId, now);
+    }),
+  );
+}
+
+/** Awaits both, whatever either does, then throws the first failure: no write is left running unawaited. */
+async function together<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /** Stores an enriched item as its article; false when another article holds its URL (it is reported there). */
@@ -187,8 +230,7 @@ async function publishItem(conn: Connection, item: FeedItemDoc, source: SourceDo
   // Reports that reached the item while it was being published.
   const latest = await items.get(item._id);
   for (const r of latest?.alsoReportedBy ?? []) await articles.addReport(doc._id, r);
-  await items.set(item._id, { state: 'published' }, now);
-  if (source) await createSourceRepo(conn).countArticle(source._id);
+  await together(items.set(item._id, { state: 'published' }, now), source ? createSourceRepo(conn).countArticle(source._id) : Promise.resolve());
   return true;
 }
 
