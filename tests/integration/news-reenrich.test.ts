@@ -96,6 +96,20 @@ it('re-enriches every article of a source: 202 with where to follow it, progress
   await api().post(`/api/admin/enrichments/${id}/cancel`).set('Authorization', admin).expect(409);
 });
 
+it("finds a source's articles, newest first, through an index of their own", async () => {
+  const names = (await svc.deps.mongo.conn.db!.collection('articles').indexes()).map((i) => i.name);
+  expect(names).toContain('sourceId_1_publishedAt_-1__id_-1');
+  // The source keeps polling: the articles listed first are the ones compared.
+  const ids = await svc.deps.articles.idsMatching({ sourceId }, 1_000);
+  expect(ids).toEqual(expect.arrayContaining(articleIds));
+  const stored = await collectionOf<{ _id: string; publishedAt: Date; sourceId?: string }>(svc.deps.mongo.conn, 'articles')
+    .find({ _id: { $in: ids } }, { projection: { publishedAt: 1, sourceId: 1 } })
+    .toArray();
+  expect(stored.every((a) => a.sourceId === sourceId)).toBe(true);
+  const newestFirst = stored.sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0)).map((a) => a._id);
+  expect(ids).toEqual(newestFirst);
+});
+
 it('narrows by every field of the filter together', async () => {
   const [newest] = await svc.deps.articles.findByIds(articleIds.slice(0, 1));
   const at = newest!.publishedAt.toISOString();

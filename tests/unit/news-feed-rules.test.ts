@@ -62,6 +62,42 @@ describe('parseFeedDocument', () => {
     ]);
   });
 
+  const atomWith = (feedBase: string | null, entries: string) =>
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"${feedBase === null ? '' : ` xml:base="${feedBase}"`}><title>T</title><id>tag:f</id><updated>2025-06-10T12:00:00Z</updated>${entries}</feed>`;
+  const entry = (n: number, href: string, base: string | null = null) =>
+    `<entry${base === null ? '' : ` xml:base="${base}"`}><title>Notícia ${n}</title><id>tag:f:${n}</id><updated>2025-06-10T12:00:00Z</updated><link rel="alternate" href="${href}"/></entry>`;
+
+  it("resolves Atom links against xml:base: the entry's, else the feed's, else the feed's URL; each base against the one around it", () => {
+    const body = atomWith(
+      'https://cdn.example.net/noticias/',
+      entry(1, '2025/06/selic.html', '../mercados/') + // entry base relative to the feed's: https://cdn.example.net/mercados/
+        entry(2, 'ipca.html') + // the feed's base
+        entry(3, '/raiz.html', 'https://outro.example.org/a/b/') + // an absolute entry base; a path from its root
+        entry(4, 'https://absoluta.example.com/x', 'https://ignorada.example/') + // an absolute link needs no base
+        entry(5, '?id=5', ''), // an empty xml:base is no base: the feed's
+    );
+    const feed = parseFeedDocument(body, 'application/atom+xml', 'https://f.example/feeds/atom.xml');
+    expect(feed.items.map((i) => [i.guid, i.url])).toEqual([
+      ['tag:f:1', 'https://cdn.example.net/mercados/2025/06/selic.html'],
+      ['tag:f:2', 'https://cdn.example.net/noticias/ipca.html'],
+      ['tag:f:3', 'https://outro.example.org/raiz.html'],
+      ['tag:f:4', 'https://absoluta.example.com/x'],
+      ['tag:f:5', 'https://cdn.example.net/noticias/?id=5'],
+    ]);
+  });
+
+  it('resolves a relative feed xml:base against the feed URL, and reads a feed without one against its URL', () => {
+    const relative = parseFeedDocument(atomWith('/arquivo/', entry(1, 'n1.html') + entry(2, 'n2.html', 'extra/')), null, 'https://f.example/feeds/atom.xml');
+    expect(relative.items.map((i) => i.url)).toEqual(['https://f.example/arquivo/n1.html', 'https://f.example/arquivo/extra/n2.html']);
+    const none = parseFeedDocument(atomWith(null, entry(1, 'n1.html') + entry(2, 'n2.html', 'sub/')), null, 'https://f.example/feeds/atom.xml');
+    expect(none.items.map((i) => i.url)).toEqual(['https://f.example/feeds/n1.html', 'https://f.example/feeds/sub/n2.html']);
+  });
+
+  it('drops an Atom entry whose link resolves, through xml:base, to something other than http(s)', () => {
+    const body = atomWith('ftp://arquivos.example/pub/', entry(1, 'n1.html') + entry(2, 'n2.html', 'https://f.example/ok/') + entry(3, 'n3.html', 'urn:isbn:123'));
+    expect(parseFeedDocument(body, null, 'https://f.example/atom.xml').items.map((i) => i.url)).toEqual(['https://f.example/ok/n2.html']);
+  });
+
   it('reads JSON Feed 1.1: plain-text titles and summaries kept as written, content_html as text, external_url', () => {
     const feed = parseFeedDocument(fixture('feed.json'), 'application/feed+json', 'https://agencia.example.com/feed.json');
     expect(feed.format).toBe('json');

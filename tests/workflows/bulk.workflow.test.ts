@@ -129,3 +129,31 @@ it('cancelling waits for the running chunk to stop, marks the operation cancelle
   expect(acts.finishBulkOperation.mock.calls.map(([f]) => f.state)).toEqual(['cancelled']);
   expect((await handle.describe()).status.name).toBe('CANCELLED');
 });
+
+it('a cancellation the last chunk finished despite still marks the operation cancelled, never leaves it running', async () => {
+  let chunkStarted!: () => void;
+  const started = new Promise<void>((resolve) => (chunkStarted = resolve));
+  const acts = activities(async (c) => {
+    if (c.start !== 10) return { processed: c.end - c.start };
+    const ctx = Context.current();
+    chunkStarted();
+    while (!ctx.cancellationSignal.aborted) {
+      ctx.heartbeat(c.start);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { processed: c.end - c.start }; // its last ticket was done as the cancellation came
+  });
+  const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, worker: { maxHeartbeatThrottleInterval: '100 ms' } });
+  const handle = await start(taskQueue, 20, 10);
+
+  const err = await run(async () => {
+    await started;
+    await handle.cancel();
+    return await handle.result().catch((e: unknown) => e);
+  });
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  expect(acts.processBulkChunk.mock.calls.map(([c]) => c.start)).toEqual([0, 10]);
+  expect(acts.finishBulkOperation.mock.calls.map(([f]) => f.state)).toEqual(['cancelled']);
+  expect((await handle.describe()).status.name).toBe('CANCELLED');
+});

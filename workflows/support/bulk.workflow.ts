@@ -24,11 +24,13 @@ export async function bulkTicketOperationWorkflow(input: BulkWorkflowInput): Pro
     for (const [start, end] of chunkRanges(input.total, input.chunkSize)) {
       await processBulkChunk({ operationId: input.operationId, start, end });
     }
+    // Inside the try: a cancellation that came as the last chunk finished stops this call, and
+    // the operation is then marked cancelled rather than left running.
+    await finishBulkOperation({ operationId: input.operationId, state: 'completed' });
   } catch (err) {
     const state = isCancellation(err) ? 'cancelled' : 'failed';
     await CancellationScope.nonCancellable(() => finishBulkOperation({ operationId: input.operationId, state }));
     throw err;
   }
-  await finishBulkOperation({ operationId: input.operationId, state: 'completed' });
   return { state: 'completed' };
 }

@@ -8,9 +8,12 @@
  * - guid = the item's own id (RSS guid, Atom id, JSON Feed id, RDF rdf:about), else its resolved
  *   link: a guid is what tells a poll that an item was seen before, so it must not be empty.
  * - url = the item's page (RSS/RDF link, Atom rel="alternate" or unqualified link, JSON Feed url
- *   then external_url), resolved against the feed's URL (xml:base is not read), http(s) only and
- *   at most 2,048 characters (what an article's sourceUrl accepts); items without one, or without
- *   a title, are dropped: neither can become an article.
+ *   then external_url), resolved against the feed's URL, http(s) only and at most 2,048 characters
+ *   (what an article's sourceUrl accepts); items without one, or without a title, are dropped:
+ *   neither can become an article. Atom's xml:base is honoured (RFC 4287 §2, XML Base): an entry's
+ *   link is resolved against the entry's xml:base, else the feed's, else the feed's URL, each base
+ *   itself resolved against the one around it (feedsmith does not report a link element's own
+ *   xml:base, which publishers rarely set). RSS and JSON Feed have none.
  * - title, summary and author are text: HTML is stripped (feeds put markup and entities in CDATA
  *   titles as often as in descriptions), entities decoded, whitespace collapsed, then cut at 500,
  *   5,000 and 200 characters. Atom text constructs of type "text" and JSON Feed's title and
@@ -64,10 +67,10 @@ export function parseFeedDocument(body: string, contentType: string | null, feed
     const reason = err instanceof MalformedError ? 'is malformed XML' : 'is not RSS, Atom, RDF or JSON Feed';
     throw new FeedParseError(`The feed at ${feedUrl} ${reason}${served}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const candidates = entriesOf(parsed);
+  const candidates = entriesOf(parsed, feedUrl);
   const items: FeedItem[] = [];
   for (const c of candidates.slice(0, maxItems)) {
-    const url = httpUrl(c.link, feedUrl);
+    const url = httpUrl(c.link, c.base ?? feedUrl);
     const title = clip(c.titleIsHtml ? htmlToText(c.title) : collapse(c.title), FEED_LIMITS.title);
     if (!url || !title) continue;
     // Full-content items can carry a whole article: the first 100,000 characters give 5,000 of text.
@@ -97,16 +100,20 @@ interface Candidate {
   summaryIsHtml: boolean;
   author: string;
   dates: string[];
+  /** What `link` is relative to, when the entry says (Atom's xml:base); else the feed's URL. */
+  base?: string;
 }
 
-function entriesOf(parsed: AnyFeed<string>): Candidate[] {
+function entriesOf(parsed: AnyFeed<string>, feedUrl: string): Candidate[] {
   switch (parsed.format) {
     case 'rss':
       return (parsed.feed.items ?? []).map(rssEntry);
     case 'rdf':
       return (parsed.feed.items ?? []).map(rdfEntry);
-    case 'atom':
-      return (parsed.feed.entries ?? []).map(atomEntry);
+    case 'atom': {
+      const feedBase = xmlBase(parsed.feed.xml?.base, feedUrl);
+      return (parsed.feed.entries ?? []).map((entry) => atomEntry(entry, feedBase));
+    }
     case 'json':
       return (Array.isArray(parsed.feed.items) ? parsed.feed.items : []).map(jsonEntry);
   }
@@ -142,13 +149,14 @@ function rdfEntry(item: RdfFeed.Item<string>): Candidate {
   };
 }
 
-function atomEntry(entry: AtomFeed.Entry<string>): Candidate {
+function atomEntry(entry: AtomFeed.Entry<string>, feedBase: string): Candidate {
   const links = entry.links ?? [];
   const page = links.find((l) => (l.rel ?? 'alternate') === 'alternate' && (!l.type || /html/i.test(l.type))) ?? links.find((l) => (l.rel ?? 'alternate') === 'alternate');
   const summary = entry.summary ?? (entry.content?.src ? undefined : entry.content);
   return {
     guid: str(entry.id),
     link: str(page?.href),
+    base: xmlBase(entry.xml?.base, feedBase),
     title: str(entry.title?.value),
     titleIsHtml: isAtomHtml(entry.title?.type),
     summary: str(summary?.value),
@@ -179,7 +187,22 @@ const atomText = (t: AtomFeed.Text | undefined) => (isAtomHtml(t?.type) ? htmlTo
 /** Feeds parsed from JSON can hold anything where a string is expected. */
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
-/** Absolute http(s) URL of a link, resolved against the feed's URL; null when it is not one. */
+/**
+ * The base URI an element's xml:base sets: the attribute resolved against the base around it
+ * (XML Base: a relative xml:base is relative to its parent's). The outer base when the attribute
+ * is absent or cannot be read as a URL.
+ */
+function xmlBase(attribute: unknown, outer: string): string {
+  const raw = str(attribute).trim();
+  if (!raw) return outer;
+  try {
+    return new URL(raw, outer).href;
+  } catch {
+    return outer;
+  }
+}
+
+/** Absolute http(s) URL of a link, resolved against its base; null when it is not one. */
 function httpUrl(link: string, base: string): string | null {
   const raw = link.trim();
   if (!raw) return null;
