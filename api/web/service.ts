@@ -7,7 +7,7 @@ import { newsEnvelope } from '../shared/envelope';
 import { accountRoutes } from './account.routes';
 import { authRoutes } from './auth.routes';
 import type { WebDeps } from './deps';
-import { assertSameOrigin } from './session';
+import { assertSameOrigin, SESSION_COOKIE } from './session';
 import { defaultDistDir, securityHeaders, staticSite } from './site';
 
 export { makeWebDeps, type WebDeps } from './deps';
@@ -29,6 +29,6 @@ export const webService: ServiceDefinition<WebDeps> = {
     (deps) => staticSite(deps.config.web.distDir ?? defaultDistDir()),
   ],
   extraSecuritySchemes: {
-    sessionCookie: { type: 'apiKey', in: 'cookie', name: 'nl_session', description: 'The dashboard session, set by POST /api/auth/verify (HttpOnly, SameSite=Lax, Secure in production).' },
+    sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The dashboard session, set by POST /api/auth/verify (HttpOnly, SameSite=Lax, Secure when the dashboard is served over HTTPS).' },
   },
 };
