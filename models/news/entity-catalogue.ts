@@ -7,6 +7,7 @@
  * entity added to the catalogue is linked by enrichments that start at most a minute later. The
  * catalogue is small (curated by hand), so each worker holding a copy costs little memory.
  */
+import { LRUCache } from 'lru-cache';
 import type { Connection } from 'mongoose';
 import { entityModel } from './entity.model';
 import { buildDictionary, type EntityDictionary } from './ingest.rules';
@@ -37,20 +38,11 @@ export function cachedEntityCatalogue(conn: Connection, opts: { ttlMs?: number }
 }
 
 /**
- * `load`'s value, loaded again once `ttlMs` has passed since the last load began. Callers at the
- * same moment share one load; a load that failed is not kept (the next caller loads again).
+ * `load`'s value, loaded again once `ttlMs` has passed since it was loaded: lru-cache's fetch,
+ * which shares one load among callers at the same moment and keeps no load that failed (the next
+ * caller loads again). `now` is the clock (tests move it).
  */
-export function cachedFor<T>(ttlMs: number, load: () => Promise<T>, now: () => number = Date.now): () => Promise<T> {
-  let current: { at: number; value: Promise<T> } | null = null;
-  return () => {
-    const at = now();
-    if (!current || at - current.at >= ttlMs) {
-      const entry = { at, value: load() };
-      current = entry;
-      entry.value.catch(() => {
-        if (current === entry) current = null;
-      });
-    }
-    return current.value;
-  };
+export function cachedFor<T extends object | string | number | boolean>(ttlMs: number, load: () => Promise<T>, now: () => number = () => performance.now()): () => Promise<T> {
+  const cache = new LRUCache<'value', T>({ max: 1, ttl: ttlMs, ttlResolution: 0, perf: { now }, fetchMethod: () => load() });
+  return async () => (await cache.fetch('value')) as T;
 }
