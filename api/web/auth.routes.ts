@@ -4,6 +4,7 @@
  * answering the same for every address (no account enumeration).
  */
 import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../models/accounts/operations/sign-in';
 import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in.rules';
@@ -19,6 +20,15 @@ const tags = ['session'];
 
 /** Rate-limit keys name an address by a hash: the limits' collection holds no addresses. */
 const addressKey = (email: string) => `address:${createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 32)}`;
+
+/** Counts the request against a limit per client IP, then one per address (the body's, before it is validated). */
+const limitedBy =
+  (perIp: keyof WebDeps['signInLimits'], perAddress: keyof WebDeps['signInLimits']) =>
+  async ({ ctx, deps }: { ctx: Context; deps: WebDeps }): Promise<void> => {
+    await deps.signInLimits[perIp].consume(ctx, `ip:${ctx.ip}`);
+    const email = (ctx.request.body as { email?: unknown } | undefined)?.email;
+    if (typeof email === 'string') await deps.signInLimits[perAddress].consume(ctx, addressKey(email));
+  };
 
 const SessionView = z
   .object({
@@ -43,11 +53,7 @@ export const authRoutes = [
       'Signs up and signs in alike: the address gets a 6-digit code and a link, valid 10 minutes, once. The answer is the same whether or not the address has an account. Limited per address and per client IP.',
     tags,
     auth: publicRoute,
-    rateLimit: async ({ ctx, deps }) => {
-      await deps.signInLimits.perIp.consume(ctx, `ip:${ctx.ip}`);
-      const email = (ctx.request.body as { email?: unknown } | undefined)?.email;
-      if (typeof email === 'string') await deps.signInLimits.perAddress.consume(ctx, addressKey(email));
-    },
+    rateLimit: limitedBy('perIp', 'perAddress'),
     body: z.strictObject({ email: Email, locale: z.enum(['pt', 'en']).default('en') }),
     response: z.object({ sent: z.literal(true) }),
     status: 202,
@@ -66,11 +72,7 @@ export const authRoutes = [
       'A right code opens a new session (its cookie is set; any session this browser had ends) and makes the account on first use: the address is then verified. A wrong or expired code is a 401; after 5 wrong tries the code stops working.',
     tags,
     auth: publicRoute,
-    rateLimit: async ({ ctx, deps }) => {
-      await deps.signInLimits.verifyPerIp.consume(ctx, `ip:${ctx.ip}`);
-      const email = (ctx.request.body as { email?: unknown } | undefined)?.email;
-      if (typeof email === 'string') await deps.signInLimits.verifyPerAddress.consume(ctx, addressKey(email));
-    },
+    rateLimit: limitedBy('verifyPerIp', 'verifyPerAddress'),
     body: z.strictObject({ email: Email, code: SignInCode }),
     response: SessionView,
     errors: [401, 403, 503],
