@@ -22,7 +22,7 @@ import { PreferencesView } from '../news/preferences.routes';
 import { QuizSummary, Rules } from '../quiz/quizzes.routes';
 import { StreakView } from '../quiz/readings.routes';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 import type { WebDeps } from './deps';
 import { signedIn } from './session';
 
@@ -174,7 +174,7 @@ export const accountRoutes = [
     description: 'By the start of a name, alias or ticker (`q`), or by ids (`ids`, comma-separated: the watchlist as it is).',
     query: z
       .object({
-        q: z.string().trim().min(1).max(100).optional(),
+        q: SearchText(100).trim().min(1).optional(),
         ids: z.string().max(37 * 100).regex(/^[0-9a-f-]{36}(,[0-9a-f-]{36}){0,99}$/).optional(),
       })
       .refine((v) => (v.q === undefined) !== (v.ids === undefined), 'give q or ids'),

@@ -1,7 +1,7 @@
 /** Request and response schemas of the support service (support-ticket-api.md §2, §4). */
 import { z } from 'zod';
 import { emailAddress, wholeNumber } from '../../../models/params.rules';
-import { Count, IsoDateTime, Text } from '../../shared/views';
+import { Count, IsoDateTime, SearchText, Text } from '../../shared/views';
 import { LABEL_MAX, MESSAGE_ORIGINS, PATCHABLE_STATUSES, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../../models/support/ticket.rules';
 
 const id = wholeNumber((n) => n.positive());
@@ -48,9 +48,7 @@ export const ListTicketsQuery = z
     tag: id.optional().describe('Tag id'),
     from: isoDate.optional().describe('Created at or after (ISO 8601 date or datetime)'),
     to: isoDate.optional().describe('Created at or before'),
-    // A NUL cannot be in a MongoDB regular expression (MongoDB refuses it; it surfaced as a 500).
-    // eslint-disable-next-line no-control-regex -- matching the NUL character is the point
-    q: z.string().max(100).regex(/^[^\u0000]*$/, 'must not contain a NUL character').trim().min(2).optional().describe('Text in the description (case-insensitive)'),
+    q: SearchText(100).trim().min(2).optional().describe('Text in the description (case-insensitive)'),
     page: wholeNumber((n) => n.min(1).max(100_000)).default(1),
     limit: wholeNumber((n) => n.min(1).max(100)).default(10),
   })
