@@ -289,6 +289,7 @@ describe('the account pages', () => {
     expect((await b.get(`/api/account/entities?ids=${entity._id}`).expect(200)).body.data).toEqual(found);
     expect((await b.get('/api/account/entities?q=%5E.*').expect(200)).body.data).toEqual([]);
     await b.get('/api/account/entities').expect(400);
+    await b.get('/api/account/entities?q=ab%00cd').expect(400);
 
     const reading = (await b.get('/api/account/reading').expect(200)).body.data;
     expect(reading.streak).toMatchObject({ current: 0, longest: 0 });
