@@ -617,11 +617,13 @@ export function serverArgs(dir: string, port: number): string[] {
     // size. With the cursor's rest kept in a file instead, the connection goes back to the pool:
     // 9.6 → 0.8 ms for a sorted `find` of 8 documents (docs/decisions.md, FerretDB).
     'documentdb.useFileBasedPersistedCursors': true,
-    // Concurrent inserts of one key under a unique index (RUM exclusion constraints) wait on each
-    // other's transactions; an unlucky order is a soft deadlock that PostgreSQL only untangles
-    // when a wait reaches deadlock_timeout. At the default 1 s, 20 such inserts in a loaded test
-    // run took 70 s (89 soft deadlocks, a second each, in CI's postgres.log); 100 ms bounds it.
-    deadlock_timeout: '100ms',
+    // Concurrent inserts of one key under a unique index (RUM exclusion constraints) insert, then
+    // wait on each other's transactions; an unlucky order is a soft deadlock that PostgreSQL only
+    // untangles when a wait reaches deadlock_timeout. At the default 1 s, 20 such inserts in a
+    // loaded test run took 70 s (89 soft deadlocks, a second each, in CI's postgres.log); at
+    // 100 ms, 5 immediate tries still left 32–86 of 760 racing losers deadlocked to the end; at
+    // 10 ms, with writeRacingOnUniqueKey's jittered pauses, 0 of 3,800 (docs/decisions.md).
+    deadlock_timeout: '10ms',
     // A wait on a lock longer than deadlock_timeout is logged with who holds it
     // (DATA_DIR/logs/postgres.log): the trail for a write that hangs.
     log_lock_waits: true,
