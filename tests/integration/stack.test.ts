@@ -154,10 +154,22 @@ describe('npm start (the whole stack, supervised)', () => {
     // MinIO checks its data directory as it starts again: on the loaded 2-core CI machine that was
     // once seen to take more than 30 s after a SIGKILL (1 run in 5, with the dashboard's service in
     // the stack too), so the wait is a minute.
+    let last: unknown;
     const up = await until('200', async () => {
       const h = await health(ports.news!);
+      last = h.body;
       return h.status === 200 ? h : undefined;
-    }, 60_000);
+    }, 60_000).catch((err: Error) => {
+      // What to look at should it happen again: which check failed how, and what MinIO said.
+      const minioLog = (() => {
+        try {
+          return readFileSync(path.join(dataDir, 'logs', 'minio.log'), 'utf8').split('\n').slice(-20).join('\n');
+        } catch {
+          return '(no minio.log)';
+        }
+      })();
+      throw new Error(`${err.message}; last health: ${JSON.stringify(last)}\nminio.log ends:\n${minioLog}\nnpm start said:\n${output.split('\n').filter((l) => !l.startsWith('{')).slice(-15).join('\n')}`);
+    });
     expect(up.body.data.checks.minio.status).toBe('up');
     expect(['news', 'support', 'quiz'].map(pidOf)).toEqual(apiPids);
     for (const pid of apiPids) expect(alive(pid)).toBe(true);
