@@ -3,15 +3,11 @@
  * database): Stripe events signalled with signal-with-start (stripeEventSignal), the plan it
  * writes to the account, the period it asks Stripe for, grace periods and paid periods ending on
  * durable timers (days skipped with suite.env.sleep), duplicates and stale events, the subscription
- * query, and continue-as-new with the state carried.
+ * query. Continue-as-new with the state carried: subscription-continue-as-new.test.ts, on the dev server.
  */
-import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { BillingEvent, HandledEvent } from '../../models/billing/subscription.rules';
-import type { Plan } from '../../models/news/plan.rules';
-import { stripeEventSignal, subscriptionQuery, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
-import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, quiescent, until, workflowSuite } from '../helpers/time-skipping';
+import { activities, customerOn, plansSet } from '../helpers/subscription';
+import { quiescent, until, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
@@ -21,56 +17,7 @@ const GRACE = 7 * DAY;
 
 const suite = workflowSuite();
 
-type Fetched = { subscriptionId: string; customerId: string; currentPeriodEnd: number | null; plan: Plan | null };
-
-function activities(options: { account?: string | null; fetched?: (subscriptionId: string) => Promise<Fetched>; setAccountPlan?: (input: { userId: string; plan: Plan }) => Promise<void> } = {}) {
-  return {
-    accountOf: jest.fn(async (_customerId: string) => options.account ?? null),
-    fetchSubscription: jest.fn(options.fetched ?? (async (subscriptionId: string): Promise<Fetched> => { throw new Error(`unexpected fetch of ${subscriptionId}`); })),
-    setAccountPlan: jest.fn(options.setAccountPlan ?? (async (_input: { userId: string; plan: Plan }) => undefined)),
-  };
-}
-
-/** A customer with a worker for its workflow: `send` signals with start as the webhook relay does. */
-async function customer(acts: ReturnType<typeof activities>, options: { maxEventsPerRun?: number } = {}) {
-  const customerId = `cus_${randomUUID().slice(0, 12)}`;
-  const subscriptionId = `sub_${randomUUID().slice(0, 12)}`;
-  const workflowId = workflowIds.subscription(customerId);
-  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
-  const handle = suite.client.getHandle(workflowId);
-  let n = 0;
-  return {
-    customerId,
-    subscriptionId,
-    handle,
-    event(type: HandledEvent, created: number, rest: Partial<BillingEvent> = {}): BillingEvent {
-      return { id: `evt_${++n}_${randomUUID().slice(0, 6)}`, type, created, customerId, subscriptionId, userId: 'user-1', facts: {}, ...rest };
-    },
-    async send(event: BillingEvent): Promise<void> {
-      await suite.client.signalWithStart(subscriptionWorkflow, {
-        workflowId,
-        taskQueue: worker.taskQueue,
-        args: [{ customerId, graceMs: GRACE, ...(options.maxEventsPerRun ? { maxEventsPerRun: options.maxEventsPerRun } : {}) }],
-        signal: stripeEventSignal,
-        signalArgs: [event],
-      });
-    },
-    view: () => handle.query(subscriptionQuery),
-    /** Runs the test with the worker polling; the workflow (which never ends) is terminated after. */
-    async run(fn: () => Promise<void>): Promise<void> {
-      await worker.run(async () => {
-        try {
-          await fn();
-        } finally {
-          await quiescent(handle);
-          await handle.terminate('test over').catch(() => undefined);
-        }
-      });
-    },
-  };
-}
-
-const plansSet = (acts: ReturnType<typeof activities>) => acts.setAccountPlan.mock.calls.map(([c]) => `${c.userId}:${c.plan}`);
+const customer = customerOn(suite, GRACE);
 
 it('a completed checkout sets the paid plan on the account it names and learns the period from Stripe', async () => {
   const periodEnd = Date.UTC(2027, 0, 1);
@@ -256,28 +203,5 @@ it('writing the plan is retried through a database outage', async () => {
     await suite.env.sleep('10 seconds'); // the retries' backoff (1 s, 2 s), skipped
     expect(await until(() => attempts, (n) => n >= 3)).toBe(3);
     expect(acts.setAccountPlan.mock.calls.every(([call]) => call.userId === 'user-1' && call.plan === 'pro')).toBe(true);
-  });
-});
-
-it('continues as new after maxEventsPerRun events, carrying its state and the event ids it has seen', async () => {
-  const acts = activities();
-  const c = await customer(acts, { maxEventsPerRun: 2 });
-  await c.run(async () => {
-    await c.send(c.event('customer.subscription.created', await suite.env.currentTimeMs(), { facts: { status: 'active', plan: 'pro' } }));
-    // Applied before the next is sent: a signal racing the completion of the task before it was
-    // once seen to stall the time-skipping test server (not a server of record) in CI.
-    await until(() => c.view(), (v) => v.eventsApplied === 1);
-    const firstRunId = (await c.handle.describe()).runId;
-    const second = c.event('customer.subscription.updated', (await suite.env.currentTimeMs()) + 1, { facts: { status: 'active', plan: 'business' } });
-    await c.send(second);
-
-    const nextRun = await until(async () => (await c.handle.describe()).runId, (id) => id !== firstRunId);
-    expect(nextRun).not.toBe(firstRunId);
-    expect(await c.view()).toMatchObject({ status: 'active', subscribedPlan: 'business', eventsApplied: 2 });
-
-    await c.send(second); // seen by the previous run: still a duplicate
-    await c.send(c.event('customer.subscription.updated', (await suite.env.currentTimeMs()) + 2, { facts: { cancelAtPeriodEnd: true } }));
-    expect(await until(() => c.view(), (v) => v.cancelAtPeriodEnd)).toMatchObject({ subscribedPlan: 'business', eventsApplied: 3 });
-    expect(plansSet(acts)).toEqual(['user-1:pro', 'user-1:business']);
   });
 });
