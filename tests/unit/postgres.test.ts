@@ -81,7 +81,7 @@ describe('running it', () => {
       'cron.database_name': 'postgres',
       'documentdb.enableUserCrud': 'on',
       'documentdb.useFileBasedPersistedCursors': 'on',
-      deadlock_timeout: '100ms',
+      deadlock_timeout: '10ms',
     });
   });
 });

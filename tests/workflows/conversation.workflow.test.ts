@@ -3,18 +3,15 @@
  * database, no Cloud API): messages signalled with signal-with-start (inboundSignal) handled once
  * each in the reader's order, the flows (sign-up, log-in, preferences), commands that need an
  * account, replies WhatsApp refuses or fails, the conversation query, the idle end (minutes
- * skipped) and continue-as-new with the flow, queue and handled ids carried.
+ * skipped). Continue-as-new with the flow, queue and handled ids carried:
+ * conversation-continue-as-new.test.ts, on the dev server.
  */
-import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { OutboundMessage } from '../../models/infra/whatsapp';
-import type { Sector, Topic } from '../../models/news/article.rules';
 import { helpText } from '../../models/whatsapp/commands.rules';
 import type { InboundContent } from '../../models/whatsapp/webhook.rules';
-import { workflowIds } from '../../workflows/ids';
 import { WHATSAPP_FAILURES } from '../../workflows/whatsapp/failures';
-import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
-import { mockedActivitiesWorker, quiescent, until, workflowSuite } from '../helpers/time-skipping';
+import { activities, conversationOn, handledAll, handledIds, replies } from '../helpers/conversation';
+import { quiescent, until, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);
 
@@ -23,79 +20,7 @@ const IDLE = 30 * MINUTE;
 
 const suite = workflowSuite();
 
-type Sent = { key: string; phone: string; kind: string; message: OutboundMessage };
-
-/** Mocks of the WhatsApp activities over an in-memory inbox; `send` may be replaced. */
-function activities(options: { userId?: string | null; send?: (input: Sent) => Promise<{ wamid: string; duplicate: boolean }>; signUp?: 'created' | 'emailTaken' } = {}) {
-  const inbox = new Map<string, { content: InboundContent; handled: boolean }>();
-  const userId = options.userId ?? null;
-  return {
-    inbox,
-    loadInbound: jest.fn(async (id: string) => inbox.get(id) ?? null),
-    readerOf: jest.fn(async (_phone: string) => ({ userId, name: userId ? 'Reader' : null })),
-    markHandled: jest.fn(async (id: string) => {
-      const m = inbox.get(id);
-      if (m) m.handled = true;
-    }),
-    latestNews: jest.fn(async (u: string | null) => `latest news for ${u ?? 'a guest'}`),
-    breakingNews: jest.fn(async () => 'breaking: markets rally'),
-    accountSummary: jest.fn(async (input: { userId: string | null; phone: string }) => `account of ${input.userId}`),
-    setAlerts: jest.fn(async (_input: { userId: string; on: boolean }) => undefined),
-    signUp: jest.fn(async (_input: { phone: string; name: string; email: string }) => options.signUp ?? 'created'),
-    requestLoginCode: jest.fn(async (_input: { phone: string; email: string; key: string }) => undefined),
-    loadPreferences: jest.fn(async (_userId: string) => ({ sectors: ['FIN'] as Sector[], topics: [] as Topic[] })),
-    savePreferences: jest.fn(async (_input: { userId: string; sectors: Sector[]; topics: Topic[] }) => undefined),
-    send: jest.fn(options.send ?? (async (input: Sent) => ({ wamid: `wamid.${input.key}`, duplicate: false }))),
-  };
-}
-
-type Acts = ReturnType<typeof activities>;
-
-/** One phone's conversation: `say` stores a message and signals it with start, as the webhook does. */
-async function conversation(acts: Acts, options: { maxMessagesPerRun?: number } = {}) {
-  const phone = `55${Math.floor(Math.random() * 1e11)}`;
-  const workflowId = workflowIds.whatsappConversation(phone);
-  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
-  const handle = suite.client.getHandle(workflowId);
-  let clock = Date.UTC(2026, 10, 24, 12);
-  return {
-    phone,
-    handle,
-    /** Stores and signals a message; its id. */
-    async say(content: string | InboundContent, id = `wamid.in.${randomUUID().slice(0, 8)}`, sentAt = (clock += 1_000)): Promise<string> {
-      acts.inbox.set(id, { content: typeof content === 'string' ? { kind: 'text', text: content } : content, handled: false });
-      return await this.signal(id, sentAt);
-    },
-    /** Signals a message id (stored or not) with start. */
-    async signal(id: string, sentAt = (clock += 1_000)): Promise<string> {
-      await suite.client.signalWithStart(whatsappConversationWorkflow, {
-        workflowId,
-        taskQueue: worker.taskQueue,
-        args: [{ phone, idleMs: IDLE, ...(options.maxMessagesPerRun ? { maxMessagesPerRun: options.maxMessagesPerRun } : {}) }],
-        signal: inboundSignal,
-        signalArgs: [{ id, sentAt }],
-      });
-      return id;
-    },
-    view: () => handle.query(conversationQuery),
-    /** Runs the test with the worker polling; a conversation still open is terminated after. */
-    async run(fn: () => Promise<void>): Promise<void> {
-      await worker.run(async () => {
-        try {
-          await fn();
-        } finally {
-          await quiescent(handle).catch(() => undefined);
-          await handle.terminate('test over').catch(() => undefined);
-        }
-      });
-    },
-  };
-}
-
-const handledIds = (acts: Acts) => acts.markHandled.mock.calls.map(([id]) => id);
-const handledAll = (acts: Acts, ids: string[]) => until(() => handledIds(acts), (h) => ids.every((id) => h.includes(id)));
-/** The texts sent, in order (a list's text for lists). */
-const replies = (acts: Acts) => acts.send.mock.calls.map(([s]) => ('text' in s.message ? s.message.text : s.message.type));
+const conversation = conversationOn(suite, IDLE);
 
 it('answers a message with help under the message\'s own key, marks it handled, and the query counts it', async () => {
   const acts = activities();
@@ -301,24 +226,5 @@ it('ends after idleMs without a message, forgetting a flow left half-way', async
     await handledAll(acts, [id]);
     expect(replies(acts).at(-1)).toBe(helpText());
     expect(acts.signUp).not.toHaveBeenCalled();
-  });
-});
-
-it('continues as new after maxMessagesPerRun, carrying the flow, the queue and the ids it handled', async () => {
-  const acts = activities();
-  const c = await conversation(acts, { maxMessagesPerRun: 1 });
-  // Both queued before the worker runs: the first run handles one and carries the other.
-  const first = await c.say('cadastro');
-  const second = await c.say('Maria');
-  const firstRunId = (await c.handle.describe()).runId;
-  await c.run(async () => {
-    await handledAll(acts, [first, second]);
-    await c.say('cadastro', first); // redelivered after two continue-as-new
-    await quiescent(c.handle);
-
-    expect(replies(acts)).toEqual(['Vamos criar sua conta. Qual é o seu nome?', 'Prazer, Maria! Agora, qual é o seu e-mail?']);
-    expect(acts.loadInbound.mock.calls.map(([id]) => id)).toEqual([first, second]);
-    expect((await c.handle.describe()).runId).not.toBe(firstRunId);
-    expect(await c.view()).toMatchObject({ flow: 'signup', pending: 0 });
   });
 });
