@@ -620,9 +620,9 @@ export function serverArgs(dir: string, port: number): string[] {
     // Concurrent inserts of one key under a unique index (RUM exclusion constraints) insert, then
     // wait on each other's transactions; an unlucky order is a soft deadlock that PostgreSQL only
     // untangles when a wait reaches deadlock_timeout. At the default 1 s, 20 such inserts in a
-    // loaded test run took 70 s (89 soft deadlocks, a second each, in CI's postgres.log); at
-    // 100 ms, 5 immediate tries still left 32–86 of 760 racing losers deadlocked to the end; at
-    // 10 ms, with writeRacingOnUniqueKey's jittered pauses, 0 of 3,800 (docs/decisions.md).
+    // loaded test run took 70 s (89 soft deadlocks, a second each, in CI's postgres.log). What
+    // makes racing inserts come out as on MongoDB is the jittered retry (writeRacingOnUniqueKey);
+    // 10 ms rather than 100 ms untangles each cycle sooner (`npm run bench:racing`).
     deadlock_timeout: '10ms',
     // A wait on a lock longer than deadlock_timeout is logged with who holds it
     // (DATA_DIR/logs/postgres.log): the trail for a write that hangs.

@@ -93,9 +93,9 @@ const pauseAfterDeadlock = (attempt: number): Promise<void> =>
  * random pause below 50 ms, 100 ms, … 1 s ("full jitter"). Racing inserts of one key each insert
  * their row, then wait on the others' uncommitted rows while checking the exclusion constraint,
  * and PostgreSQL aborts one insert per cycle; repeated at once, the losers met each other again
- * (CI saw 19 of 20 racing inserts deadlock five rounds running). Measured with 20 racing inserts
- * per key under load (docs/decisions.md): 5 immediate tries left 55–86 of 760 losers deadlocked
- * to the end; these pauses with deadlock_timeout at 10 ms (ops/postgres.ts) left 0 of 3,800.
+ * (CI saw 19 of 20 racing inserts deadlock five rounds running). `npm run bench:racing`, 20
+ * inserts racing on each of 100 keys under load: 5 immediate tries left 103–217 of 1,900
+ * deadlocked to the end, these pauses 0 (docs/benchmarks.md).
  * MongoDB never deadlocks, so the pauses cost nothing there.
  */
 async function repeatOnDeadlock<T>(op: () => Promise<T>, deadlocked: (err: unknown) => boolean): Promise<T> {
