@@ -8,7 +8,7 @@ import type { Sector, Topic } from '../../models/news/article.rules';
 import type { InboundContent } from '../../models/whatsapp/webhook.rules';
 import { workflowIds } from '../../workflows/ids';
 import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
-import { mockedActivitiesWorker, quiescent, until, type workflowSuite } from './time-skipping';
+import { mockedActivitiesWorker, runThenTerminate, until, type workflowSuite } from './time-skipping';
 
 type Suite = ReturnType<typeof workflowSuite>;
 
@@ -71,16 +71,7 @@ export const conversationOn = (suite: Suite, idleMs: number) => async (acts: Act
     },
     view: () => handle.query(conversationQuery),
     /** Runs the test with the worker polling; a conversation still open is terminated after. */
-    async run(fn: () => Promise<void>): Promise<void> {
-      await worker.run(async () => {
-        try {
-          await fn();
-        } finally {
-          await quiescent(handle).catch(() => undefined);
-          await handle.terminate('test over').catch(() => undefined);
-        }
-      });
-    },
+    run: (fn: () => Promise<void>) => runThenTerminate(worker, handle, fn),
   };
 };
 

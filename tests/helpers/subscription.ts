@@ -7,7 +7,7 @@ import type { BillingEvent, HandledEvent } from '../../models/billing/subscripti
 import type { Plan } from '../../models/news/plan.rules';
 import { stripeEventSignal, subscriptionQuery, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { workflowIds } from '../../workflows/ids';
-import { mockedActivitiesWorker, quiescent, type workflowSuite } from './time-skipping';
+import { mockedActivitiesWorker, runThenTerminate, type workflowSuite } from './time-skipping';
 
 type Suite = ReturnType<typeof workflowSuite>;
 
@@ -50,16 +50,7 @@ export const customerOn = (suite: Suite, graceMs: number) => async (acts: Return
     },
     view: () => handle.query(subscriptionQuery),
     /** Runs the test with the worker polling; the workflow (which never ends) is terminated after. */
-    async run(fn: () => Promise<void>): Promise<void> {
-      await worker.run(async () => {
-        try {
-          await fn();
-        } finally {
-          await quiescent(handle);
-          await handle.terminate('test over').catch(() => undefined);
-        }
-      });
-    },
+    run: (fn: () => Promise<void>) => runThenTerminate(worker, handle, fn),
   };
 };
 

@@ -137,6 +137,21 @@ export async function quiescent(handle: WorkflowHandle): Promise<void> {
 }
 
 /**
+ * Runs `fn` with the worker polling, then terminates the workflow (a long-lived one never ends by
+ * itself) once it has nothing in flight (see `quiescent`).
+ */
+export async function runThenTerminate(worker: { run: <R>(fn: () => Promise<R>) => Promise<R> }, handle: WorkflowHandle, fn: () => Promise<void>): Promise<void> {
+  await worker.run(async () => {
+    try {
+      await fn();
+    } finally {
+      await quiescent(handle).catch(() => undefined);
+      await handle.terminate('test over').catch(() => undefined);
+    }
+  });
+}
+
+/**
  * Polls (in real time; a time-skipping server's clock stands still meanwhile) until `ok` holds of
  * what `read` gives, at most `timeoutMs`; returns the last value, for the test to assert on.
  */
