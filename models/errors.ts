@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   /** The operation conflicts with the current state (duplicate, illegal transition). */
   'CONFLICT',
+  /** An Idempotency-Key already used by this caller on this operation, sent with another request. */
+  'IDEMPOTENCY_KEY_REUSED',
   /** The request body is larger than the configured limit. */
   'PAYLOAD_TOO_LARGE',
   /** The body's media type is not accepted by the route. */

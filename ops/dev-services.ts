@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import mongoose from 'mongoose';
 import { BINARIES, defaultCacheDir, resolveBinary } from './binaries';
-import { databaseUser, ensurePostgres, initCluster, postgresReady, postgresServerCommand } from './postgres';
+import { databaseUser, endOrphanedBackends, ensurePostgres, initCluster, postgresReady, postgresServerCommand } from './postgres';
 import type { ProcessSpec, Supervisor } from './supervisor';
 
 export interface DevServicePorts {
@@ -195,6 +195,18 @@ async function resolveDevBinaries(o: DevServicesOptions): Promise<DevBinaries> {
   };
 }
 
+/**
+ * FerretDB's PostgreSQL URL, with the bounds of what its sessions may take (issue 34, "one runaway
+ * query cannot take the machine"): at most 50 backends (FerretDB's own default, said here so the
+ * bound is ours), and any statement ended after a minute (`statement_timeout`, a runtime parameter
+ * that pgx sends when it connects; a query's own `maxTimeMS` is shorter and wins). A statement
+ * ended that way is MongoDB's MaxTimeMSExpired, answered 503. Nothing the product does in one
+ * statement takes near a minute at 100,000 documents (docs/benchmarks.md).
+ */
+export function ferretdbPostgresUrl(port: number): string {
+  return `postgres://postgres@127.0.0.1:${port}/postgres?pool_max_conns=50&statement_timeout=60000`;
+}
+
 /** The dev services as chains: each chain starts in order, the chains side by side. */
 function devServiceChains(
   o: DevServicesOptions,
@@ -243,13 +255,18 @@ function devServiceChains(
       ...(user ? { user } : {}),
       // Fast shutdown: ends client sessions, writes a checkpoint (SIGTERM would wait for clients).
       stopSignal: 'SIGINT',
+      // A killed postmaster leaves its backends running, and they keep the next one from starting.
+      beforeStart: async () => {
+        const ended = await endOrphanedBackends(cluster);
+        if (ended.length > 0) o.log(`ended ${ended.length} PostgreSQL backend(s) a stopped postmaster left behind (pids ${ended.join(', ')})`);
+      },
       output: { file: path.join(logs, 'postgres.log') },
       ready: () => postgresReady(postgresPrefix, o.ports.postgres),
     }, {
       name: 'ferretdb',
       command: ferretdb,
       args: [
-        `--postgresql-url=postgres://postgres@127.0.0.1:${o.ports.postgres}/postgres`,
+        `--postgresql-url=${ferretdbPostgresUrl(o.ports.postgres)}`,
         `--listen-addr=127.0.0.1:${o.ports.ferretdb}`,
         `--state-dir=${path.join(o.dataDir, 'ferretdb')}`,
         `--debug-addr=${o.ferretdbDebugAddr ?? ''}`,

@@ -13,7 +13,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withLock } from './binaries';
@@ -611,12 +611,12 @@ export function serverArgs(dir: string, port: number): string[] {
     'documentdb.enableBypassDocumentValidation': true,
     'documentdb.enableUserCrud': true,
     'documentdb.maxUserLimit': 100,
-    // A query whose cursor may need more batches (a `find` with a limit or sort, an aggregate) is
-    // kept in a WITH HOLD cursor by default, for which FerretDB takes its PostgreSQL connection out
-    // of the pool, and the pool opens a new backend afterwards: ~9 ms per such query whatever its
-    // size. With the cursor's rest kept in a file instead, the connection goes back to the pool:
-    // 9.6 → 0.8 ms for a sorted `find` of 8 documents (docs/decisions.md, FerretDB).
-    'documentdb.useFileBasedPersistedCursors': true,
+    // Off (DocumentDB's default): with the rest of a cursor kept in a file instead of a WITH HOLD
+    // cursor, a find needing a second batch crashed its backend (signal 11 in
+    // find_cursor_first_page; issue 34), and each crash left the extended RUM's ordered scans
+    // failing. What it saved (~9 ms per cursor query on FerretDB v2.5) is measured in
+    // docs/benchmarks.md ("Persisted cursors"); pages are read in one batch anyway.
+    'documentdb.useFileBasedPersistedCursors': false,
     // Concurrent inserts of one key under a unique index (RUM exclusion constraints) insert, then
     // wait on each other's transactions; an unlucky order is a soft deadlock that PostgreSQL only
     // untangles when a wait reaches deadlock_timeout. At the default 1 s, 20 such inserts in a
@@ -632,9 +632,20 @@ export function serverArgs(dir: string, port: number): string[] {
     // themselves (ops/dev-database.ts).
     autovacuum_naptime: '10s',
     autovacuum_analyze_scale_factor: 0.05,
+    // Memory a backend may take: 4 MB per sort or hash step before it spills to disk (PostgreSQL's
+    // default, said here as the bound we rely on), and at most 1 GB of such spill files per
+    // session; with FerretDB's 50 backends that is the database's ceiling on this 2-core machine.
+    work_mem: '4MB',
+    temp_file_limit: '1GB',
+    // No flush to disk per commit: a crash of the machine may lose the last commits of this
+    // development database, never its consistency after a crash of PostgreSQL alone.
     fsync: false,
     synchronous_commit: false,
-    full_page_writes: false,
+    // On (PostgreSQL's default): with it off, a backend killed under writes left the extended
+    // RUM's indexes broken after crash recovery (writes spinning for minutes, ordered pages failing
+    // "right sibling of RUM page is of different type"); on, the same kills left every sorted page
+    // right (issue 34; docs/decisions.md, "Crash safety of the development database").
+    full_page_writes: true,
   };
   return ['-D', dir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v === true ? 'on' : v === false ? 'off' : v}`])];
 }
@@ -656,4 +667,63 @@ export async function postgresReady(prefix: string, port: number): Promise<boole
   );
   if (r.status !== 0) throw new PostgresSetupError(`creating the documentdb extensions failed:\n${r.stderr}`);
   return true;
+}
+
+/** What /proc says of a process: its working directory and parent, or undefined when gone or not ours to read. */
+function procInfo(pid: number): { cwd: string; ppid: number } | undefined {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return { cwd, ppid };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The processes a killed postmaster left behind in its data directory: every PostgreSQL process
+ * runs there (its working directory), and one whose parent is not a process of that directory has
+ * lost its postmaster. Such a backend goes on running its query, holds the old shared memory, and
+ * every new postmaster then refuses to start ("pre-existing shared memory block is still in use":
+ * seen 11 times in 12 minutes until the backends were killed by hand). A live postmaster of the
+ * directory (the pid in postmaster.pid) and its children are not orphans. Linux only (/proc).
+ */
+export function orphanedBackends(dir: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  const target = realpathSync(dir);
+  let postmaster: number | undefined;
+  try {
+    postmaster = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    postmaster = undefined;
+  }
+  const inDir = new Map<number, number>();
+  for (const e of entries) {
+    const info = procInfo(Number(e));
+    if (info?.cwd === target) inDir.set(Number(e), info.ppid);
+  }
+  return [...inDir].filter(([pid, ppid]) => pid !== postmaster && !inDir.has(ppid)).map(([pid]) => pid);
+}
+
+/**
+ * Ends the orphaned backends of a data directory (SIGKILL: they have no postmaster to answer to)
+ * and waits until they are gone, so the next postmaster can take the shared memory. Returns them.
+ */
+export async function endOrphanedBackends(dir: string, timeoutMs = 10_000): Promise<number[]> {
+  const orphans = orphanedBackends(dir);
+  for (const pid of orphans) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const end = Date.now() + timeoutMs;
+  while (orphans.some((pid) => procInfo(pid) !== undefined) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return orphans;
 }

@@ -30,6 +30,13 @@ export interface ProcessSpec {
   /** Runs the process as this user and its group (the supervisor must be root; Linux's setpriv). */
   user?: string;
   stopTimeoutMs?: number;
+  /**
+   * Runs before every start and restart: e.g. PostgreSQL's, which ends the backends a killed
+   * postmaster left behind (they hold its shared memory, and no new postmaster can start).
+   */
+  beforeStart?: () => Promise<void>;
+  /** Sees each line of the process's output (besides its log): e.g. PostgreSQL's crash recoveries. */
+  watch?: (line: string) => void;
 }
 
 interface Managed {
@@ -58,7 +65,7 @@ export class Supervisor {
   async start(spec: ProcessSpec): Promise<void> {
     const m: Managed = { spec, child: undefined, restarts: 0, startedAt: 0, log: undefined, exited: undefined };
     this.managed.push(m);
-    this.launch(m);
+    await this.launch(m);
     await this.waitReady(m);
   }
 
@@ -70,8 +77,10 @@ export class Supervisor {
     return this.managed.flatMap((m) => (m.child?.pid ? [m.child.pid] : []));
   }
 
-  private launch(m: Managed): void {
+  private async launch(m: Managed): Promise<void> {
     const { spec } = m;
+    await spec.beforeStart?.();
+    if (this.stopping) return;
     if (spec.output !== 'inherit' && !m.log) {
       mkdirSync(path.dirname(spec.output.file), { recursive: true });
       m.log = createWriteStream(spec.output.file, { flags: 'a' });
@@ -84,6 +93,9 @@ export class Supervisor {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (spec.watch) {
+      for (const stream of [child.stdout, child.stderr]) stream?.on('data', lineSplitter(spec.watch));
+    }
     if (m.log) {
       child.stdout?.pipe(m.log, { end: false });
       child.stderr?.pipe(m.log, { end: false });
@@ -115,7 +127,7 @@ export class Supervisor {
     m.restarts += 1;
     this.onEvent({ type: 'restarting', name: m.spec.name, inMs, restarts: m.restarts });
     setTimeout(() => {
-      if (!this.stopping) this.launch(m);
+      if (!this.stopping) void this.launch(m).catch(() => this.scheduleRestart(m));
     }, inMs).unref();
   }
 
@@ -165,6 +177,22 @@ export class Supervisor {
     if (child?.pid) signalGroup(child.pid, 'SIGKILL');
     m.log?.end();
   }
+}
+
+/** Calls `see` with each whole line of a stream's chunks (a line split across chunks is joined). */
+function lineSplitter(see: (line: string) => void): (chunk: Buffer) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        see(line);
+      } catch {
+        // a watcher's fault must not stop the relay
+      }
+    }
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError, type ErrorCode, type FieldIssue, dependencyUnavailable } from '../../models/errors';
+import { isDatabaseUnavailable } from '../../models/infra/database-faults.rules';
 import type { Failure } from './envelope';
 
 export const STATUS = {
@@ -14,6 +15,7 @@ export const STATUS = {
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -36,25 +38,11 @@ export function validationError(error: z.ZodError, where: 'body' | 'query' | 'pa
   return new AppError('VALIDATION_FAILED', message, { details: issues });
 }
 
-const MONGO_UNAVAILABLE = new Set([
-  'MongoServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError',
-  'MongoPoolClearedError',
-]);
-
 /** Recognises a failure of MongoDB, Temporal or MinIO and names the dependency. */
 export function classifyInfrastructure(err: unknown): AppError | undefined {
   if (!(err instanceof Error)) return undefined;
   const name = err.name;
-  const message = err.message ?? '';
-  if (MONGO_UNAVAILABLE.has(name)) return dependencyUnavailable('mongodb', err);
-  // Mongoose with bufferCommands=false while the connection is down.
-  if (name === 'MongooseError' && /before initial connection|buffering timed out|not connected/i.test(message)) {
-    return dependencyUnavailable('mongodb', err);
-  }
+  if (isDatabaseUnavailable(err)) return dependencyUnavailable('mongodb', err);
   // @temporalio/client: the connection failed (TransportError) or gRPC said UNAVAILABLE (14) or
   // DEADLINE_EXCEEDED (4). Other ServiceErrors (NOT_FOUND…) are not infrastructure faults.
   const grpcCode = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;

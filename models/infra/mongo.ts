@@ -192,9 +192,20 @@ export async function insertManyRacing<T extends mongo.Document>(collection: mon
  * where `countDocuments`' aggregation costs ~18 ms (docs/benchmarks.md).
  */
 export async function countMatching(conn: Connection, collection: string, query: Record<string, unknown>): Promise<number> {
-  const counted = (await conn.db!.command({ count: collection, query })) as { n: number };
+  const counted = (await conn.db!.command({ count: collection, query, maxTimeMS: READ_TIME_LIMIT_MS })) as { n: number };
   return counted.n;
 }
+
+/**
+ * How long one read serving a list, a search or a count may run on the database server before it
+ * is cancelled (`maxTimeMS`; DocumentDB turns it into PostgreSQL's statement timeout). A read past
+ * it is MongoDB's MaxTimeMSExpired (code 50), answered 503 naming the database: a page that takes
+ * longer than this is a sick database or a runaway plan, and holding its backend longer only
+ * takes memory from every other request (issue 34: such backends grew to ~1 GB each until the
+ * kernel killed PostgreSQL). The development database also ends any statement of FerretDB's after
+ * a minute (ops/dev-services.ts), whatever asked for it.
+ */
+export const READ_TIME_LIMIT_MS = 10_000;
 
 /** The connection's model of that name, compiled once. */
 export function modelOn<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {

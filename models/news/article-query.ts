@@ -6,7 +6,7 @@
  */
 import type { Connection } from 'mongoose';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
-import { collectionOf, countMatching } from '../infra/mongo';
+import { collectionOf, countMatching, READ_TIME_LIMIT_MS } from '../infra/mongo';
 import { articleModel, SORTS } from './article.model';
 import { articleFilter, feedScore, matchQuality, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
 import type { ArticleDoc, Ordering } from './article.rules';
@@ -75,7 +75,7 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
   }
 
   const page = (query: Record<string, unknown>, sort: Record<string, unknown>, p: Page, modules?: readonly IncludeModule[]): Promise<ArticlePage> =>
-    counted(query, p, async (limit) => (await articles().find(query, { sort: sort as never, skip: p.offset, limit, singleBatch: true, projection: presented(modules) }).toArray()) as ArticleDoc[]);
+    counted(query, p, async (limit) => (await articles().find(query, { sort: sort as never, skip: p.offset, limit, singleBatch: true, projection: presented(modules), maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as ArticleDoc[]);
 
   /** Every term of a text required: the feed's keywords ask the `terms` index, newest first. */
   const allTerms = (text: string) => ({ terms: { $all: terms(text).slice(0, MAX_QUERY_TERMS) } });
@@ -100,15 +100,15 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
         let ranked: string[] = [];
         let windowFull = true;
         if (p.offset < searchWindow) {
-          const window = (await articles().find(query, { projection: { _id: 1, search: 1 }, sort: SORTS.publishedAt, limit: searchWindow, singleBatch: true }).toArray()) as Pick<ArticleDoc, '_id' | 'search'>[];
+          const window = (await articles().find(query, { projection: { _id: 1, search: 1 }, sort: SORTS.publishedAt, limit: searchWindow, singleBatch: true, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as Pick<ArticleDoc, '_id' | 'search'>[];
           windowFull = window.length === searchWindow;
           // A stable sort of a newest-first window: equal quality stays newest first.
           ranked = window.map((a) => ({ id: a._id, quality: matchQuality(a.search, stems) })).sort((a, b) => b.quality - a.quality).slice(p.offset, end).map((r) => r.id);
         }
         const from = Math.max(p.offset, searchWindow);
         const [found, older] = await Promise.all([
-          ranked.length > 0 ? articles().find({ _id: { $in: ranked } }, { projection }).toArray() : Promise.resolve([]),
-          windowFull && end > searchWindow ? articles().find(query, { sort: SORTS.publishedAt as never, skip: from, limit: end - from, singleBatch: true, projection }).toArray() : Promise.resolve([]),
+          ranked.length > 0 ? articles().find({ _id: { $in: ranked } }, { projection, maxTimeMS: READ_TIME_LIMIT_MS }).toArray() : Promise.resolve([]),
+          windowFull && end > searchWindow ? articles().find(query, { sort: SORTS.publishedAt as never, skip: from, limit: end - from, singleBatch: true, projection, maxTimeMS: READ_TIME_LIMIT_MS }).toArray() : Promise.resolve([]),
         ]);
         const byId = new Map((found as ArticleDoc[]).map((d) => [d._id, d]));
         // An article removed between the two reads is left out.
@@ -142,7 +142,7 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
       ];
       const [first, ...rest] = lists;
       const found = (await articles()
-        .aggregate([...branch(first!.query, 0), ...rest.map((l, i) => ({ $unionWith: { coll: collection, pipeline: branch(l.query, i + 1) } }))], { batchSize: lists.length * perList + 1 })
+        .aggregate([...branch(first!.query, 0), ...rest.map((l, i) => ({ $unionWith: { coll: collection, pipeline: branch(l.query, i + 1) } }))], { batchSize: lists.length * perList + 1, maxTimeMS: READ_TIME_LIMIT_MS })
         .toArray()) as (Scored & { _list: number })[];
 
       const candidates = new Map<string, { article: Scored; match: FeedMatch }>();

@@ -10,6 +10,10 @@
  *  3. in the same run, a bare Koa endpoint returning a fixed 20-article page: the ceiling of
  *     Node + Koa + JSON on this machine.
  *
+ * With BENCH_CRASH=1 (development database only), it first forces PostgreSQL through crash
+ * recovery twice under writes (a backend killed while the articles' scores change), as issue 34
+ * asks: the lists must still answer only 200 afterwards.
+ *
  * Run with `npm run bench:news`. Prints Markdown to stdout, progress to stderr.
  */
 import http from 'node:http';
@@ -24,7 +28,8 @@ import { createLogger } from '../../models/infra/logger';
 import { corpusEntities } from '../news-corpus';
 import { seedNewsCorpus } from '../seed';
 import { measureLoad, say } from './load';
-import { analyze, devPostgres } from '../dev-database';
+import type { Connection } from 'mongoose';
+import { analyze, devPostgres, sql, type DevPostgres } from '../dev-database';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 100_000);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 5_000);
@@ -46,7 +51,12 @@ async function main(): Promise<void> {
     await seedNewsCorpus({ conn, storage: infra.storage, temporal: infra.temporal, config, log: say }, { articles: ARTICLES, entities: ENTITIES });
   }
   // Statistics after the bulk load, so the development database orders lists from their indexes.
-  if (analyze(devPostgres(config))) say('statistics gathered');
+  const pg = devPostgres(config);
+  if (analyze(pg)) say('statistics gathered');
+  if (process.env.BENCH_CRASH === '1') {
+    if (!pg) throw new Error('BENCH_CRASH needs the development database');
+    await crashUnderWrites(conn, pg);
+  }
   const articleCount = await deps.articles.count();
   const entityCount = await conn.db!.collection('entities').estimatedDocumentCount();
 
@@ -116,6 +126,42 @@ async function main(): Promise<void> {
   bareServer.close();
   server.close();
   await closeInfra(infra);
+}
+
+/** Kills a PostgreSQL backend twice while articles' scores (an ordered index's key) change, then waits for the database. */
+async function crashUnderWrites(conn: Connection, pg: DevPostgres): Promise<void> {
+  const articles = conn.db!.collection<{ _id: string; baseScore?: number }>('articles');
+  const ids = (await articles.find({}, { projection: { _id: 1 }, limit: 20_000 }).toArray()).map((d) => d._id);
+  let stop = false;
+  let written = 0;
+  let failed = 0;
+  const writers = Array.from({ length: 6 }, async () => {
+    while (!stop) {
+      const id = ids[Math.floor(Math.random() * ids.length)]!;
+      await articles.updateOne({ _id: id }, { $set: { baseScore: Math.round(Math.random() * 100) } }).then(
+        () => (written += 1),
+        async () => {
+          failed += 1;
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      );
+    }
+  });
+  for (let round = 1; round <= 2; round += 1) {
+    await new Promise((r) => setTimeout(r, 3_000));
+    const [victim] = sql(pg, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1").flat();
+    if (victim) process.kill(Number(victim), 'SIGKILL');
+    say(`crash ${round}: killed backend ${victim ?? '(none)'}`);
+  }
+  await new Promise((r) => setTimeout(r, 3_000));
+  stop = true;
+  await Promise.all(writers);
+  for (let i = 0; i < 120; i += 1) {
+    if (await conn.db!.command({ ping: 1 }).then(() => true, () => false)) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  analyze(pg);
+  say(`after two crash recoveries: ${written} writes done, ${failed} failed while the database was down`);
 }
 
 main().then(

@@ -5,6 +5,8 @@
  * features the repositories use. A database upgrade that breaks one of these fails here first.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { mongo as driver } from 'mongoose';
 type Collection = driver.Collection;
 type Db = driver.Db;
@@ -145,4 +147,70 @@ it('reads a long page in order from an array index, over many more pages than a 
   const one = await c.find({ terms: 't3' }, { projection: { _id: 1 } }).sort({ at: -1, _id: -1 }).limit(2_000).toArray();
   expect(one).toHaveLength(2_000);
   expect(one.every((d) => (d._id as unknown as number) % 7 === 4)).toBe(true);
+});
+
+/** Lines of the development database's log that say a backend ended by a signal (a crash). */
+function backendCrashes(): string[] {
+  const dir = process.env.DATA_DIR;
+  if (!dir || !devPostgres(loadConfig())) return [];
+  try {
+    return readFileSync(path.join(dir, 'logs', 'postgres.log'), 'utf8').split('\n').filter((l) => /terminated by signal/.test(l));
+  } catch {
+    return [];
+  }
+}
+
+describe('queries whose results take several batches', () => {
+  const N = 12_000;
+  let c: Collection;
+  let crashesBefore: number;
+  const ids = Array.from({ length: N }, (_, i) => `d-${String(i).padStart(6, '0')}`);
+  // Sorted by `at` descending, then _id descending: the order the index below serves.
+  const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + ((i * 7_919) % N) * 60_000);
+  const expectedSorted = [...ids.keys()].sort((a, b) => at(b).getTime() - at(a).getTime() || (ids[b]! < ids[a]! ? -1 : 1)).map((i) => ids[i]);
+
+  beforeAll(async () => {
+    crashesBefore = backendCrashes().length;
+    c = await collection();
+    for (let i = 0; i < N; i += 4_000) {
+      await c.insertMany(ids.slice(i, i + 4_000).map((id, j) => ({ _id: id as never, at: at(i + j), body: 'texto '.repeat(60) })));
+    }
+    await c.createIndex({ at: -1, _id: -1 });
+  }, 120_000);
+
+  it.each([150, 1_000, 10_000])('returns a find with limit %i whole, unsorted and sorted', async (limit) => {
+    const unsorted = await c.find({}, { projection: { _id: 1 } }).limit(limit).toArray();
+    expect(new Set(unsorted.map((d) => d._id)).size).toBe(limit);
+    const sorted = await c.find({}, { projection: { _id: 1 } }).sort({ at: -1, _id: -1 }).limit(limit).toArray();
+    expect(sorted.map((d) => d._id)).toEqual(expectedSorted.slice(0, limit));
+  });
+
+  it('returns a find with no limit over the whole collection', async () => {
+    const all = await c.find({}, { projection: { _id: 1 } }).toArray();
+    expect(all.map((d) => d._id as unknown as string).sort()).toEqual(ids);
+  });
+
+  it('answers a getMore after a pause with the rest of the cursor', async () => {
+    const cursor = c.find({}, { projection: { _id: 1 }, batchSize: 100 }).sort({ at: -1, _id: -1 }).limit(500);
+    const first: unknown[] = [];
+    for (let i = 0; i < 100; i += 1) first.push((await cursor.next())?._id);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const rest = (await cursor.toArray()).map((d) => d._id);
+    expect([...first, ...rest]).toEqual(expectedSorted.slice(0, 500));
+  });
+
+  it('lets a cursor abandoned half-read go, and the next queries answer', async () => {
+    const cursor = c.find({}, { batchSize: 50 }).sort({ at: -1, _id: -1 });
+    for (let i = 0; i < 75; i += 1) await cursor.next();
+    await cursor.close();
+    const abandoned = c.find({}, { batchSize: 50 });
+    await abandoned.next(); // never closed: the server's cursor timeout or the session ends it
+    expect(await c.countDocuments({})).toBe(N);
+    expect((await c.find({}).sort({ at: -1, _id: -1 }).skip(5_000).limit(3).toArray()).map((d) => d._id)).toEqual(expectedSorted.slice(5_000, 5_003));
+  });
+
+  // Last of the block (Jest runs a file's tests in order): the log since the block began.
+  it('ended no backend of the development database by a signal meanwhile', () => {
+    expect(backendCrashes().slice(crashesBefore)).toEqual([]);
+  });
 });

@@ -2,14 +2,17 @@
  * `npm start` as a newcomer runs it: every service comes up on its own ports, MinIO is killed and
  * comes back without restarting the APIs, and SIGINT leaves no process behind.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import Stripe from 'stripe';
 import { signToken } from '../../models/auth/token.rules';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
+import { defaultCacheDir } from '../../ops/binaries';
 import { freePort } from '../../ops/dev-services';
+import { postgresBin, postgresPrefix } from '../../ops/postgres';
 import { ROOT, alive, runTs } from '../helpers/processes';
 
 jest.setTimeout(240_000);
@@ -58,6 +61,11 @@ describe('npm start (the whole stack, supervised)', () => {
       MINIO_CONSOLE_PORT: String(ports.console),
       STRIPE_MOCK_PORT: String(ports.stripe),
       WHATSAPP_DOUBLE_PORT: String(ports.whatsapp),
+      // The database-fault test sends requests as fast as they are answered.
+      SUPPORT_RATE_LIMIT_PER_MINUTE: '100000',
+      SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_PER_USER_PER_MINUTE: '100000',
+      RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
     });
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -173,6 +181,136 @@ describe('npm start (the whole stack, supervised)', () => {
     expect(up.body.data.checks.minio.status).toBe('up');
     expect(['news', 'support', 'quiz'].map(pidOf)).toEqual(apiPids);
     for (const pid of apiPids) expect(alive(pid)).toBe(true);
+  }, 120_000);
+
+  /** PostgreSQL's processes of this stack: the postmaster (started by the supervisor) and its children. */
+  const postgresChildren = (postmaster: number): number[] =>
+    readdirSync('/proc')
+      .filter((e) => /^\d+$/.test(e))
+      .filter((e) => {
+        try {
+          return Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${e}/status`, 'utf8'))?.[1]) === postmaster && readFileSync(`/proc/${e}/comm`, 'utf8').startsWith('postgres');
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  const postgresPort = () => Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
+  const psql = postgresBin(postgresPrefix(defaultCacheDir(undefined)), 'psql');
+  const clientBackends = (): number[] => {
+    const r = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(postgresPort()), '-U', 'postgres', '-d', 'postgres', '-Atc', "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"], { encoding: 'utf8' });
+    return r.stdout.split('\n').filter(Boolean).map(Number);
+  };
+  const healthy = (what: string) =>
+    until(what, async () => ((await health(ports.support!)).status === 200 ? true : undefined), 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}; npm start said:\n${output.split('\n').filter((l) => !l.startsWith('{')).slice(-15).join('\n')}\npostgres.log ends:\n${readFileSync(path.join(dataDir, 'logs', 'postgres.log'), 'utf8').split('\n').filter((l) => !/cron job/.test(l)).slice(-15).join('\n')}`);
+    });
+
+  it('answers only 200, 201 or 503 while the database crashes under requests, and every sorted page is right after recovery', async () => {
+    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { JWT_SECRET: string };
+    const token = await signToken(secrets.JWT_SECRET, { sub: 'stack-agent', permissions: ['support.agent'], email: 'agent@newsletter.dev' });
+    const client = new MongoClient(`mongodb://127.0.0.1:${ports.ferretdb}/`, { serverSelectionTimeoutMS: 60_000 });
+    await client.connect();
+    try {
+      // A collection with ordered (extended RUM) indexes that is written while the database crashes.
+      const items = client.db('stack_faults').collection<{ _id: string; s: string; at: Date }>('items');
+      const at = () => new Date(Date.UTC(2026, 0, 1) + Math.floor(Math.random() * 1e9));
+      await items.insertMany(Array.from({ length: 5_000 }, (_, i) => ({ _id: `i-${String(i).padStart(6, '0')}`, s: 'ABCD'[i % 4]!, at: at() })));
+      await items.createIndexes([{ key: { s: 1, at: -1, _id: -1 } }, { key: { at: -1, _id: -1 } }]);
+
+      const statuses = new Map<number, number>();
+      let stop = false;
+      let n = 0;
+      const call = async (i: number) => {
+        const res = await fetch(`http://127.0.0.1:${ports.support}/support${i % 2 ? '?page=1' : ''}`, {
+          method: i % 2 ? 'GET' : 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          ...(i % 2 ? {} : { body: JSON.stringify({ main: 'Entrega', issue: 'Não estou recebendo a edição', description: `pedido ${i}`, email: 'leitor@example.com' }) }),
+          signal: AbortSignal.timeout(30_000),
+        });
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      };
+      const load = [
+        ...Array.from({ length: 4 }, async () => {
+          while (!stop) await call(n++);
+        }),
+        ...Array.from({ length: 2 }, async (_, w) => {
+          while (!stop) {
+            await (w ? items.insertOne({ _id: `w-${n++}`, s: 'ABCD'[n % 4]!, at: at() }) : items.updateOne({ _id: `i-${String(n++ % 5_000).padStart(6, '0')}` }, { $set: { at: at() } })).catch(() => sleep(50));
+          }
+        }),
+      ];
+      await sleep(2_000);
+      // Two backends killed (PostgreSQL's crash recovery each time), then the postmaster itself.
+      for (let round = 0; round < 2; round += 1) {
+        const victims = clientBackends();
+        expect(victims.length).toBeGreaterThan(0);
+        process.kill(victims[0]!, 'SIGKILL');
+        await sleep(3_000);
+      }
+      const postmaster = pidOf('postgres');
+      process.kill(postmaster, 'SIGKILL');
+      await until('PostgreSQL restarted', async () => (pidOf('postgres') !== postmaster ? true : undefined), 30_000);
+      await sleep(3_000);
+      stop = true;
+      await Promise.all(load);
+      await healthy('support healthy again');
+
+      const answered = Object.fromEntries(statuses);
+      const unexpected = Object.keys(answered).map(Number).filter((s) => ![200, 201, 503].includes(s));
+      // What the services logged as unexpected, should there be anything but 200, 201 and 503.
+      const errors = output.split('\n').filter((l) => l.includes('"level":"error"')).slice(-5).map((l) => l.slice(0, 1_500));
+      expect({ unexpected, errors: unexpected.length > 0 ? errors : [] }).toEqual({ unexpected: [], errors: [] });
+      expect(answered[503]).toBeGreaterThan(0); // the database was down some of the time…
+      expect((answered[200] ?? 0) + (answered[201] ?? 0)).toBeGreaterThan(0); // …and up the rest
+
+      // Every ordered page equals the same order computed without the index.
+      const all = await items.find({}, { projection: { s: 1, at: 1 } }).toArray();
+      const order = (a: { at: Date; _id: string }, b: { at: Date; _id: string }) => b.at.getTime() - a.at.getTime() || (b._id < a._id ? -1 : b._id > a._id ? 1 : 0);
+      for (const s of [undefined, 'A', 'C']) {
+        const expected = all.filter((d) => !s || d.s === s).sort(order).map((d) => d._id);
+        for (const skip of [0, 20, 500, 1_100]) {
+          const page = await items.find(s ? { s } : {}, { projection: { _id: 1 } }).sort({ at: -1, _id: -1 }).skip(skip).limit(20).toArray();
+          expect({ s, skip, ids: page.map((d) => d._id) }).toEqual({ s, skip, ids: expected.slice(skip, skip + 20) });
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
+  it('comes back by itself when the postmaster is killed during long queries (their orphaned backends are ended)', async () => {
+    // Busy queries, as the stuck list reads were: a backend waiting (pg_sleep) notices its
+    // postmaster's death and exits, one computing does not.
+    const longQueries = Array.from({ length: 2 }, () =>
+      spawn(psql, ['-h', '127.0.0.1', '-p', String(postgresPort()), '-U', 'postgres', '-d', 'postgres', '-c', 'SELECT count(*) FROM generate_series(1, 10000000000)'], { stdio: 'ignore' }),
+    );
+    try {
+      const postmaster = pidOf('postgres');
+      const sleepers = await until('the long queries running', async () => {
+        const r = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(postgresPort()), '-U', 'postgres', '-d', 'postgres', '-Atc', "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT count(*) FROM generate_series%' AND pid <> pg_backend_pid()"], { encoding: 'utf8' });
+        const pids = r.stdout.split('\n').filter(Boolean).map(Number);
+        return pids.length === 2 ? pids : undefined;
+      }, 20_000);
+      expect(postgresChildren(postmaster)).toEqual(expect.arrayContaining(sleepers));
+      process.kill(postmaster, 'SIGKILL');
+      // Orphaned, they would keep running their queries and holding the old shared memory.
+      await until('PostgreSQL restarted', async () => (pidOf('postgres') !== postmaster ? true : undefined), 30_000);
+      await healthy('support healthy again');
+      // Ended (a zombie until its new parent reaps it is ended too).
+      const running = (pid: number) => {
+        try {
+          return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+      expect(sleepers.filter(running)).toEqual([]);
+      expect(output).toMatch(/ended 2 PostgreSQL backend\(s\) a stopped postmaster left behind/);
+    } finally {
+      for (const q of longQueries) q.kill('SIGKILL');
+    }
   }, 120_000);
 
   it('stops every process it started on SIGINT', async () => {

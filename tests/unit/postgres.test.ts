@@ -80,8 +80,17 @@ describe('running it', () => {
       shared_preload_libraries: 'pg_cron,pg_documentdb_core,pg_documentdb,pg_documentdb_extended_rum',
       'cron.database_name': 'postgres',
       'documentdb.enableUserCrud': 'on',
-      'documentdb.useFileBasedPersistedCursors': 'on',
       deadlock_timeout: '10ms',
     });
+  });
+
+  it('keeps what crashed off and what crash recovery needs on (issue 34)', () => {
+    const args = serverArgs('/data/pg', 5433);
+    const settings = Object.fromEntries(args.filter((_, i) => args[i - 1] === '-c').map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+    // A find needing a second batch crashed its backend with file-based persisted cursors.
+    expect(settings['documentdb.useFileBasedPersistedCursors']).toBe('off');
+    // Without full-page images, crash recovery left the extended RUM's indexes broken.
+    expect(settings.full_page_writes).toBe('on');
+    expect(settings).toMatchObject({ work_mem: '4MB', temp_file_limit: '1GB' });
   });
 });
