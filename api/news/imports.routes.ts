@@ -72,7 +72,8 @@ export const importRoutes = [
     description:
       `Body: one article per line (Content-Type application/x-ndjson), at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. Fields: title, subtitle, summary, sourceName, sourceUrl, publishedAt, primarySector, primaryTopic, ` +
       'contentType, urgencyLevel, isBreaking, isExclusive, language, baseScore, modules (sentiment, market_impact, translations, scoring, classification, meta) and entities ([{name | ticker, mentionCount}]). ' +
-      'Lines whose sourceUrl was imported before are counted as duplicates; invalid lines are counted and listed with their error. Needs the news.admin permission.',
+      'Lines whose sourceUrl was imported before are counted as duplicates; invalid lines are counted and listed with their error. Needs the news.admin permission. ' +
+      'With an Idempotency-Key a retry makes no second import: the streamed body is not compared, so the key alone names the import (a repeat gets the first import, as it is now, without its body being read).',
     tags,
     auth: admin,
     body: ImportLine.describe('One article per line (JSON lines)'),
@@ -80,9 +81,10 @@ export const importRoutes = [
     status: 202,
     response: ImportView,
     errors: [413, 415, 503],
-    handler: async ({ ctx, auth, deps }) => {
+    idempotent: true,
+    handler: async ({ ctx, auth, deps, requestKey }) => {
       if (!ctx.is(NDJSON)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the articles as JSON lines with Content-Type ${NDJSON[0]}`);
-      const doc = await queueImport({ ...deps, conn: deps.mongo.conn }, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES });
+      const doc = await queueImport({ ...deps, conn: deps.mongo.conn }, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES, requestKey });
       return reply({ status: 202, data: present(doc), headers: { Location: statusUrl(doc._id) } });
     },
   }),

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
+import { createApiKey, keyAlreadyCreated, revokeApiKey } from '../../models/news/operations/api-keys';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
@@ -53,19 +53,25 @@ export const CreateKey = z.strictObject({
   mode: z.enum(KEY_MODES).default('live').describe('live keys count against the monthly quota; test keys do not'),
 });
 
+/** A key's creation under an Idempotency-Key: its answer holds the secret, so a repeat gets 409 naming the key instead. */
+export const keyCreationOnce = { secretAnswer: (data: { id: string; name: string; prefix: string }) => keyAlreadyCreated({ keyId: data.id, name: data.name, displayPrefix: data.prefix }) };
+
 export const keyRoutes = [
   route({
     method: 'post',
     path: '/api/keys',
     summary: 'Create an API key (shown once)',
-    description: 'The response holds the key itself; it is never shown again (only its hash is stored). Prefixes: nws_live_ and nws_test_.',
+    description:
+      'The response holds the key itself; it is never shown again (only its hash is stored). Prefixes: nws_live_ and nws_test_. ' +
+      'With an Idempotency-Key a retry creates no second key; as the secret is not kept, the retry gets 409 naming the key made (revoke it if the first answer was lost).',
     tags,
     auth: account,
     body: CreateKey,
     response: KeyView.extend({ key: Text(128) }),
     status: 201,
-    handler: async ({ body, auth, deps }) => {
-      const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body });
+    idempotent: keyCreationOnce,
+    handler: async ({ body, auth, deps, requestKey }) => {
+      const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body, requestKey });
       return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...presentKey(record), key } });
     },
   }),

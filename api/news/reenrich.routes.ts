@@ -138,8 +138,9 @@ export const reenrichRoutes = [
     response: ReenrichmentView,
     links,
     errors: [503],
-    handler: async ({ body, auth, deps }) => {
-      const op = await startReenrichment(reenrichDeps(deps), { by: auth.sub, filter: body });
+    idempotent: true,
+    handler: async ({ body, auth, deps, requestKey }) => {
+      const op = await startReenrichment(reenrichDeps(deps), { by: auth.sub, filter: body, requestKey });
       return reply({ status: 202, message: 'Reenriquecimento iniciado', data: present(op), headers: { Location: statusUrl(op._id) } });
     },
   }),

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { RATE_MAX } from '../../models/config';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX, REPLAYED_HEADER } from '../../models/infra/idempotency.rules';
 import type { Envelope } from './envelope';
 import type { AnyRoute } from './route';
 
@@ -99,6 +100,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported media type',
+  422: 'The Idempotency-Key was used before with another request',
   429: 'Rate limit exceeded',
   500: 'Internal error',
   503: 'A dependency is unavailable',
@@ -137,8 +139,38 @@ function documentedErrors<D>(route: AnyRoute<D>, everyRouteRateLimited: boolean)
   if (route.auth.rateLimited || route.rateLimit || everyRouteRateLimited) statuses.add(429);
   if (route.path.includes(':')) statuses.add(404);
   if (BODY_METHODS.has(route.method)) [413, 415].forEach((s) => statuses.add(s));
+  // Idempotency-Key: a repeat while the first request runs (409), the key used with another request (422).
+  if (route.idempotent) [409, 422].forEach((s) => statuses.add(s));
   return statuses;
 }
+
+/** The Idempotency-Key parameter of a creating route (api/shared/route.ts `idempotent`). */
+const IDEMPOTENCY_PARAMETER: JsonSchema = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry, as in Stripe\'s API. Send a new unique value (a UUID) for each new request, and the same value when you retry it. ' +
+    'For 24 hours, a repeat with the same key and the same request gets the first answer again, with the header Idempotent-Replayed: true, and nothing is written twice; ' +
+    'the key with another request (other path parameters or body) is 422; a repeat while the first is still being processed is 409 (retry shortly). ' +
+    'A refusal (400, 409, 413, 415, 429) is not kept and frees the key. An answer of 5xx is not kept either: the repeat is processed again and finds what the first attempt stored, so it still stores nothing twice. ' +
+    'Keys belong to the caller (the token\'s subject or the account; anyone, on a public route) and to the operation. ' +
+    `1–${IDEMPOTENCY_KEY_MAX} visible ASCII characters; anything else is 400.`,
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[!-~]+$' },
+};
+
+const REPLAYED_HEADERS: Record<string, JsonSchema> = {
+  [REPLAYED_HEADER]: {
+    description: `Sent (true) when the answer is the kept answer of an earlier request with the same ${IDEMPOTENCY_HEADER}: nothing was done this time.`,
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+/**
+ * Statuses an idempotent route may replay (route.ts): its success, the 4xx answers that are kept,
+ * and the 409 that stands for a success whose answer held a secret.
+ */
+const replayable = (route: AnyRoute<unknown>, status: number) =>
+  status < 400 || (status < 500 && ![400, 401, 403, 409, 413, 415, 422, 429].includes(status)) || (status === 409 && typeof route.idempotent === 'object');
 
 /**
  * What a request counted against a limit gets back (api/shared/rate-limit.ts), whatever the answer:
@@ -180,12 +212,14 @@ const RATE_LIMIT_HEADER_REFS = Object.fromEntries(
 export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Components = {};
+  let anyIdempotent = false;
   for (const route of o.routes) {
     const failure = toSchema(o.envelopeFor(route.path).failureSchema, schemas);
     const oaPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const parameters = [
       ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s, schemas), ...desc(s) })),
       ...Object.entries(objectShape(route.query)).map(([name, s]) => ({ name, in: 'query', required: !isOptional(s), schema: toSchema(s, schemas), ...desc(s) })),
+      ...(route.idempotent ? [IDEMPOTENCY_PARAMETER] : []),
     ];
     const successStatus = String(route.status ?? 200);
     // A download or stream: OpenAPI 3.1 describes raw content by its media type alone (no schema),
@@ -227,6 +261,14 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
         content: { 'application/json': { schema: failure } },
       };
     }
+    if (route.idempotent) {
+      anyIdempotent = true;
+      for (const [status, response] of Object.entries(responses)) {
+        if (!replayable(route as AnyRoute<unknown>, Number(status))) continue;
+        const r = response as Record<string, unknown>;
+        r.headers = { ...(r.headers as Record<string, unknown> | undefined), [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
+      }
+    }
     if (route.links?.length) {
       (responses[successStatus] as Record<string, unknown>).links = Object.fromEntries(
         route.links.map((l) => [l.name, { operationId: operationIdFor(l.method, l.path), parameters: l.parameters }]),
@@ -258,7 +300,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     paths,
     components: {
       schemas,
-      headers: RATE_LIMIT_HEADERS,
+      headers: { ...RATE_LIMIT_HEADERS, ...(anyIdempotent ? REPLAYED_HEADERS : {}) },
       securitySchemes: { ...SECURITY_SCHEMES, ...o.extraSecuritySchemes },
     },
   };

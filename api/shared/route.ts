@@ -5,7 +5,10 @@
 import type { Context } from 'koa';
 import { type z } from 'zod';
 import { AppError } from '../../models/errors';
-import { validationError } from './errors';
+import { idempotencyStore, type IdempotencyStore, type StoredAnswer } from '../../models/infra/idempotency';
+import { callerOf, idempotencyRecordId, parseIdempotencyKey, REPLAYED_HEADER, requestFingerprint, requestKeyOf } from '../../models/infra/idempotency.rules';
+import type { MongoHandle } from '../../models/infra/mongo';
+import { toFailure, validationError } from './errors';
 import type { AuthPolicy, AuthServices } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -43,7 +46,21 @@ export interface RouteInput<P, Q, B, A, D> {
   auth: A;
   ctx: Context;
   deps: D;
+  /**
+   * On an idempotent route called with an Idempotency-Key: the request's identity (the caller, the
+   * operation, the key and the fingerprint, hashed). The operation stores it with what it creates,
+   * so that running the request again (after a 5xx) finds the first write instead of making a
+   * second. Undefined without the header.
+   */
+  requestKey: string | undefined;
 }
+
+/**
+ * A creating route's Idempotency-Key (docs/decisions.md "Idempotency-Key"). `secretAnswer`: its
+ * success answer holds a secret shown once (an API key), which is never stored; a repeat gets the
+ * error this builds from the answer's data instead of the answer.
+ */
+export type Idempotency<T> = true | { secretAnswer: (data: T) => AppError };
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -80,6 +97,11 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };
   /** OpenAPI links from the success response to the routes that use what it returns. */
   links?: RouteLink[];
+  /**
+   * A creating route that accepts `Idempotency-Key`: a repeat with the same key gets the first
+   * answer and writes nothing; the handler passes `requestKey` to its operation.
+   */
+  idempotent?: Idempotency<z.input<R>>;
   handler: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>, A, D>) => Awaitable<z.input<R> | Reply<z.input<R>> | typeof RAW>;
 }
 
@@ -104,6 +126,7 @@ export interface AnyRoute<D = unknown> {
   produces?: string | readonly string[];
   alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };
   links?: RouteLink[];
+  idempotent?: Idempotency<unknown>;
   handler: (input: RouteInput<unknown, unknown, unknown, unknown, D>) => Awaitable<unknown>;
 }
 
@@ -149,8 +172,9 @@ function parseSignedBody(text: string | undefined): unknown {
   }
 }
 
-/** The Koa middleware that runs one route: auth, validation, handler, envelope. */
+/** The Koa middleware that runs one route: auth, validation, Idempotency-Key, handler, envelope. */
 export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServices) {
+  const store = route.idempotent ? storeOf(route, deps) : undefined;
   return async (ctx: Context): Promise<void> => {
     const principal = await route.auth.authenticate(ctx, auth, deps);
     ctx.state.principal = principal;
@@ -162,18 +186,113 @@ export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServic
     const rawBody = (ctx.request as { body?: unknown }).body;
     // Multipart and JSON-lines routes read their own streamed body; their schema only documents it.
     const body = route.body && (route.bodyType ?? 'application/json') === 'application/json' ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
-    const result = await route.handler({ params, query, body, auth: principal, ctx, deps });
-    if (result === RAW) return;
-    const init: ReplyInit<unknown> = result instanceof Reply ? result.init : { data: result };
-    ctx.status = init.status ?? route.status ?? 200;
-    for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
-    ctx.body = {
-      success: true,
-      ...(init.message !== undefined ? { message: init.message } : {}),
-      data: init.data ?? null,
-      ...(init.pagination !== undefined ? { pagination: init.pagination } : {}),
+    const run = async (requestKey: string | undefined) => {
+      const result = await route.handler({ params, query, body, auth: principal, ctx, deps, requestKey });
+      if (result === RAW) return undefined;
+      const init: ReplyInit<unknown> = result instanceof Reply ? result.init : { data: result };
+      ctx.status = init.status ?? route.status ?? 200;
+      for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
+      ctx.body = {
+        success: true,
+        ...(init.message !== undefined ? { message: init.message } : {}),
+        data: init.data ?? null,
+        ...(init.pagination !== undefined ? { pagination: init.pagination } : {}),
+      };
+      return { status: ctx.status, data: init.data, body: ctx.body, headers: init.headers ?? {} };
     };
+    const key = store ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
+    if (!store || key === undefined) {
+      await run(undefined);
+      return;
+    }
+    // A streamed body is not read before the claim: its media type stands in for it in the fingerprint.
+    const streamed = route.body && (route.bodyType ?? 'application/json') !== 'application/json' ? { mediaType: ctx.request.type } : {};
+    await runOnce(store, route, ctx, { key, principal, params, query, body, ...streamed }, run);
   };
+}
+
+function storeOf<D>(route: AnyRoute<D>, deps: D): IdempotencyStore {
+  const mongo = (deps as { mongo?: MongoHandle } | null)?.mongo;
+  if (!mongo) throw new Error(`${route.method.toUpperCase()} ${route.path} is idempotent: its service's deps need the MongoDB handle (deps.mongo)`);
+  return idempotencyStore(mongo.conn);
+}
+
+/**
+ * Refusals that are not kept, as Stripe keeps none for a request that failed validation: the request
+ * as sent (400, 413, 415) or as things stand now (409, 429). The key is free again, for the request
+ * corrected or repeated.
+ */
+const NOT_KEPT = new Set([400, 409, 413, 415, 429]);
+
+type Answered = { status: number; data: unknown; body: unknown; headers: Record<string, string> } | undefined;
+
+/**
+ * Runs a request that carries an Idempotency-Key once per caller, operation and key: the first
+ * claims the key and its answer is kept (a success, or a 404: the same request gets the same
+ * answer); a repeat gets that answer with `Idempotent-Replayed: true`; the key sent with another
+ * request is 422; a repeat while the first still runs is 409. A refusal (400, 409, 413, 415, 429)
+ * frees the key. A 5xx is not kept: the claim is released (the key stays bound to this request),
+ * and the repeat runs the operation again, which finds under `requestKey` what the first attempt
+ * wrote. A failure to keep the answer loses nothing: the claim then lapses after its lease and the
+ * repeat runs again in the same way.
+ */
+async function runOnce<D>(
+  store: IdempotencyStore,
+  route: AnyRoute<D>,
+  ctx: Context,
+  request: { key: string; principal: unknown; params: unknown; query: unknown; body: unknown; mediaType?: string },
+  run: (requestKey: string) => Promise<Answered>,
+): Promise<void> {
+  const id = idempotencyRecordId({ caller: callerOf(request.principal), method: route.method, path: route.path }, request.key);
+  const fingerprint = requestFingerprint(request);
+  const claim = await store.claim(id, fingerprint);
+  if (claim.kind === 'mismatch') {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request to this operation: send a new key for a new request');
+  }
+  if (claim.kind === 'busy') {
+    throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed: retry in a few seconds');
+  }
+  if (claim.kind === 'replay') return replay(ctx, claim.answer);
+  let answered: Answered;
+  try {
+    answered = await run(requestKeyOf(id, fingerprint));
+  } catch (err) {
+    const { failure, headers } = toFailure(err);
+    if (failure.status >= 500) {
+      await store.release(id, claim.owner).catch(() => undefined);
+    } else if (NOT_KEPT.has(failure.status)) {
+      await store.forget(id, claim.owner).catch(() => undefined);
+    } else {
+      const details = failure.details === undefined ? {} : { details: JSON.stringify(failure.details) };
+      await store.complete(id, claim.owner, { kind: 'failure', code: failure.code, message: failure.message, ...details, headers: headers ?? {} }).catch(() => undefined);
+    }
+    throw err;
+  }
+  if (!answered) {
+    await store.release(id, claim.owner).catch(() => undefined);
+    return;
+  }
+  const secret = typeof route.idempotent === 'object' ? route.idempotent.secretAnswer : undefined;
+  const answer: StoredAnswer = secret
+    ? failureAnswer(secret(answered.data))
+    : { kind: 'success', status: answered.status, body: JSON.stringify(answered.body), headers: answered.headers };
+  await store.complete(id, claim.owner, answer).catch(() => undefined);
+}
+
+function failureAnswer(err: AppError): StoredAnswer {
+  return { kind: 'failure', code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: JSON.stringify(err.details) }), headers: err.headers ?? {} };
+}
+
+/** Sends a kept answer again, marked as such. */
+function replay(ctx: Context, answer: StoredAnswer): void {
+  const headers = { ...answer.headers, [REPLAYED_HEADER]: 'true' };
+  if (answer.kind === 'failure') {
+    throw new AppError(answer.code, answer.message, { headers, ...(answer.details === undefined ? {} : { details: JSON.parse(answer.details) as Record<string, unknown> }) });
+  }
+  ctx.status = answer.status;
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.type = 'application/json';
+  ctx.body = JSON.parse(answer.body) as unknown;
 }
 
 /** The fields of a PATCH body that were given (undefined ones dropped), for a $set. */

@@ -17,7 +17,7 @@ import { streakToday } from '../../models/quiz/operations/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { maskPhone } from '../../models/whatsapp/operations/messages';
 import { SubscriptionViewSchema } from '../news/billing.routes';
-import { CreateKey, KeyView, presentKey } from '../news/keys.routes';
+import { CreateKey, keyCreationOnce, KeyView, presentKey } from '../news/keys.routes';
 import { PreferencesView } from '../news/preferences.routes';
 import { QuizSummary, Rules } from '../quiz/quizzes.routes';
 import { StreakView } from '../quiz/readings.routes';
@@ -66,15 +66,16 @@ export const accountRoutes = [
     method: 'post',
     path: '/api/account/keys',
     summary: 'Create an API key (shown once)',
-    description: 'The answer is the only time the key is shown; only its hash is kept.',
+    description: 'The answer is the only time the key is shown; only its hash is kept. With an Idempotency-Key a retry creates no second key (409 naming the key made).',
     tags: ['api keys'],
     auth,
     body: CreateKey,
     response: KeyView.extend({ key: Text(128) }),
     status: 201,
-    handler: async ({ body, auth: a, ctx, deps }) => {
+    idempotent: keyCreationOnce,
+    handler: async ({ body, auth: a, ctx, deps, requestKey }) => {
       ctx.set('Cache-Control', 'no-store');
-      const { key, record } = await createApiKey(deps, { userId: a.sub, email: a.email, ...body });
+      const { key, record } = await createApiKey(deps, { userId: a.sub, email: a.email, ...body, requestKey });
       return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...presentKey(record), key } });
     },
   }),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Connection } from 'mongoose';
+import { isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import { apiKeyModel, type ApiKeyDoc } from './api-key.model';
 import { generateApiKey, type KeyMode, type KeyScope } from './api-key.rules';
 import type { Plan } from './plan.rules';
@@ -15,6 +16,8 @@ export interface CreateKeyInput {
   mode: KeyMode;
   scopes: KeyScope[];
   expiresAt: Date | null;
+  /** The key's public id (a new UUID unless given: one derived from a request's Idempotency-Key). */
+  keyId?: string;
 }
 
 type KeyWithPlan = { key: ApiKeyDoc; plan: Plan | null };
@@ -31,21 +34,42 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
   const forgetUser = (userId: string) => {
     for (const [hash, found] of cache?.entries() ?? []) if (found.key.userId === userId) cache!.delete(hash);
   };
-  return {
-    /** Stores the hash and returns the key itself, the only time it exists outside the caller. */
-    async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyDoc }> {
-      const generated = generateApiKey(input.mode);
-      const record = await Keys.create({
+  /** Stores the hash and returns the key itself, the only time it exists outside the caller. */
+  async function create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyDoc }> {
+    const generated = generateApiKey(input.mode);
+    const record = await writeRacingOnUniqueKey(() =>
+      Keys.create({
         _id: generated.hash,
-        keyId: randomUUID(),
+        keyId: input.keyId ?? randomUUID(),
         userId: input.userId,
         name: input.name,
         displayPrefix: generated.displayPrefix,
         mode: input.mode,
         scopes: input.scopes,
         expiresAt: input.expiresAt,
-      });
-      return { key: generated.key, record: record.toObject() };
+      }),
+    );
+    return { key: generated.key, record: record.toObject() };
+  }
+
+  return {
+    create,
+
+    /**
+     * A key under a given public id (one derived from a request's Idempotency-Key): the key made
+     * now (its secret with it), or, when that id was taken by an earlier attempt, that key's
+     * record without its secret (only its hash was ever stored).
+     */
+    async createOnce(input: CreateKeyInput & { keyId: string }): Promise<{ key: string; record: ApiKeyDoc } | { key: null; record: ApiKeyDoc }> {
+      const earlier = await Keys.findOne({ keyId: input.keyId }).lean<ApiKeyDoc>();
+      if (earlier) return { key: null, record: earlier };
+      try {
+        return await create(input);
+      } catch (err) {
+        const raced = isDuplicateKey(err) ? await Keys.findOne({ keyId: input.keyId }).lean<ApiKeyDoc>() : null;
+        if (!raced) throw err;
+        return { key: null, record: raced };
+      }
     },
 
     /**

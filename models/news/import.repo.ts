@@ -3,7 +3,8 @@
  * can follow one (GET /api/admin/imports/{id}) and a retried run resumes where it stopped.
  */
 import type { Connection } from 'mongoose';
-import { collectionOf } from '../infra/mongo';
+import { collectionOf, writeRacingOnUniqueKey } from '../infra/mongo';
+import { NOT_STARTED } from '../infra/save-then-start';
 
 export const IMPORT_STATES = ['queued', 'running', 'completed', 'failed'] as const;
 export type ImportState = (typeof IMPORT_STATES)[number];
@@ -51,8 +52,9 @@ export const ZERO_COUNTS: ImportCounts = { linesDone: 0, inserted: 0, duplicates
 export function createImportRepo(conn: Connection) {
   const imports = () => collectionOf<ImportDoc>(conn, 'news_imports');
   return {
+    /** E11000 when the id is taken (one derived from a request's key, saved by an earlier attempt). */
     create: async (doc: ImportDoc) => {
-      await imports().insertOne(doc);
+      await writeRacingOnUniqueKey(() => imports().insertOne(doc));
     },
     get: (id: string) => imports().findOne({ _id: id }),
     start: async (id: string, at: Date) => {
@@ -65,6 +67,9 @@ export function createImportRepo(conn: Connection) {
       if (enrichIds.length) add.enrichIds = { $each: [...enrichIds] };
       await imports().updateOne({ _id: id }, { $set: { ...counts, errors: errors.slice(0, INVALID_KEPT).map((e) => ({ line: e.line, error: cut(e.error) })) }, ...(Object.keys(add).length ? { $addToSet: add } : {}) });
     },
+    /** Back to queued, an import abandoned because its workflow never started (a request repeated under its key starts it). */
+    revive: async (id: string): Promise<boolean> =>
+      (await imports().updateOne({ _id: id, state: 'failed', error: NOT_STARTED }, { $set: { state: 'queued', error: null, finishedAt: null } })).modifiedCount === 1,
     /** Marks a still-queued import failed, with the reason (its workflow never started). */
     abandon: async (id: string, reason: string, at: Date) => {
       await imports().updateOne({ _id: id, state: 'queued' }, { $set: { state: 'failed', finishedAt: at, error: cut(reason) } });

@@ -9,7 +9,8 @@
  * between enriching an article and counting it (that article is then enriched again, once more).
  */
 import type { Connection } from 'mongoose';
-import { collectionOf } from '../infra/mongo';
+import { collectionOf, writeRacingOnUniqueKey } from '../infra/mongo';
+import { NOT_STARTED } from '../infra/save-then-start';
 import { positionKey, type ReenrichFilter, type ReenrichState } from './reenrich.rules';
 
 /** Error texts are kept at most this long (an exception's message may quote anything). */
@@ -51,8 +52,13 @@ export interface ReenrichmentDoc {
 export function createReenrichmentRepo(conn: Connection) {
   const ops = () => collectionOf<ReenrichmentDoc>(conn, 'news_reenrichments');
   return {
+    /** E11000 when the id is taken (one derived from a request's key, saved by an earlier attempt). */
     async create(doc: ReenrichmentDoc): Promise<void> {
-      await ops().insertOne(doc);
+      await writeRacingOnUniqueKey(() => ops().insertOne(doc));
+    },
+    /** Back to running, an operation abandoned because its workflow never started (a request repeated under its key starts it). */
+    async revive(id: string): Promise<boolean> {
+      return (await ops().updateOne({ _id: id, state: 'failed', error: NOT_STARTED }, { $set: { state: 'running', error: null, finishedAt: null } })).modifiedCount === 1;
     },
     /** The operation without its list of article ids (what progress shows). */
     find: (id: string) => ops().findOne({ _id: id }, { projection: { articleIds: 0, positions: 0 } }) as Promise<Omit<ReenrichmentDoc, 'articleIds' | 'positions'> | null>,

@@ -4,7 +4,8 @@
  */
 import type { Connection } from 'mongoose';
 import { bulkKey, type BulkParams, type BulkState, type BulkType } from './bulk.rules';
-import { collectionOf, insertManyRacing } from '../infra/mongo';
+import { collectionOf, insertManyRacing, writeRacingOnUniqueKey } from '../infra/mongo';
+import { NOT_STARTED } from '../infra/save-then-start';
 
 /** Error texts are kept at most this long (an exception's message may quote anything). */
 export const BULK_ERROR_MAX = 1_000;
@@ -34,6 +35,15 @@ export interface BulkOperationDoc {
   error?: string | null;
 }
 
+/**
+ * What a read made inside a chunk's attempt may carry: the attempt's signal (the driver stops the
+ * read when the attempt is cancelled or abandoned) and a server-side time limit.
+ */
+export interface ReadBounds {
+  signal?: AbortSignal;
+  maxTimeMS?: number;
+}
+
 export interface BulkItemDoc {
   _id: string;
   operationId: string;
@@ -50,15 +60,16 @@ export function createBulkRepo(conn: Connection) {
   const ensureIndexes = () => (indexed ??= items().createIndex({ operationId: 1, ok: 1 }).catch(() => undefined));
 
   return {
+    /** Saves a new operation (E11000 when its id is taken: one derived from a request's key, saved by an earlier attempt). */
     async create(doc: BulkOperationDoc): Promise<void> {
       await ensureIndexes();
-      await ops().insertOne(doc);
+      await writeRacingOnUniqueKey(() => ops().insertOne(doc));
     },
-    find: (id: string) => ops().findOne({ _id: id }),
+    find: (id: string, bounds: ReadBounds = {}) => ops().findOne({ _id: id }, bounds),
     /** Which of these tickets the operation already processed (one read). */
-    async processedOf(operationId: string, ticketIds: readonly number[]): Promise<Set<number>> {
+    async processedOf(operationId: string, ticketIds: readonly number[], bounds: ReadBounds = {}): Promise<Set<number>> {
       const found = await items()
-        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } }, { projection: { ticketId: 1 } })
+        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } }, { projection: { ticketId: 1 }, ...bounds })
         .toArray();
       return new Set(found.map((f) => f.ticketId));
     },
@@ -72,9 +83,9 @@ export function createBulkRepo(conn: Connection) {
       );
     },
     /** Outcome of the given tickets of an operation, from their items. */
-    async summarize(operationId: string, ticketIds: number[]): Promise<ChunkSummary> {
+    async summarize(operationId: string, ticketIds: number[], bounds: ReadBounds = {}): Promise<ChunkSummary> {
       const done = await items()
-        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } })
+        .find({ _id: { $in: ticketIds.map((t) => bulkKey(operationId, t)) } }, bounds)
         .toArray();
       const failed = done.filter((d) => !d.ok).sort((a, b) => a.ticketId - b.ticketId);
       return { processed: done.length, succeeded: done.length - failed.length, failed: failed.length, errors: failed.map((f) => ({ ticketId: f.ticketId, error: f.error ?? 'failed' })) };
@@ -94,6 +105,10 @@ export function createBulkRepo(conn: Connection) {
     },
     async finish(id: string, state: BulkState): Promise<void> {
       await ops().updateOne({ _id: id, state: 'running' }, { $set: { state, finishedAt: new Date() } });
+    },
+    /** Back to running, an operation abandoned because its workflow never started (a request repeated under its key starts it). */
+    async revive(id: string): Promise<boolean> {
+      return (await ops().updateOne({ _id: id, state: 'failed', error: NOT_STARTED }, { $set: { state: 'running', error: null, finishedAt: null } })).modifiedCount === 1;
     },
     /** Marks a still-running operation failed, with the reason (its workflow never started). */
     async abandon(id: string, reason: string, at: Date): Promise<boolean> {

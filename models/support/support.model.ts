@@ -30,6 +30,8 @@ export interface TicketDoc {
   lastMessageAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The request that opened it, when it came with an Idempotency-Key (unique: a repeat finds this ticket). */
+  requestKey?: string;
 }
 
 export interface MessageDoc {
@@ -40,7 +42,7 @@ export interface MessageDoc {
   origem: MessageOrigin;
   /**
    * Unique. `msg:<id>` for a single message; `<operationId>:<ticketId>` for a bulk operation, so
-   * a retried chunk adds nothing twice.
+   * a retried chunk adds nothing twice; `request:<requestKey>` for one sent with an Idempotency-Key.
    */
   dedupeKey: string;
   createdAt: Date;
@@ -117,6 +119,7 @@ const TicketSchema = new Schema<TicketDoc>(
     resolvedAt: { type: Date, default: null },
     reopenCount: { type: Number, default: 0 },
     lastMessageAt: { type: Date, default: null },
+    requestKey: { type: String },
   },
   { collection: 'tickets', versionKey: false, timestamps: true },
 );
@@ -130,6 +133,8 @@ TicketSchema.index({ email: 1, _id: -1 });
 TicketSchema.index({ issue: 1, _id: -1 });
 TicketSchema.index({ tags: 1, _id: -1 });
 TicketSchema.index({ createdAt: -1, _id: -1 });
+// Tickets opened with an Idempotency-Key (sparse: the others have no requestKey).
+TicketSchema.index({ requestKey: 1 }, { unique: true, sparse: true });
 
 const MessageSchema = new Schema<MessageDoc>(
   {

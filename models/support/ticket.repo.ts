@@ -11,7 +11,7 @@ import type { Connection, QueryFilter } from 'mongoose';
 import { AppError } from '../errors';
 import { nextId, reserveIds } from '../infra/counters';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
-import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, READ_TIME_LIMIT_MS, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
 import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
@@ -165,30 +165,60 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
     return results;
   }
 
+  /** The ticket's creation event (version 0), once: a repeat finds it written. */
+  async function recordCreation(ticket: TicketDoc, by: string): Promise<TicketDoc> {
+    const at = ticket.createdAt;
+    try {
+      await writeRacingOnUniqueKey(() => Events.create({ _id: `create:${ticket._id}`, ticketId: ticket._id, version: 0, from: null, to: 'open', by, at, source: 'create', ticketCreatedAt: at }));
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    return ticket;
+  }
+
   return {
     changeStatus,
     changeStatusMany,
-    /** Tickets by number (those that exist). */
-    findByIds: (ids: readonly number[]) => Tickets.find({ _id: { $in: [...ids] } }).lean<TicketDoc[]>().exec(),
+    /** Tickets by number (those that exist); a bulk chunk's read carries its attempt's signal and a time limit. */
+    findByIds: (ids: readonly number[], bounds: { signal?: AbortSignal; maxTimeMS?: number } = {}) =>
+      Tickets.find({ _id: { $in: [...ids] } }).setOptions(bounds).lean<TicketDoc[]>().exec(),
 
-    async create(input: NewTicket, by: string): Promise<TicketDoc> {
+    /**
+     * Opens a ticket and records its creation event. With a `requestKey` (an Idempotency-Key) the
+     * ticket carries it under a unique index: a repeat, after any fault or racing the first, finds
+     * that ticket and completes its creation event instead of opening a second ticket.
+     */
+    async create(input: NewTicket, by: string, requestKey?: string): Promise<TicketDoc> {
+      const earlier = requestKey ? await Tickets.findOne({ requestKey }).lean<TicketDoc>() : null;
+      if (earlier) return await recordCreation(earlier, by);
       const now = new Date();
       const id = await nextId(conn, 'tickets');
-      const doc = await Tickets.create({
-        _id: id,
-        main: input.main,
-        issue: input.issue,
-        description: input.description,
-        email: input.email,
-        newsletter: input.newsletter ?? null,
-        wantReply: input.wantReply ?? true,
-        status: 'open',
-        statusVersion: 1,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await Events.create({ _id: `create:${id}`, ticketId: id, version: 0, from: null, to: 'open', by, at: now, source: 'create', ticketCreatedAt: now });
-      return doc.toObject();
+      let doc: TicketDoc;
+      try {
+        doc = (
+          await writeRacingOnUniqueKey(() =>
+            Tickets.create({
+              _id: id,
+              main: input.main,
+              issue: input.issue,
+              description: input.description,
+              email: input.email,
+              newsletter: input.newsletter ?? null,
+              wantReply: input.wantReply ?? true,
+              status: 'open',
+              statusVersion: 1,
+              createdAt: now,
+              updatedAt: now,
+              ...(requestKey ? { requestKey } : {}),
+            }),
+          )
+        ).toObject();
+      } catch (err) {
+        const raced = requestKey && isDuplicateKey(err) ? await Tickets.findOne({ requestKey }).lean<TicketDoc>() : null;
+        if (!raced) throw err;
+        return await recordCreation(raced, by);
+      }
+      return await recordCreation(doc, by);
     },
 
     findById: load,
@@ -205,7 +235,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
       return await totals.page(
         canonicalKey(collection, q),
         { offset: (page - 1) * limit, limit },
-        (n) => Tickets.find(q).sort({ _id: -1 }).skip((page - 1) * limit).limit(n).setOptions({ singleBatch: true }).lean<TicketDoc[]>(),
+        (n) => Tickets.find(q).sort({ _id: -1 }).skip((page - 1) * limit).limit(n).setOptions({ singleBatch: true, maxTimeMS: READ_TIME_LIMIT_MS }).lean<TicketDoc[]>(),
         () => countMatching(conn, collection, q),
       );
     },
@@ -230,7 +260,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
     messageBelongs: async (ticketId: number, messageId: number) => (await Messages.exists({ _id: messageId, ticketId })) !== null,
 
     /**
-     * Adds a message. With a `dedupeKey` (bulk operations) a repeat adds nothing. An admin reply
+     * Adds a message. With a `dedupeKey` (bulk operations, a request's Idempotency-Key) a repeat adds nothing. An admin reply
      * records the first admin reply and moves an open ticket to in_progress.
      */
     async addMessage(
@@ -243,7 +273,9 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
       try {
         const id = await nextId(conn, 'ticket_messages');
         message = (
-          await Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}`, ticketCreatedAt: ticket.createdAt })
+          await writeRacingOnUniqueKey(() =>
+            Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}`, ticketCreatedAt: ticket.createdAt }),
+          )
         ).toObject();
       } catch (err) {
         if (!isDuplicateKey(err) || !m.dedupeKey) throw err;

@@ -1,6 +1,7 @@
 /**
  * Bulk operations (status update, delete, messages) as Temporal workflows: POST answers 202 with
- * the operation id; GET reports progress and the final state; POST …/cancel stops it.
+ * the operation id (with an Idempotency-Key, a repeat gets the same operation); GET reports
+ * progress and the final state; POST …/cancel stops it.
  */
 import { z } from 'zod';
 import { BULK_ERROR_MAX } from '../../../models/support/bulk.repo';
@@ -37,8 +38,8 @@ const OperationParams = z.object({ operationId: z.uuid() });
 
 const bulkDeps = (deps: SupportDeps): BulkDeps => ({ bulk: deps.bulk, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
 
-async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ticketIds: number[], params: BulkParams) {
-  const started = await startBulkOperation(bulkDeps(deps), { by: auth, type, ticketIds, params });
+async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ticketIds: number[], params: BulkParams, requestKey: string | undefined) {
+  const started = await startBulkOperation(bulkDeps(deps), { by: auth, type, ticketIds, params, requestKey });
   const statusUrl = `/support/bulk/${started.operationId}`;
   return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
 }
@@ -59,7 +60,8 @@ export const bulkRoutes = [
     ],
     status: 202,
     errors: [503],
-    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'status', body.ticketIds, { status: body.status }),
+    idempotent: true,
+    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'status', body.ticketIds, { status: body.status }, requestKey),
   }),
   route({
     method: 'post',
@@ -75,7 +77,8 @@ export const bulkRoutes = [
     ],
     status: 202,
     errors: [503],
-    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'delete', body.ticketIds, {}),
+    idempotent: true,
+    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'delete', body.ticketIds, {}, requestKey),
   }),
   route({
     method: 'post',
@@ -92,7 +95,8 @@ export const bulkRoutes = [
     ],
     status: 202,
     errors: [503],
-    handler: ({ body, auth, deps }) => startOperation(deps, auth, 'messages', body.ticketIds, { conteudo: body.conteudo }),
+    idempotent: true,
+    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'messages', body.ticketIds, { conteudo: body.conteudo }, requestKey),
   }),
   route({
     method: 'post',
@@ -109,9 +113,10 @@ export const bulkRoutes = [
     ],
     status: 202,
     errors: [503],
-    handler: async ({ body, auth, deps }) => {
+    idempotent: true,
+    handler: async ({ body, auth, deps, requestKey }) => {
       requireProvider(deps.llm);
-      return startOperation(deps, auth, 'fast_response', body.ticketIds, { send: body.send });
+      return startOperation(deps, auth, 'fast_response', body.ticketIds, { send: body.send }, requestKey);
     },
   }),
   route({

@@ -74,7 +74,9 @@ export const ticketRoutes = [
     method: 'post',
     path: '/support',
     summary: 'Open a ticket (public)',
-    description: 'No authentication. main, issue (one of the allowed values), description and email are required. A tighter per-IP limit applies.',
+    description:
+      'No authentication. main, issue (one of the allowed values), description and email are required. A tighter per-IP limit applies. ' +
+      'With an Idempotency-Key a retry opens no second ticket (on this public route a key is anyone\'s: the same key with the same body gets the same ticket back).',
     tags: ['tickets'],
     auth: publicRoute,
     rateLimit: ({ ctx, deps }) => deps.createLimiter.consume(ctx, clientKey(ctx)),
@@ -82,11 +84,12 @@ export const ticketRoutes = [
     response: TicketSchema,
     status: 201,
     errors: [429],
+    idempotent: true,
     // The rest of a ticket's routes are linked by schemathesis' inference from the `id` field.
     links: [{ name: 'attach', method: 'post', path: '/support/:id/anexos', parameters: { id: '$response.body#/data/id' } }],
-    handler: async ({ body, deps }) => {
-      const ticket = await deps.tickets.create(body, body.email);
-      return reply({ status: 201, message: 'Ticket criado', data: ticketView(ticket, new Map()) });
+    handler: async ({ body, deps, requestKey }) => {
+      const { ticket, tags } = await tickets.openTicket(deps, body, requestKey);
+      return reply({ status: 201, message: 'Ticket criado', data: ticketView(ticket, tags) });
     },
   }),
 
@@ -301,8 +304,9 @@ export const ticketRoutes = [
     response: MessageSchema,
     status: 201,
     errors: [404, 409],
-    handler: async ({ params, body, auth, deps }) => {
-      const message = await tickets.addMessage(deps, auth, params.id, body.conteudo);
+    idempotent: true,
+    handler: async ({ params, body, auth, deps, requestKey }) => {
+      const message = await tickets.addMessage(deps, auth, params.id, body.conteudo, requestKey);
       return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
     },
   }),

@@ -6,13 +6,14 @@
  * seconds elsewhere (docs/decisions.md "API keys and plans cached for seconds").
  */
 import { AppError, notFound } from '../../errors';
+import { uuidFromRequestKey } from '../../infra/idempotency.rules';
 import type { UserRepo } from '../../users/user.repo';
 import type { ApiKeyDoc } from '../api-key.model';
 import type { ApiKeyRepo } from '../api-key.repo';
 import { normaliseScopes, resolveExpiry, type KeyMode, type KeyScope } from '../api-key.rules';
 
 export interface ApiKeyDeps {
-  apiKeys: ApiKeyRepo;
+  apiKeys: Pick<ApiKeyRepo, 'create' | 'createOnce' | 'findForUser' | 'revoke'>;
   users: Pick<UserRepo, 'ensure'>;
   now: () => Date;
 }
@@ -26,9 +27,29 @@ export interface NewKey {
   expiry: string;
   /** None given means every scope. */
   scopes?: string[] | undefined;
+  /** The request's Idempotency-Key identity: the key's public id derives from it, so a repeat finds the key. */
+  requestKey?: string | undefined;
 }
 
-/** Creates a key: the record, and the key itself, which is never shown again. */
+/**
+ * What a repeat of a key's creation gets (its secret was shown once, to the first answer, and is
+ * not stored anywhere): 409 naming the key made, so that a client that never received the first
+ * answer can revoke it and create another.
+ */
+export function keyAlreadyCreated(record: Pick<ApiKeyDoc, 'keyId' | 'name' | 'displayPrefix'>): AppError {
+  return new AppError(
+    'CONFLICT',
+    `An API key was already created by a request with this Idempotency-Key (id ${record.keyId}, ${record.displayPrefix}…). Its secret is shown only once, in the first answer: ` +
+      'if that answer was lost, revoke this key and create another with a new Idempotency-Key.',
+    { details: { id: record.keyId, name: record.name, prefix: record.displayPrefix } },
+  );
+}
+
+/**
+ * Creates a key: the record, and the key itself, which is never shown again. Under a requestKey
+ * (an Idempotency-Key) the key's public id derives from it: a repeat finds the key made and
+ * creates none (409, keyAlreadyCreated: the secret cannot be shown again).
+ */
 export async function createApiKey(deps: ApiKeyDeps, input: NewKey): Promise<{ key: string; record: ApiKeyDoc }> {
   let expiresAt: Date | null;
   let scopes: KeyScope[];
@@ -40,7 +61,12 @@ export async function createApiKey(deps: ApiKeyDeps, input: NewKey): Promise<{ k
     throw new AppError('VALIDATION_FAILED', message, { details: [{ path: /scope/.test(message) ? 'body.scopes' : 'body.expiry', message }] });
   }
   await deps.users.ensure(input.userId, input.email);
-  return await deps.apiKeys.create({ userId: input.userId, name: input.name, mode: input.mode, scopes, expiresAt });
+  const fields = { userId: input.userId, name: input.name, mode: input.mode, scopes, expiresAt };
+  if (!input.requestKey) return await deps.apiKeys.create(fields);
+  const made = await deps.apiKeys.createOnce({ ...fields, keyId: uuidFromRequestKey(input.requestKey, 'api-key') });
+  if (made.record.userId !== input.userId) throw new AppError('CONFLICT', 'This Idempotency-Key cannot be used: send a new one');
+  if (made.key === null) throw keyAlreadyCreated(made.record);
+  return made;
 }
 
 /** Revokes one of the account's keys (404 for another account's); revoking twice is harmless. */

@@ -8,7 +8,9 @@ import { Transform, type Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { Config } from '../../config';
 import { AppError } from '../../errors';
-import { saveThenStart } from '../../infra/save-then-start';
+import { saveThenStartOnce, startFound } from '../../infra/idempotency';
+import { uuidFromRequestKey } from '../../infra/idempotency.rules';
+import { NOT_STARTED, saveThenStart } from '../../infra/save-then-start';
 import { storageCall, type Storage } from '../../infra/storage';
 import type { TemporalHandle } from '../../infra/temporal';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
@@ -35,8 +37,41 @@ function capped(maxBytes: number): Transform & { bytes: number } {
   return t;
 }
 
-export async function queueImport(deps: QueueDeps, body: Readable, meta: { source: ImportDoc['source']; requestedBy: string; maxBytes: number }): Promise<ImportDoc> {
-  const id = randomUUID();
+/**
+ * Stages the lines in MinIO, saves the import, starts its workflow. Under a `requestKey` (an
+ * Idempotency-Key; the streamed body is not part of its fingerprint: the key alone names the
+ * request) the import's id derives from it: a repeat finds the import the first attempt saved
+ * and returns it without reading the body again (starting it if that attempt's start failed),
+ * and a repeat of an attempt that failed before saving stages the lines again under the same object.
+ */
+export async function queueImport(
+  deps: QueueDeps,
+  body: Readable,
+  meta: { source: ImportDoc['source']; requestedBy: string; maxBytes: number; requestKey?: string | undefined },
+): Promise<ImportDoc> {
+  const id = meta.requestKey ? uuidFromRequestKey(meta.requestKey, 'news-import') : randomUUID();
+  const imports = createImportRepo(deps.conn);
+  const steps = {
+    start: () =>
+      deps.temporal.client.workflow.start(newsImportWorkflow, {
+        workflowId: workflowIds.newsImport(id),
+        taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.news),
+        args: [id],
+      }),
+    abandon: (reason: string) => imports.abandon(id, reason, new Date()),
+  };
+  const once = meta.requestKey
+    ? {
+        find: () => imports.get(id),
+        abandoned: (d: ImportDoc) => d.state === 'failed' && d.error === NOT_STARTED,
+        revive: () => imports.revive(id),
+        workflowId: workflowIds.newsImport(id),
+        temporal: deps.temporal.client,
+      }
+    : undefined;
+  // Found under its key before the body is read: nothing is staged or saved again.
+  const earlier = await once?.find();
+  if (once && earlier) return await startFound(earlier, { ...steps, ...once });
   const objectKey = `news-imports/${id}.jsonl`;
   const counter = capped(meta.maxBytes);
   const failed = new Promise<never>((_, reject) => {
@@ -68,18 +103,12 @@ export async function queueImport(deps: QueueDeps, body: Readable, meta: { sourc
     startedAt: null,
     finishedAt: null,
   };
-  const imports = createImportRepo(deps.conn);
-  await saveThenStart({
-    save: () => imports.create(doc),
-    start: () =>
-      deps.temporal.client.workflow.start(newsImportWorkflow, {
-        workflowId: workflowIds.newsImport(id),
-        taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.news),
-        args: [id],
-      }),
-    abandon: (reason) => imports.abandon(id, reason, new Date()),
-  });
-  return doc;
+  const save = () => imports.create(doc);
+  if (!once) {
+    await saveThenStart({ ...steps, save });
+    return doc;
+  }
+  return (await saveThenStartOnce({ ...steps, ...once, save })) ?? doc;
 }
 
 /** Waits until an import has ended (CLI and seed); returns the final record. */

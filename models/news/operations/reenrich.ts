@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Connection } from 'mongoose';
 import { AppError, notFound } from '../../errors';
-import { saveThenStart, settleOrphan } from '../../infra/save-then-start';
+import { saveThenStartOnce, startFound } from '../../infra/idempotency';
+import { uuidFromRequestKey } from '../../infra/idempotency.rules';
+import { NOT_STARTED, saveThenStart, settleOrphan } from '../../infra/save-then-start';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { newsEnrichWorkflow } from '../../../workflows/news/enrich.workflow';
 import { newsReenrichWorkflow } from '../../../workflows/news/reenrich.workflow';
@@ -50,15 +52,46 @@ export type Reenrichment = Omit<ReenrichmentDoc, 'articleIds' | 'positions'>;
 /**
  * Resolves the filter to its articles (newest first; more than REENRICH_MAX_ARTICLES is refused:
  * narrow the filter), saves the operation with them, then starts its workflow on `news-sources`.
- * A filter matching nothing makes an operation that completes at once.
+ * A filter matching nothing makes an operation that completes at once. Under a requestKey (an
+ * Idempotency-Key) the operation's id derives from it: a repeat after any fault finds the
+ * operation the first attempt saved (starting it if that attempt's start failed).
  */
-export async function startReenrichment(deps: ReenrichDeps, input: { by: string; filter: ReenrichFilter }): Promise<Reenrichment> {
+export async function startReenrichment(deps: ReenrichDeps, input: { by: string; filter: ReenrichFilter; requestKey?: string | undefined }): Promise<Reenrichment> {
   if (isEmptyFilter(input.filter)) throw new AppError('VALIDATION_FAILED', 'Give at least one filter field (sourceId, sector, from, to, promptVersionNot, articleIds)');
+  const operationId = input.requestKey ? uuidFromRequestKey(input.requestKey, 'news-reenrichment') : (deps.newId ?? randomUUID)();
+  const workflowId = workflowIds.newsReenrich(operationId);
+  /** The operation's article count: the one found under the key, or the one made now. */
+  let total = 0;
+  const steps = {
+    start: () =>
+      deps.temporal.client.workflow.start(newsReenrichWorkflow, {
+        taskQueue: taskQueueName(deps.taskQueuePrefix, TASK_QUEUES.newsSources),
+        workflowId,
+        args: [{ operationId, total, chunkSize: REENRICH_CHUNK_SIZE }],
+      }),
+    abandon: async (reason: string) => {
+      await deps.reenrichments.abandon(operationId, reason, deps.now());
+    },
+  };
+  const once = input.requestKey
+    ? {
+        find: () => deps.reenrichments.find(operationId),
+        abandoned: (op: Reenrichment) => op.state === 'failed' && op.error === NOT_STARTED,
+        revive: () => deps.reenrichments.revive(operationId),
+        workflowId,
+        temporal: deps.temporal.client,
+      }
+    : undefined;
+  // Found under its key: the articles it fixed when it was created stay its articles.
+  const earlier = await once?.find();
+  if (once && earlier) {
+    total = earlier.total;
+    return await startFound(earlier, { ...steps, ...once });
+  }
   const articleIds = await deps.articles.idsMatching(reenrichQuery(input.filter), REENRICH_MAX_ARTICLES + 1);
   if (articleIds.length > REENRICH_MAX_ARTICLES) {
     throw new AppError('VALIDATION_FAILED', `The filter matches more than ${REENRICH_MAX_ARTICLES.toLocaleString('en-US')} articles: narrow it (a source, a sector, a shorter period, promptVersionNot)`);
   }
-  const operationId = (deps.newId ?? randomUUID)();
   const doc: ReenrichmentDoc = {
     _id: operationId,
     filter: Object.fromEntries(Object.entries(input.filter).filter(([, v]) => v !== undefined)),
@@ -78,20 +111,14 @@ export async function startReenrichment(deps: ReenrichDeps, input: { by: string;
     finishedAt: null,
     error: null,
   };
-  await saveThenStart({
-    save: () => deps.reenrichments.create(doc),
-    start: () =>
-      deps.temporal.client.workflow.start(newsReenrichWorkflow, {
-        taskQueue: taskQueueName(deps.taskQueuePrefix, TASK_QUEUES.newsSources),
-        workflowId: workflowIds.newsReenrich(operationId),
-        args: [{ operationId, total: doc.total, chunkSize: REENRICH_CHUNK_SIZE }],
-      }),
-    abandon: async (reason) => {
-      await deps.reenrichments.abandon(operationId, reason, deps.now());
-    },
-  });
+  total = doc.total;
+  const save = () => deps.reenrichments.create(doc);
   const { articleIds: _ids, positions: _positions, ...started } = doc;
-  return started;
+  if (!once) {
+    await saveThenStart({ ...steps, save });
+    return started;
+  }
+  return (await saveThenStartOnce({ ...steps, ...once, save })) ?? started;
 }
 
 /** Whether Temporal knows the workflow; undefined when Temporal cannot say (it is unreachable). */

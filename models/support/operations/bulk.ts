@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { AppError, notFound } from '../../errors';
-import { saveThenStart, settleOrphan } from '../../infra/save-then-start';
+import { saveThenStartOnce } from '../../infra/idempotency';
+import { uuidFromRequestKey } from '../../infra/idempotency.rules';
+import { NOT_STARTED, saveThenStart, settleOrphan } from '../../infra/save-then-start';
 import { bulkTicketOperationWorkflow } from '../../../workflows/support/bulk.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
-import { BULK_CHUNK_SIZE, type BulkParams, type BulkType } from '../bulk.rules';
+import { BULK_CHUNK_SIZE, type BulkParams, type BulkState, type BulkType } from '../bulk.rules';
 import type { BulkOperationDoc, BulkRepo, ChunkSummary } from '../bulk.repo';
 
 export interface BulkDeps {
@@ -25,6 +27,8 @@ export interface StartBulkInput {
   type: BulkType;
   ticketIds: number[];
   params: BulkParams;
+  /** The request's Idempotency-Key identity: the operation's id derives from it, so a repeat finds it. */
+  requestKey?: string | undefined;
 }
 
 export interface StartedBulk {
@@ -32,14 +36,19 @@ export interface StartedBulk {
   workflowId: string;
   type: BulkType;
   total: number;
-  state: 'running';
+  state: BulkState;
 }
 
+/**
+ * Saves the operation, then starts its workflow. Under a requestKey (an Idempotency-Key) the
+ * operation's id derives from it: a repeat after any fault finds the operation the first attempt
+ * saved (and starts it if that attempt's start failed), so one request makes one operation.
+ */
 export async function startBulkOperation(deps: BulkDeps, input: StartBulkInput): Promise<StartedBulk> {
-  const operationId = (deps.newId ?? randomUUID)();
+  const operationId = input.requestKey ? uuidFromRequestKey(input.requestKey, 'bulk-operation') : (deps.newId ?? randomUUID)();
   const workflowId = workflowIds.ticketBulk(operationId);
   const total = input.ticketIds.length;
-  await saveThenStart({
+  const steps = {
     save: () =>
       deps.bulk.create({
         _id: operationId,
@@ -59,11 +68,23 @@ export async function startBulkOperation(deps: BulkDeps, input: StartBulkInput):
         workflowId,
         args: [{ operationId, total, chunkSize: BULK_CHUNK_SIZE }],
       }),
-    abandon: async (reason) => {
+    abandon: async (reason: string) => {
       await deps.bulk.abandon(operationId, reason, deps.now());
     },
+  };
+  if (!input.requestKey) {
+    await saveThenStart(steps);
+    return { operationId, workflowId, type: input.type, total, state: 'running' };
+  }
+  const found = await saveThenStartOnce({
+    ...steps,
+    find: () => deps.bulk.find(operationId),
+    abandoned: (op) => op.state === 'failed' && op.error === NOT_STARTED,
+    revive: () => deps.bulk.revive(operationId),
+    workflowId,
+    temporal: deps.temporal.client,
   });
-  return { operationId, workflowId, type: input.type, total, state: 'running' };
+  return found ? { operationId, workflowId, type: found.type, total: found.total, state: found.state } : { operationId, workflowId, type: input.type, total, state: 'running' };
 }
 
 /** Whether Temporal knows the workflow; undefined when Temporal cannot say (it is unreachable). */

@@ -8,7 +8,7 @@ import { hasPermission, type Principal } from '../../auth/token.rules';
 import { AppError, notFound } from '../../errors';
 import type { AttachmentRepo, QuickReplyRepo, TagRepo } from '../catalog.repo';
 import type { MessageDoc, TagDoc, TicketDoc } from '../support.model';
-import type { TicketFilters, TicketRepo } from '../ticket.repo';
+import type { NewTicket, TicketFilters, TicketRepo } from '../ticket.repo';
 import { assertNotDeleted, SUPPORT_AGENT, type TicketStatus } from '../ticket.rules';
 
 export interface TicketDeps {
@@ -45,6 +45,16 @@ export async function listTickets(deps: Pick<TicketDeps, 'tickets' | 'tags'>, pr
   }
   const { items, total } = await deps.tickets.list(f, page, limit);
   return { items, total, tags: await tagsOf(deps, items) };
+}
+
+/**
+ * Opens a ticket (public: the requester is its e-mail). With a `requestKey` (an Idempotency-Key)
+ * the ticket carries it, so a request repeated after any fault gets the ticket the first made, as
+ * it is now (a new one has no tags; one found again may have been tagged since).
+ */
+export async function openTicket(deps: Pick<TicketDeps, 'tickets' | 'tags'>, input: NewTicket, requestKey?: string): Promise<{ ticket: TicketDoc; tags: Map<number, TagDoc> }> {
+  const ticket = await deps.tickets.create(input, input.email, requestKey);
+  return { ticket, tags: ticket.tags.length ? await tagsOf(deps, [ticket]) : new Map<number, TagDoc>() };
 }
 
 /** A ticket the caller may see, with its tags, messages and attachments. */
@@ -86,13 +96,26 @@ export async function restoreTicket(deps: Pick<TicketDeps, 'tickets'>, by: strin
   return await deps.tickets.restore(ticket, by);
 }
 
-/** A message on a ticket the caller may see: staff write as admin, its owner as the user. */
-export async function addMessage(deps: Pick<TicketDeps, 'tickets'>, principal: Principal, id: number, conteudo: string): Promise<MessageDoc> {
+/**
+ * A message on a ticket the caller may see: staff write as admin, its owner as the user. With a
+ * `requestKey` (an Idempotency-Key) the message is stored under it (its unique dedupeKey), so a
+ * request repeated after a fault (the message stored, a later step failed: 503) adds nothing and
+ * returns the first message, completing the steps after it.
+ */
+export async function addMessage(deps: Pick<TicketDeps, 'tickets'>, principal: Principal, id: number, conteudo: string, requestKey?: string): Promise<MessageDoc> {
   const ticket = await visibleTicket(deps, principal, id);
   assertNotDeleted(ticket, 'A deleted ticket takes no messages');
-  const { message } = await deps.tickets.addMessage(ticket, { conteudo, remetente: author(principal), origem: isStaff(principal) ? 'admin' : 'usuario' });
+  const { message } = await deps.tickets.addMessage(ticket, {
+    conteudo,
+    remetente: author(principal),
+    origem: isStaff(principal) ? 'admin' : 'usuario',
+    ...(requestKey ? { dedupeKey: messageKeyOf(requestKey) } : {}),
+  });
   return message;
 }
+
+/** The dedupeKey of a message written under a request's key (bulk messages use `<operationId>:<ticketId>`). */
+export const messageKeyOf = (requestKey: string) => `request:${requestKey}`;
 
 /** Sends a quick reply as an admin message, and counts its use. */
 export async function sendQuickReply(deps: Pick<TicketDeps, 'tickets' | 'quickReplies'>, principal: Principal, id: number, replyId: number): Promise<MessageDoc> {
