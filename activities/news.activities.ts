@@ -2,8 +2,12 @@
  * Activities of the news workflows: imports (apply one, heartbeating per batch; mark one failed),
  * sources (poll a feed, read an item's page), enrichment (one article's model call) and
  * re-enrichment (a chunk of an operation's articles, one model call each; mark the operation ended).
+ *
+ * The import, an enrichment and a re-enrichment chunk run with their attempt's signal
+ * (activities/attempt.ts): an attempt cancelled, or abandoned by the server after a timeout,
+ * stops its database work and model calls instead of running on beside the next attempt.
  */
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import type { Leases } from '../models/infra/leases';
@@ -18,6 +22,7 @@ import { enrichArticle, failEnrichment, type EnrichOutcome } from '../models/new
 import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
 import { ingestItem, pollSource, type IngestOutcome, type PollOutcome } from '../models/news/sources/pipeline';
+import { withAttempt } from './attempt';
 
 export interface NewsActivityDeps {
   conn: Connection;
@@ -70,14 +75,17 @@ export function createNewsActivities(deps: NewsActivityDeps) {
   const catalogue = cachedEntityCatalogue(deps.conn);
   const enrichDeps = () => ({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration'), catalogue });
   return {
+    /** Applies an import batch by batch (heartbeating each), stopping between batches once the attempt is over. */
     async applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }> {
-      const record = await imports.get(importId);
-      if (!record) throw ApplicationFailure.create({ type: 'ImportUnusable', message: `import ${importId} does not exist`, nonRetryable: true });
-      const counts = await runImport({ ...deps, onBatch: (c) => Context.current().heartbeat(c) }, importId).catch((err: { code?: string }) => {
-        if (err.code === 'NoSuchKey') throw ApplicationFailure.create({ type: 'ImportUnusable', message: `the staged file of import ${importId} is gone`, nonRetryable: true });
-        throw err;
+      return await withAttempt(async (attempt) => {
+        const record = await imports.get(importId);
+        if (!record) throw ApplicationFailure.create({ type: 'ImportUnusable', message: `import ${importId} does not exist`, nonRetryable: true });
+        const counts = await runImport({ ...deps, onBatch: (c) => attempt.heartbeat(c), signal: attempt.signal }, importId).catch((err: { code?: string }) => {
+          if (err.code === 'NoSuchKey') throw ApplicationFailure.create({ type: 'ImportUnusable', message: `the staged file of import ${importId} is gone`, nonRetryable: true });
+          throw err;
+        });
+        return { inserted: counts.inserted, duplicates: counts.duplicates, invalid: counts.invalid };
       });
-      return { inserted: counts.inserted, duplicates: counts.duplicates, invalid: counts.invalid };
     },
     /** The breaking articles the import inserted, and whether WhatsApp alerts are sent on this deployment. */
     async breakingOfImport(importId: string): Promise<{ articleIds: string[]; whatsapp: boolean }> {
@@ -106,13 +114,16 @@ export function createNewsActivities(deps: NewsActivityDeps) {
      * are not.
      */
     async enrichArticle(articleId: string): Promise<EnrichActivityOutcome> {
-      let outcome: EnrichOutcome;
-      try {
-        outcome = await enrichArticle(enrichDeps(), articleId);
-      } catch (err) {
-        throw enrichmentFailure(err);
-      }
-      return outcome.state === 'enriched' ? { ...outcome, alertsEnabled: deps.whatsappEnabled === true } : outcome;
+      return await withAttempt(async ({ signal }) => {
+        let outcome: EnrichOutcome;
+        try {
+          outcome = await enrichArticle({ ...enrichDeps(), signal }, articleId);
+        } catch (err) {
+          signal.throwIfAborted(); // cut short by the attempt's end, not a provider's answer
+          throw enrichmentFailure(err);
+        }
+        return outcome.state === 'enriched' ? { ...outcome, alertsEnabled: deps.whatsappEnabled === true } : outcome;
+      });
     },
     async failEnrichment(articleId: string, error: string): Promise<void> {
       await failEnrichment(deps.conn, articleId, error);
@@ -124,41 +135,46 @@ export function createNewsActivities(deps: NewsActivityDeps) {
      * never behind it). Each outcome is counted on the record as soon as it is known. A failed
      * article (its answers never validated, or the provider refused it) is counted and listed;
      * a provider outage fails the call, which Temporal retries. A spent budget ends the call with
-     * where to go on and when. A cancelled operation stops between articles.
+     * where to go on and when. Once the attempt is over (the operation cancelled, the attempt
+     * abandoned) it stops: the model call in flight is cut short, and no further article is begun.
      */
     async reenrichChunk(input: ReenrichChunkInput): Promise<ReenrichChunkResult> {
-      const ctx = Context.current();
-      const op = await reenrichments.get(input.operationId);
-      // Gone, ended, or abandoned because its start was reported failed although it reached Temporal.
-      if (!op || op.state !== 'running') return { state: 'finished' };
-      const enrich = enrichDeps();
-      await reenrichments.resume(op._id);
-      const heartbeat = (ctx.info.heartbeatDetails as number | undefined) ?? input.start;
-      let at = Math.max(heartbeat, await reenrichments.positionOf(op, input.start));
-      for (; at < input.end; at += 1) {
-        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('re-enrichment cancelled');
-        ctx.heartbeat(at);
-        const articleId = op.articleIds[at]!;
-        const beat = setInterval(() => ctx.heartbeat(at), HEARTBEAT_MS);
-        let outcome: EnrichOutcome;
-        try {
-          outcome = await enrichArticle(enrich, articleId);
-        } catch (err) {
-          const failure = enrichmentFailure(err);
-          if (!(failure instanceof ApplicationFailure && failure.nonRetryable)) throw failure;
-          await reenrichments.record(op._id, input.start, at, 'failed', { articleId, error: failure.message });
-          continue;
-        } finally {
-          clearInterval(beat);
+      return await withAttempt(async (attempt) => {
+        const { signal } = attempt;
+        const op = await reenrichments.get(input.operationId);
+        // Gone, ended, or abandoned because its start was reported failed although it reached Temporal.
+        if (!op || op.state !== 'running') return { state: 'finished' };
+        const enrich = { ...enrichDeps(), signal };
+        await reenrichments.resume(op._id);
+        const heartbeat = (Context.current().info.heartbeatDetails as number | undefined) ?? input.start;
+        let at = Math.max(heartbeat, await reenrichments.positionOf(op, input.start));
+        for (; at < input.end; at += 1) {
+          signal.throwIfAborted();
+          attempt.heartbeat(at);
+          const articleId = op.articleIds[at]!;
+          // While the model answers (minutes at most): the heartbeat says the worker lives, and brings a cancellation.
+          const stopBeating = attempt.keepBeating(HEARTBEAT_MS);
+          let outcome: EnrichOutcome;
+          try {
+            outcome = await enrichArticle(enrich, articleId);
+          } catch (err) {
+            signal.throwIfAborted(); // cut short by the attempt's end, not a provider's answer
+            const failure = enrichmentFailure(err);
+            if (!(failure instanceof ApplicationFailure && failure.nonRetryable)) throw failure;
+            await reenrichments.record(op._id, input.start, at, 'failed', { articleId, error: failure.message });
+            continue;
+          } finally {
+            stopBeating();
+          }
+          if (outcome.state === 'waiting') {
+            await reenrichments.wait(op._id, new Date(outcome.resumeAt));
+            return { state: 'waiting', waitUntil: outcome.resumeAt, next: at };
+          }
+          await reenrichments.record(op._id, input.start, at, outcome.state === 'gone' ? 'gone' : 'done');
         }
-        if (outcome.state === 'waiting') {
-          await reenrichments.wait(op._id, new Date(outcome.resumeAt));
-          return { state: 'waiting', waitUntil: outcome.resumeAt, next: at };
-        }
-        await reenrichments.record(op._id, input.start, at, outcome.state === 'gone' ? 'gone' : 'done');
-      }
-      ctx.heartbeat(at);
-      return { state: 'finished' };
+        attempt.heartbeat(at);
+        return { state: 'finished' };
+      });
     },
     async finishReenrichment(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed'; error: string | null }): Promise<void> {
       await reenrichments.finish(input.operationId, input.state, new Date(), input.error);

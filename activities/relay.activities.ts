@@ -2,9 +2,11 @@
  * The webhook relays' activities (run every minute by the relay schedules, workers/schedules.ts):
  * each hands what its webhook stored but did not hand over (Temporal down, a process that died) to
  * the workflows it belongs to, through the same use case the webhook calls, with the worker's own
- * Temporal client.
+ * Temporal client. An attempt that is over (cancelled, or past its start-to-close timeout) stops
+ * between batches (activities/attempt.ts).
  */
 import { Context } from '@temporalio/activity';
+import { withAttempt } from './attempt';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import { createBillingRepo } from '../models/billing/billing.repo';
@@ -22,7 +24,7 @@ export function createBillingRelayActivities(deps: RelayActivityDeps) {
   return {
     /** Hands the stored events left behind to their subscription workflows. */
     async forwardPendingEvents(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
-      return await createEventRelay({ client: Context.current().client, config: deps.config, billing }).forwardPending(input);
+      return await withAttempt(({ signal }) => createEventRelay({ client: Context.current().client, config: deps.config, billing }).forwardPending(input, signal));
     },
   };
 }
@@ -32,7 +34,7 @@ export function createWhatsAppRelayActivities(deps: RelayActivityDeps) {
   return {
     /** Hands the stored messages left behind to their conversation workflows. */
     async forwardPendingMessages(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
-      return await createInboundRelay({ client: Context.current().client, config: deps.config, whatsapp }).forwardPending(input);
+      return await withAttempt(({ signal }) => createInboundRelay({ client: Context.current().client, config: deps.config, whatsapp }).forwardPending(input, signal));
     },
   };
 }

@@ -6,6 +6,7 @@
  * the phone and e-mail, and log-in codes are derived from their message's key.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { withAttempt } from './attempt';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import { createWhatsAppClient, WhatsAppSendError, type OutboundMessage, type WhatsAppClient } from '../models/infra/whatsapp';
@@ -197,9 +198,11 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
      * Sends a breaking article's alert to each recipient once (key `alert:<article>:<phone>`),
      * within the hourly cap: as text inside WhatsApp's 24-hour window, else as the approved
      * template. A throttled or failing API fails the batch, which is retried (what was sent is not
-     * sent again); a refused message is counted and the rest go on.
+     * sent again); a refused message is counted and the rest go on. An attempt that is over
+     * (cancelled, or past its start-to-close timeout: activities/attempt.ts) begins no further
+     * recipient.
      */
-    async sendAlerts(input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }> {
+    sendAlerts: (input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }> => withAttempt(async ({ signal }) => {
       const hour = new Date(Math.floor(now().getTime() / 3_600_000) * 3_600_000);
       const template = deps.config.whatsapp.alertTemplate;
       let sent = 0;
@@ -208,6 +211,7 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
       // Readers are independent (one alert per phone and article): a few at a time, not one by one.
       const queue = [...input.recipients];
       const alert = async (r: { phone: string; inWindow: boolean }): Promise<void> => {
+        signal.throwIfAborted();
         const key = `alert:${input.articleId}:${r.phone}`;
         if (!(await repo.takeAlertSlot(r.phone, hour, deps.config.whatsapp.alertsPerHour, key))) {
           capped += 1;
@@ -228,7 +232,7 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
         for (let r = queue.shift(); r; r = queue.shift()) await alert(r);
       }));
       return { sent, capped, refused };
-    },
+    }),
 
     /**
      * When an account has the e-mail: stores a code for it and sends the code to the phone (under

@@ -27,6 +27,12 @@ export interface IngestDeps {
   storage: Storage;
   /** Called after every batch (the activity heartbeats with it). */
   onBatch?: (counts: ImportCounts) => void;
+  /**
+   * The activity attempt's end (activities/attempt.ts): once aborted, the import stops before its
+   * next batch (what is saved stays, and the next attempt resumes from it), and the entity read
+   * in flight is stopped by the driver.
+   */
+  signal?: AbortSignal;
 }
 
 function zodMessage(err: unknown): string {
@@ -36,8 +42,8 @@ function zodMessage(err: unknown): string {
   return (err as Error).message;
 }
 
-export async function loadDictionary(conn: Connection): Promise<EntityDictionary> {
-  const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).lean();
+export async function loadDictionary(conn: Connection, signal?: AbortSignal): Promise<EntityDictionary> {
+  const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).setOptions(signal ? { signal } : {}).lean();
   return buildDictionary(entities);
 }
 
@@ -75,6 +81,7 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
   const dir = await mkdtemp(path.join(tmpdir(), 'news-import-'));
   const file = path.join(dir, 'lines.jsonl');
   try {
+    deps.signal?.throwIfAborted();
     await deps.storage.client.fGetObject(deps.storage.bucket, record.objectKey, file);
     await applyLines(deps, imports, record, createReadStream(file), counts);
   } finally {
@@ -87,10 +94,11 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
 /** Applies the lines after `counts.linesDone`, batch by batch, saving counts after each. */
 async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
   const articles = createArticleRepo(deps.conn);
-  const dict = await loadDictionary(deps.conn);
+  const dict = await loadDictionary(deps.conn, deps.signal);
   const errors = [...record.errors];
   let enrichAsked = record.enrichIds?.length ?? 0;
   for await (const batch of batches(stream, counts.linesDone, IMPORT_BATCH_LINES)) {
+    deps.signal?.throwIfAborted();
     const now = new Date();
     const docs: ArticleDoc[] = [];
     const wantsEnrichment = new Set<string>();

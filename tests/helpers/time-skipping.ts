@@ -155,11 +155,11 @@ export async function runThenTerminate(worker: { run: <R>(fn: () => Promise<R>) 
  * Polls (in real time; a time-skipping server's clock stands still meanwhile) until `ok` holds of
  * what `read` gives, at most `timeoutMs`; returns the last value, for the test to assert on.
  */
-export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!ok(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
     value = await read();
   }
   return value;

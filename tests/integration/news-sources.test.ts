@@ -65,7 +65,13 @@ const ensureSource = async (body: { name: string; feedUrl: string; tier?: number
   const all = (await api().get('/api/admin/sources').set('Authorization', admin)).body.data as { id: string; feedUrl: string }[];
   return all.find((s) => s.feedUrl === body.feedUrl)!.id;
 };
-const sourceOf = async (id: string) => (await api().get(`/api/admin/sources/${id}`).set('Authorization', admin)).body.data as {
+const SOURCE_POLL_MS = 500;
+/**
+ * A source through the admin API. Waits on it poll every 500 ms (`SOURCE_POLL_MS`): the API counts
+ * 300 requests a minute per user, and at the helper's 50 ms a pipeline slowed by a loaded machine
+ * (over 15 s) met 429s (seen: 7 tests of this file failing together under load average 18).
+ */
+const sourceOf = async (id: string) => (await api().get(`/api/admin/sources/${id}`).set('Authorization', admin).expect(200)).body.data as {
   state: string;
   health: { lastPollAt: string | null; lastSuccessAt: string | null; lastError: string | null; consecutiveFailures: number; itemsSeen: number; articlesCreated: number; nextPollAt: string | null };
 };
@@ -125,7 +131,7 @@ describe('from feed to enriched article', () => {
 
   it('polls the feed on its own workflow and publishes its items as enriched articles, listed by the API', async () => {
     const { key } = await accountWithKey(svc, 'business');
-    const health = await until(() => sourceOf(sourceId), (s) => s.health.articlesCreated >= 3, 90_000);
+    const health = await until(() => sourceOf(sourceId), (s) => s.health.articlesCreated >= 3, 90_000, SOURCE_POLL_MS);
     expect(health.state).toBe('ok');
     expect(health.health.lastSuccessAt).not.toBeNull();
     expect(health.health.itemsSeen).toBeGreaterThanOrEqual(health.health.articlesCreated);
@@ -177,7 +183,7 @@ describe('every fault of the news sites double is a source health, never a crash
     const res = await addSource({ name: `Falha ${fault}`, feedUrl: web.faults[fault], pollIntervalMinutes: 1 });
     expect(res.status).toBe(201);
     const id = res.body.data.id as string;
-    return await until(() => sourceOf(id), (s) => s.health.consecutiveFailures >= 1, 60_000);
+    return await until(() => sourceOf(id), (s) => s.health.consecutiveFailures >= 1, 60_000, SOURCE_POLL_MS);
   };
 
   it.each([
@@ -224,7 +230,7 @@ describe('what the pipeline makes of the items', () => {
   let scenarios: Scenarios;
   const ids: Record<string, string> = {};
   const site = (id: string) => web.sites.find((s) => s.id === id)!;
-  const published = (sourceId: string) => until(() => sourceOf(sourceId), (s) => s.health.itemsSeen > 0 && s.health.articlesCreated > 0, 90_000);
+  const published = (sourceId: string) => until(() => sourceOf(sourceId), (s) => s.health.itemsSeen > 0 && s.health.articlesCreated > 0, 90_000, SOURCE_POLL_MS);
   const itemAt = async (url: string) => await until(() => items().findOne({ url }), (i) => i !== null && i.state !== 'new' && i.state !== 'extracted', 60_000);
   let key: string;
 

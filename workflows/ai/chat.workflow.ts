@@ -9,6 +9,7 @@ import type { createAiActivities } from '../../activities/ai.activities';
 import { addUsage, NON_RETRYABLE_AI_FAILURES, type ChatRunInput, type ChatRunResult, type ToolResult } from '../../models/ai/chat.rules';
 import type { ChatMessage, Usage } from '../../models/infra/llm';
 import { systemWithContext } from '../../models/ai/agent.rules';
+import { RETRY, withNonRetryable } from '../retry-policies';
 
 type AiActivities = ReturnType<typeof createAiActivities>;
 
@@ -23,30 +24,24 @@ type AiActivities = ReturnType<typeof createAiActivities>;
 const model = proxyLocalActivities<AiActivities>({
   // The provider request itself times out at 60 s (AI_REQUEST_TIMEOUT_MS); this bounds the attempt.
   startToCloseTimeout: '75 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '20 seconds',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: NON_RETRYABLE_AI_FAILURES,
-  },
+  retry: withNonRetryable(RETRY.modelCall, NON_RETRYABLE_AI_FAILURES),
 });
 
 const tools = proxyLocalActivities<AiActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  retry: RETRY.few,
 });
 
 const httpTools = proxyActivities<AiActivities>({
   // A registered tool's own timeout is at most 60 s; failures come back to the model as tool errors.
   startToCloseTimeout: '90 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  retry: RETRY.few,
 });
 
 // Reading MCP servers may take seconds (a stdio server starts): an ordinary activity, once per run.
 const context = proxyActivities<AiActivities>({
   startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  retry: RETRY.few,
 });
 
 export async function aiChatWorkflow(input: ChatRunInput): Promise<ChatRunResult> {

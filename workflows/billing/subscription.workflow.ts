@@ -13,22 +13,24 @@
  * Its state is readable with the `subscription` query (GET /api/subscriptions/me and the Temporal
  * UI). It continues as new, carrying the state, before its history grows large.
  */
-import { condition, continueAsNew, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createBillingActivities } from '../../activities/billing.activities';
 import { applyEvent, initialState, learnPeriod, nextChangeAt, planAt, viewOf, type BillingEvent, type SubscriptionState, type SubscriptionView } from '../../models/billing/subscription.rules';
+import { pauseAfterGivingUpMs, RETRY, withNonRetryable } from '../retry-policies';
 
 type Activities = ReturnType<typeof createBillingActivities>;
 
-// Database work: retried until it succeeds (an outage delays the plan change, never loses it).
+// Database work: a bounded number of tries. An outage longer than them delays the plan change,
+// never loses it: the workflow notes the failure and tries again after a pause (or at the next event).
 const { accountOf, setAccountPlan } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: RETRY.short,
 });
 
 // Asking Stripe for the period Checkout does not carry: worth a few tries, not worth waiting on.
 const { fetchSubscription } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['BillingNotConfigured'] },
+  retry: withNonRetryable(RETRY.quick, ['BillingNotConfigured']),
 });
 
 export const stripeEventSignal = defineSignal<[BillingEvent]>('stripeEvent');
@@ -51,6 +53,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const maxEvents = input.maxEventsPerRun ?? DEFAULT_MAX_EVENTS_PER_RUN;
   const inbox: BillingEvent[] = [];
   let received = 0;
+  /** Plan writes in a row whose activities gave up after their retries. */
+  let givenUp = 0;
   setHandler(stripeEventSignal, (event) => {
     inbox.push(event);
   });
@@ -73,14 +77,15 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
 
     if (state.status !== 'none') {
-      // The account Stripe's objects name (our Checkout writes it), else our link made at checkout.
-      state.userId ??= await accountOf(state.customerId);
-      const plan = planAt(state, Date.now(), input.graceMs);
-      if (!state.userId) log.warn('no account is linked to this Stripe customer; its plan cannot be set', { customerId: state.customerId });
-      else if (plan !== state.appliedPlan) {
-        await setAccountPlan({ userId: state.userId, plan });
-        log.info('account plan set', { userId: state.userId, plan, status: state.status });
-        state.appliedPlan = plan;
+      try {
+        await applyPlan();
+        givenUp = 0;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        // Retried to the end (the database away for long): the plan stays as it was, and is set
+        // again after a pause, or at the next event, whichever comes first.
+        givenUp += 1;
+        log.warn('the account plan could not be set; trying again later', { customerId: state.customerId, error: (err as Error).message, pauseMs: pauseAfterGivingUpMs(givenUp) });
       }
     }
 
@@ -88,7 +93,22 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       await continueAsNew<typeof subscriptionWorkflow>({ ...input, state });
     }
     const changeAt = nextChangeAt(state, Date.now(), input.graceMs);
-    if (changeAt === null) await condition(() => inbox.length > 0);
-    else await condition(() => inbox.length > 0, Math.max(1, changeAt - Date.now()));
+    const retryAt = givenUp > 0 ? Date.now() + pauseAfterGivingUpMs(givenUp) : null;
+    const wakeAt = changeAt === null ? retryAt : retryAt === null ? changeAt : Math.min(changeAt, retryAt);
+    if (wakeAt === null) await condition(() => inbox.length > 0);
+    else await condition(() => inbox.length > 0, Math.max(1, wakeAt - Date.now()));
+  }
+
+  /** Keeps the account's plan what the subscription pays for now. */
+  async function applyPlan(): Promise<void> {
+    // The account Stripe's objects name (our Checkout writes it), else our link made at checkout.
+    state.userId ??= await accountOf(state.customerId);
+    const plan = planAt(state, Date.now(), input.graceMs);
+    if (!state.userId) log.warn('no account is linked to this Stripe customer; its plan cannot be set', { customerId: state.customerId });
+    else if (plan !== state.appliedPlan) {
+      await setAccountPlan({ userId: state.userId, plan });
+      log.info('account plan set', { userId: state.userId, plan, status: state.status });
+      state.appliedPlan = plan;
+    }
   }
 }

@@ -8,6 +8,7 @@ import { ApplicationFailure, patched, proxyActivities, setCurrentDetails, sleep 
 import type { createNewsActivities } from '../../activities/news.activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
+import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 
 type NewsActivities = ReturnType<typeof createNewsActivities>;
@@ -16,9 +17,9 @@ const { enrichArticle } = proxyActivities<NewsActivities>({
   startToCloseTimeout: '3 minutes',
   // The provider's 429 and 5xx, timeouts and a busy concurrency limit: retried with back-off (the
   // activity passes on a Retry-After). Answers that never validated and refused requests are not.
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 12, nonRetryableErrorTypes: ['EnrichmentInvalid', 'ProviderRejected'] },
+  retry: withNonRetryable(RETRY.model, ['EnrichmentInvalid', 'ProviderRejected']),
 });
-const { failEnrichment, alertsEnabled } = proxyActivities<NewsActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 20 } });
+const { failEnrichment, alertsEnabled } = proxyActivities<NewsActivities>({ startToCloseTimeout: '30 seconds', retry: RETRY.record });
 
 /** Breaking news older than this when enriched alerts nobody (as for imports). */
 const ALERT_MAX_AGE_MS = 24 * 3_600_000;

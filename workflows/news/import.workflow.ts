@@ -11,18 +11,21 @@ import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workfl
 import type { createNewsActivities } from '../../activities/news.activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
+import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
 export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '2 minutes',
-  // A bad import (missing record or staged file) is not retried.
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['ImportUnusable'] },
+  // An outage is waited out for a while (each attempt resumes from the last saved batch, and an
+  // abandoned attempt stops its own work); then the import is marked failed. A bad import
+  // (missing record or staged file) is not retried.
+  retry: withNonRetryable(RETRY.chunk, ['ImportUnusable']),
 });
 export const { failImport, breakingOfImport, enrichmentsOfImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 10 },
+  retry: RETRY.record,
 });
 
 export type NewsImportResult = { state: 'completed'; inserted: number; duplicates: number; invalid: number; alerts?: number; enrichments?: number } | { state: 'failed'; error: string };

@@ -14,6 +14,7 @@
 import { ActivityCancellationType, ActivityFailure, CancellationScope, isCancellation, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
 import type { createNewsActivities } from '../../activities/news.activities';
 import { chunkRanges, type ReenrichWorkflowInput } from '../../models/news/reenrich.rules';
+import { RETRY } from '../retry-policies';
 
 type NewsActivities = ReturnType<typeof createNewsActivities>;
 
@@ -25,10 +26,11 @@ const { reenrichChunk } = proxyActivities<NewsActivities>({
   // On cancel, wait until the chunk has stopped (between articles) before marking the operation.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   // The provider's 429, 5xx and timeouts, a busy concurrency limit, the database away: retried,
-  // after the provider's Retry-After when it gave one.
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+  // after the provider's Retry-After when it gave one, a bounded number of times; then the
+  // operation is marked failed.
+  retry: RETRY.model,
 });
-const { finishReenrichment } = proxyActivities<NewsActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 20 } });
+const { finishReenrichment } = proxyActivities<NewsActivities>({ startToCloseTimeout: '30 seconds', retry: RETRY.record });
 
 export async function newsReenrichWorkflow(input: ReenrichWorkflowInput): Promise<{ state: 'completed' }> {
   const { operationId } = input;

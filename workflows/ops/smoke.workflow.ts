@@ -5,10 +5,11 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { createOpsActivities } from '../../activities/ops.activities';
 import type { SmokeInput, SmokeResult } from '../../models/ops/smoke-check.rules';
+import { RETRY } from '../retry-policies';
 
 const { recordSmokeDocument, writeSmokeObject, verifySmokeCheck } = proxyActivities<ReturnType<typeof createOpsActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 ms', maximumAttempts: 5 },
+  retry: RETRY.quick,
 });
 
 export async function smokeWorkflow(input: SmokeInput): Promise<SmokeResult> {

@@ -19,12 +19,14 @@ import { dueQuizzes, EDITIONS, localDate, quizDateOf, type Edition } from '../..
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
 import { QUIZ_FAILURES } from '../../models/quiz/quiz.rules';
 import { workflowIds } from '../ids';
+import { RETRY, withNonRetryable } from '../retry-policies';
 
 type Activities = ReturnType<typeof createQuizActivities>;
 
 const { findQuiz, saveQuiz } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  // The database away for longer than these tries fails this quiz's run; the next day's run (or an admin) makes it.
+  retry: RETRY.short,
 });
 
 /** Failure types that end a quiz's generation at once: no edition, or a provider that cannot be used. */
@@ -33,9 +35,8 @@ const GIVE_UP = [QUIZ_FAILURES.editionMissing, ...NON_RETRYABLE_AI_FAILURES];
 const { draftQuiz } = proxyActivities<Activities>({
   // A model call takes up to the provider time-out (60 s); the heartbeat-free call is bounded here.
   startToCloseTimeout: '2 minutes',
-  // Four tries over ~7 s: a model that fails four times running is not fixed by waiting, and an
-  // admin waiting on POST /quiz/admin/create gets the reason; the next day's run (or an admin) tries again.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: GIVE_UP },
+  // Four tries over ~7 s (RETRY.draft says why).
+  retry: withNonRetryable(RETRY.draft, GIVE_UP),
 });
 
 export type QuizGenerationResult =

@@ -6,17 +6,23 @@
 import { ActivityCancellationType, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createSupportActivities } from '../../activities/support.activities';
 import { chunkRanges, type BulkWorkflowInput } from '../../models/support/bulk.rules';
+import { RETRY } from '../retry-policies';
 
 const { processBulkChunk } = proxyActivities<ReturnType<typeof createSupportActivities>>({
-  startToCloseTimeout: '10 minutes',
+  // The heartbeat (each group, each ticket, and during a draft's model call) is what notices a
+  // stuck attempt; this only caps one. A chunk of AI drafts (200 calls of up to 60 s) may take
+  // longer than 10 minutes, and a try cut short by this timeout counts against the bounded retries.
+  startToCloseTimeout: '1 hour',
   heartbeatTimeout: '30 seconds',
   // On cancel, wait until the chunk has stopped and saved its progress before marking the operation.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  // A bounded number of attempts, each resuming where the last stopped (its heartbeat) and each
+  // stopping its own database work when abandoned; then the operation is marked failed.
+  retry: RETRY.chunk,
 });
 const { finishBulkOperation } = proxyActivities<ReturnType<typeof createSupportActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 10 },
+  retry: RETRY.record,
 });
 
 export async function bulkTicketOperationWorkflow(input: BulkWorkflowInput): Promise<{ state: string }> {

@@ -6,13 +6,14 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createSupportActivities } from '../../activities/support.activities';
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
+import { RETRY, withNonRetryable } from '../retry-policies';
 
 type Acts = ReturnType<typeof createSupportActivities>;
 const { draftFastResponse } = proxyActivities<Acts>({
   startToCloseTimeout: '75 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_AI_FAILURES, 'NOT_FOUND'] },
+  retry: withNonRetryable(RETRY.modelCall, [...NON_RETRYABLE_AI_FAILURES, 'NOT_FOUND']),
 });
-const { saveFastResponse } = proxyActivities<Acts>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['NOT_FOUND'] } });
+const { saveFastResponse } = proxyActivities<Acts>({ startToCloseTimeout: '30 seconds', retry: withNonRetryable(RETRY.short, ['NOT_FOUND']) });
 
 export async function ticketFastResponseWorkflow(input: { ticketId: number; send: boolean; by: string }): Promise<{ draft: string; messageId: number | null }> {
   const { draft } = await draftFastResponse({ ticketId: input.ticketId });

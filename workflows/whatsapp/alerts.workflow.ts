@@ -8,20 +8,22 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { createWhatsAppActivities } from '../../activities/whatsapp.activities';
+import { RETRY, withNonRetryable } from '../retry-policies';
 import { WHATSAPP_FAILURES } from './failures';
 
 type Activities = ReturnType<typeof createWhatsAppActivities>;
 
+// A page that cannot be read after these tries fails the run: its alerts would come too late anyway.
 const { alertRecipients } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: RETRY.short,
 });
 
 // A batch is retried while the Cloud API throttles or fails (what was sent is not sent again);
 // an alert is worth little after a few hours, so the retries stop after about that.
 const { sendAlerts } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 40, nonRetryableErrorTypes: [WHATSAPP_FAILURES.notConfigured] },
+  retry: withNonRetryable(RETRY.alerts, [WHATSAPP_FAILURES.notConfigured]),
 });
 
 export interface WhatsAppAlertsInput {

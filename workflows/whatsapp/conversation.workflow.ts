@@ -9,26 +9,32 @@
  *
  * It ends after `idleMs` without a message (a flow left half-way is forgotten), and continues as
  * new, carrying its flow and queue, before its history grows large.
+ *
+ * Its activities retry a bounded number of times (workflows/retry-policies.ts). A message whose
+ * handling still fails (the database away for long) is left unhandled: not marked, not
+ * remembered, its flow step undone, so a redelivery handles it; the conversation goes on.
  */
-import { condition, continueAsNew, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createWhatsAppActivities } from '../../activities/whatsapp.activities';
 import { decide, preferencesList, SECTOR_LABELS, TOPIC_LABELS, type Effect, type Flow } from '../../models/whatsapp/conversation.rules';
 import type { OutboundMessage } from '../../models/infra/whatsapp';
+import { RETRY, withNonRetryable } from '../retry-policies';
 import { WHATSAPP_FAILURES } from './failures';
 
 type Activities = ReturnType<typeof createWhatsAppActivities>;
 
 
-// Database and news reads and writes: retried until they succeed (an outage delays the answer).
+// Database and news reads and writes: retried with back-off (an outage delays the answer), a
+// bounded number of times (then the message is left unhandled, see above).
 const { loadInbound, readerOf, markHandled, latestNews, breakingNews, accountSummary, setAlerts, signUp, requestLoginCode, loadPreferences, savePreferences } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: RETRY.short,
 });
 
 // Sending: 429s and 5xx are retried with backoff (the send is idempotent by its key); a refusal is final.
 const { send } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: Object.values(WHATSAPP_FAILURES) },
+  retry: withNonRetryable(RETRY.short, Object.values(WHATSAPP_FAILURES)),
 });
 
 export interface InboundSignal {
@@ -140,17 +146,26 @@ export async function whatsappConversationWorkflow(input: ConversationInput): Pr
       return { handled, ended: 'idle' };
     }
     const next = pending.shift()!;
-    const message = await loadInbound(next.id);
-    if (message && !message.handled) {
-      const reader = await readerOf(phone);
-      const decision = decide(flow, reader, message.content);
-      flow = decision.flow;
-      await carryOut(next.id, decision.effects, reader);
-      await markHandled(next.id);
-      handled += 1;
+    const flowBefore = flow;
+    try {
+      const message = await loadInbound(next.id);
+      if (message && !message.handled) {
+        const reader = await readerOf(phone);
+        const decision = decide(flow, reader, message.content);
+        flow = decision.flow;
+        await carryOut(next.id, decision.effects, reader);
+        await markHandled(next.id);
+        handled += 1;
+      }
+      recent.push(next.id);
+      if (recent.length > REMEMBERED) recent.splice(0, recent.length - REMEMBERED);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // An activity retried to the end: left unhandled (not marked, not remembered), so a
+      // redelivery of it is handled; its step of the flow is undone.
+      flow = flowBefore;
+      log.warn('message not handled: an activity failed after its retries', { messageId: next.id, error: (err as Error).message });
     }
-    recent.push(next.id);
-    if (recent.length > REMEMBERED) recent.splice(0, recent.length - REMEMBERED);
     handledThisRun += 1;
     if (handledThisRun >= (input.maxMessagesPerRun ?? DEFAULT_MAX_MESSAGES_PER_RUN) || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof whatsappConversationWorkflow>({ ...input, flow, pending, recent });

@@ -6,10 +6,12 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { createWhatsAppRelayActivities } from '../../activities/relay.activities';
+import { RETRY } from '../retry-policies';
 
 const { forwardPendingMessages } = proxyActivities<ReturnType<typeof createWhatsAppRelayActivities>>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  // What is left is handed over by the next minute's run.
+  retry: RETRY.quick,
 });
 
 export interface WhatsAppRelayInput {

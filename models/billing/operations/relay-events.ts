@@ -30,11 +30,16 @@ export function createEventRelay(deps: EventRelayDeps) {
   };
   return {
     forward,
-    /** Hands over the events received more than `olderThanMs` ago and not handed over yet. */
-    async forwardPending(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
+    /**
+     * Hands over the events received more than `olderThanMs` ago and not handed over yet; stops
+     * between batches once `signal` aborts (the relay activity's attempt is over: the next run
+     * hands over the rest).
+     */
+    async forwardPending(input: { olderThanMs: number; limit: number }, signal?: AbortSignal): Promise<{ forwarded: number }> {
       const pending = await deps.billing.pending(new Date(Date.now() - input.olderThanMs), input.limit);
       // Oldest first, a few at a time (the workflow orders them by Stripe's time anyway).
       for (let i = 0; i < pending.length; i += 10) {
+        signal?.throwIfAborted();
         await Promise.all(pending.slice(i, i + 10).map((doc) => forward(doc.summary!)));
       }
       return { forwarded: pending.length };

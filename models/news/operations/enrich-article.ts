@@ -43,6 +43,11 @@ export interface EnrichDeps {
    * (entity-catalogue.ts cachedEntityCatalogue); without it the catalogue is read for each article.
    */
   catalogue?: () => Promise<EntityCatalogue>;
+  /**
+   * The activity attempt's end (activities/attempt.ts): stops the wait for a concurrency slot and
+   * the model call when the attempt is cancelled or abandoned.
+   */
+  signal?: AbortSignal;
 }
 
 export type EnrichOutcome =
@@ -106,7 +111,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   }
   let lease;
   try {
-    lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000 });
+    lease = await deps.leases.acquire('news-enrichment', settings.concurrency, { ttlMs: 10 * 60_000, waitMs: 60_000, ...(deps.signal ? { signal: deps.signal } : {}) });
   } catch (err) {
     await usage.settle(day, estimate, null, now);
     throw err;
@@ -116,7 +121,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   catalogue.catch(() => undefined);
   let answer;
   try {
-    answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens, user: enrichmentUser(articleId), messages: prompt.messages });
+    answer = await requestEnrichment(deps.llm, input, { model: settings.model, maxInputTokens: settings.maxInputTokens, maxOutputTokens: settings.maxOutputTokens, user: enrichmentUser(articleId), messages: prompt.messages, ...(deps.signal ? { signal: deps.signal } : {}) });
   } catch (err) {
     const spent = (err as { usage?: { promptTokens: number; completionTokens: number } }).usage;
     await together(lease.release(), usage.settle(day, estimate, spent ? { ...spent, costUsd: costUsd(spent, settings.model).usd, promptVersion: PROMPT_VERSION } : null, now));

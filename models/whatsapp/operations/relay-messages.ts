@@ -37,14 +37,19 @@ export function createInboundRelay(deps: InboundRelayDeps) {
   };
   return {
     forward,
-    /** Hands over the messages received more than `olderThanMs` ago and not handed over yet, oldest first. */
-    async forwardPending(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
+    /**
+     * Hands over the messages received more than `olderThanMs` ago and not handed over yet, oldest
+     * first; stops between batches of phones once `signal` aborts (the relay activity's attempt is
+     * over: the next run hands over the rest).
+     */
+    async forwardPending(input: { olderThanMs: number; limit: number }, signal?: AbortSignal): Promise<{ forwarded: number }> {
       const pending = await deps.whatsapp.pendingInbound(new Date(Date.now() - input.olderThanMs), input.limit);
       // One phone's messages in order; phones side by side.
       const byPhone = new Map<string, InboundRef[]>();
       for (const doc of pending) byPhone.set(doc.phone, [...(byPhone.get(doc.phone) ?? []), { id: doc._id, phone: doc.phone, sentAt: doc.sentAt }]);
       const phones = [...byPhone.values()];
       for (let i = 0; i < phones.length; i += 10) {
+        signal?.throwIfAborted();
         await Promise.all(phones.slice(i, i + 10).map(async (messages) => {
           for (const m of messages) await forward(m);
         }));
