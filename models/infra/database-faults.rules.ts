@@ -42,7 +42,11 @@ const POSTGRES_UNAVAILABLE = [
   /terminating connection (because of crash|due to (administrator command|unexpected postmaster exit))/i,
   /canceling statement due to (statement timeout|user request)/i,
   /no connection to the server|could not connect to server|the database system is in (recovery|shutdown)/i,
-  /unexpected EOF|conn(ection)? closed|connection reset|broken pipe|failed to connect|connection refused|server closed the connection/i,
+  /unexpected EOF|^EOF$|conn(ection)? closed|conn busy|closed pool|connection reset|broken pipe|i\/o timeout|failed to connect|connection refused|server closed the connection/i,
+  // FerretDB's own words when its PostgreSQL call was cut short (Go's context), e.g. by a restart.
+  /context (canceled|deadline exceeded)/i,
+  // Out of backends or memory to start one.
+  /too many clients|remaining connection slots|could not fork/i,
   /right sibling of RUM page|index ".*" contains unexpected|could not read block/i,
 ];
 

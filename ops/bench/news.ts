@@ -149,7 +149,15 @@ async function crashUnderWrites(conn: Connection, pg: DevPostgres): Promise<void
   });
   for (let round = 1; round <= 2; round += 1) {
     await new Promise((r) => setTimeout(r, 3_000));
-    const [victim] = sql(pg, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1").flat();
+    // After the first crash, PostgreSQL answers again once its recovery is over.
+    let victim: string | undefined;
+    for (let attempt = 0; attempt < 120 && victim === undefined; attempt += 1) {
+      try {
+        [victim] = sql(pg, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1").flat();
+      } catch {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
     if (victim) process.kill(Number(victim), 'SIGKILL');
     say(`crash ${round}: killed backend ${victim ?? '(none)'}`);
   }

@@ -19,6 +19,8 @@ describe('database faults', () => {
     ['a backend ended by an operator', server('terminating connection due to administrator command')],
     ['a crash of another backend', server('terminating connection because of crash of another server process')],
     ['PostgreSQL down behind FerretDB', server('[msg_find.go:42 handler.(*Handler).msgFind] [pool.go:86 documentdb.(*Pool).Acquire] failed to connect to `user=postgres database=postgres`:\n\t127.0.0.1:5433 (127.0.0.1): dial error: dial tcp 127.0.0.1:5433: connect: connection refused')],
+    ['a bare EOF', server('EOF')],
+    ['a PostgreSQL call cut short in FerretDB', server('context deadline exceeded')],
     ['a statement past maxTimeMS', server('canceling statement due to statement timeout', 50, 'MaxTimeMSExpired')],
     ['an index broken by a crash', server('right sibling of RUM page is of different type')],
     ['MongoDB shutting down', server('interrupted at shutdown', 11600, 'InterruptedAtShutdown')],
