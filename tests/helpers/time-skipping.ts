@@ -11,11 +11,27 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions,
 import mongoose from 'mongoose';
 import { testConfig } from './service';
 
+/**
+ * The SDK's core waits 5 s for the test server to accept connections (a constant of
+ * sdk-core's ephemeral_server); the server is a JVM, and on a loaded machine its start-up takes
+ * longer (CI saw a whole file fail "did not start within 5s" with load average 15). A start that
+ * timed out is tried again, up to three times; any other failure is not.
+ */
+async function startTimeSkipping(server: string): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
+    } catch (err) {
+      if (attempt >= 3 || !/did not start within/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 export async function timeSkippingEnvironment(): Promise<{ env: TestWorkflowEnvironment; client: WorkflowClient }> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const server = process.env.TEMPORAL_TEST_SERVER_BIN;
   if (!server) throw new Error('TEMPORAL_TEST_SERVER_BIN is not set: run through npm test');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
+  const env = await startTimeSkipping(server);
   return { env, client: new WorkflowClient({ connection: env.connection, namespace: env.namespace ?? 'default' }) };
 }
 
