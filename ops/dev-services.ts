@@ -207,6 +207,11 @@ export function ferretdbPostgresUrl(port: number): string {
   return `postgres://postgres@127.0.0.1:${port}/postgres?pool_max_conns=50&statement_timeout=60000`;
 }
 
+async function endOrphans(cluster: string, log: (line: string) => void): Promise<void> {
+  const ended = await endOrphanedBackends(cluster);
+  if (ended.length > 0) log(`ended ${ended.length} PostgreSQL backend(s) a stopped postmaster left behind (pids ${ended.join(', ')})`);
+}
+
 /** The dev services as chains: each chain starts in order, the chains side by side. */
 function devServiceChains(
   o: DevServicesOptions,
@@ -255,11 +260,11 @@ function devServiceChains(
       ...(user ? { user } : {}),
       // Fast shutdown: ends client sessions, writes a checkpoint (SIGTERM would wait for clients).
       stopSignal: 'SIGINT',
-      // A killed postmaster leaves its backends running, and they keep the next one from starting.
-      beforeStart: async () => {
-        const ended = await endOrphanedBackends(cluster);
-        if (ended.length > 0) o.log(`ended ${ended.length} PostgreSQL backend(s) a stopped postmaster left behind (pids ${ended.join(', ')})`);
-      },
+      // A killed postmaster leaves its backends running (they are in sessions of their own): they
+      // keep the next one from starting, and a busy one computes on for hours (seen: six, spinning
+      // 2 h at ~1.4 cores after a stack whose postmaster had to be killed was stopped).
+      beforeStart: () => endOrphans(cluster, o.log),
+      afterStop: () => endOrphans(cluster, o.log),
       output: { file: path.join(logs, 'postgres.log') },
       ready: () => postgresReady(postgresPrefix, o.ports.postgres),
     }, {

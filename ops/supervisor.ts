@@ -35,6 +35,8 @@ export interface ProcessSpec {
    * postmaster left behind (they hold its shared memory, and no new postmaster can start).
    */
   beforeStart?: () => Promise<void>;
+  /** Runs once the process has stopped for good (the supervisor's stop): e.g. PostgreSQL's, the same. */
+  afterStop?: () => Promise<void>;
   /** Sees each line of the process's output (besides its log): e.g. PostgreSQL's crash recoveries. */
   watch?: (line: string) => void;
 }
@@ -175,6 +177,7 @@ export class Supervisor {
     }
     // Whatever the leader left in its group (a grandchild that ignored the signal) goes too.
     if (child?.pid) signalGroup(child.pid, 'SIGKILL');
+    await m.spec.afterStop?.().catch(() => undefined);
     m.log?.end();
   }
 }

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { defaultCacheDir } from '../../ops/binaries';
 import { VENDOR_DIR } from '../../ops/dev-services';
-import { databaseUser, ensurePostgres, EXTENSION_SOURCES, patchDocumentDb, postgresPrefix, serverArgs, sourceArchive } from '../../ops/postgres';
+import { databaseUser, endOrphanedBackends, ensurePostgres, EXTENSION_SOURCES, orphanedBackends, patchDocumentDb, postgresPrefix, serverArgs, sourceArchive } from '../../ops/postgres';
 
 /** The source archives as provisioning finds them: kept in the platform cache, or vendored beside the repository. */
 const archiveOf = (name: string) =>
@@ -92,5 +92,28 @@ describe('running it', () => {
     // Without full-page images, crash recovery left the extended RUM's indexes broken.
     expect(settings.full_page_writes).toBe('on');
     expect(settings).toMatchObject({ work_mem: '4MB', temp_file_limit: '1GB' });
+  });
+});
+
+describe('orphaned backends (issue 34)', () => {
+  it('finds the processes of a data directory whose parent is not one of them, spares a live postmaster and its children, and ends them', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'orphans-'));
+    // An "orphan" runs in the directory with a parent elsewhere (here: us); its child runs there too,
+    // as a backend's parent is the postmaster: only the first is an orphan.
+    const orphan = spawn('sh', ['-c', 'sleep 60 & wait'], { cwd: dir, stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(orphanedBackends(dir)).toEqual([orphan.pid]);
+      // The pid of postmaster.pid is a live postmaster, not an orphan.
+      writeFileSync(path.join(dir, 'postmaster.pid'), `${orphan.pid}\n${dir}\n`);
+      expect(orphanedBackends(dir)).toEqual([]);
+      rmSync(path.join(dir, 'postmaster.pid'));
+      expect(await endOrphanedBackends(dir)).toEqual([orphan.pid]);
+      expect(orphan.signalCode ?? (await new Promise((r) => orphan.once('exit', (_c, s) => r(s))))).toBe('SIGKILL');
+    } finally {
+      orphan.kill('SIGKILL');
+      await endOrphanedBackends(dir); // its child, orphaned in turn
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

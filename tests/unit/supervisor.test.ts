@@ -36,6 +36,33 @@ describe('Supervisor', () => {
     expect(alive(second)).toBe(false);
   });
 
+  it('runs beforeStart before every start and restart, afterStop once stopped, and shows watch each line', async () => {
+    const calls: string[] = [];
+    const lines: string[] = [];
+    const sup = new Supervisor();
+    await sup.start({
+      name: 'talker',
+      command: process.execPath,
+      args: ['-e', `process.stdout.write('one\\ntw'); setTimeout(() => process.stdout.write('o\\n'), 50); setInterval(() => {}, 1000)`],
+      output: { file: path.join(dir, 'talker.log') },
+      beforeStart: async () => {
+        calls.push('beforeStart');
+      },
+      afterStop: async () => {
+        calls.push('afterStop');
+      },
+      watch: (line) => lines.push(line),
+    });
+    await waitFor(() => lines.length >= 2);
+    expect(lines.slice(0, 2)).toEqual(['one', 'two']); // a line split across chunks is joined
+    const first = sup.pid('talker')!;
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => sup.pid('talker') !== undefined && sup.pid('talker') !== first);
+    expect(calls).toEqual(['beforeStart', 'beforeStart']);
+    await sup.stop();
+    expect(calls).toEqual(['beforeStart', 'beforeStart', 'afterStop']);
+  });
+
   it('leaves no grandchild behind when stopping', async () => {
     const sup = new Supervisor();
     const pidFile = path.join(dir, 'grandchild.pid');
