@@ -12,6 +12,7 @@ type Collection = driver.Collection;
 type Db = driver.Db;
 import { loadConfig } from '../../models/config';
 import { connectMongo, writeRacingOnUniqueKey, type MongoHandle } from '../../models/infra/mongo';
+import { isDatabaseUnavailable } from '../../models/infra/database-faults.rules';
 import { analyze, devPostgres, vacuumCollection } from '../../ops/dev-database';
 
 let mongo: MongoHandle;
@@ -207,6 +208,12 @@ describe('queries whose results take several batches', () => {
     await abandoned.next(); // never closed: the server's cursor timeout or the session ends it
     expect(await c.countDocuments({})).toBe(N);
     expect((await c.find({}).sort({ at: -1, _id: -1 }).skip(5_000).limit(3).toArray()).map((d) => d._id)).toEqual(expectedSorted.slice(5_000, 5_003));
+  });
+
+  it('cancels a read past its maxTimeMS on the server, as an outage the services answer 503', async () => {
+    const err = await c.find({ body: { $regex: 'nada-disso$' } }, { maxTimeMS: 1 }).toArray().then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 50 }); // MaxTimeMSExpired, on MongoDB and on DocumentDB alike
+    expect(isDatabaseUnavailable(err)).toBe(true);
   });
 
   // Last of the block (Jest runs a file's tests in order): the log since the block began.
