@@ -14,6 +14,8 @@ import { createArticleQueries } from '../models/news/article-query';
 import type { Sector, Topic } from '../models/news/article.rules';
 import { createPreferencesRepo } from '../models/news/preferences.repo';
 import { userModel } from '../models/users/user.model';
+import { createUserRepo } from '../models/users/user.repo';
+import { isUnprovenWhatsAppUser, unverifiedEmailOf, verifiedEmailOf } from '../models/users/email.rules';
 import { SECTOR_LABELS, TOPIC_LABELS } from '../models/whatsapp/conversation.rules';
 import { createWhatsAppRepo, type OutboundDoc } from '../models/whatsapp/whatsapp.repo';
 import type { InboundContent } from '../models/whatsapp/webhook.rules';
@@ -43,6 +45,7 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
   const prefs = createPreferencesRepo(deps.conn);
   const articles = createArticleQueries(deps.conn);
   const Users = userModel(deps.conn);
+  const users = createUserRepo(deps.conn);
   const now = deps.now ?? (() => new Date());
   const api = deps.config.whatsapp.api;
   const client = deps.client ?? (api ? createWhatsAppClient({ apiUrl: api.url, accessToken: api.accessToken, phoneNumberId: api.phoneNumberId }) : undefined);
@@ -76,12 +79,15 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
     },
     markHandled: (id: string) => repo.markHandled(id),
 
-    /** The account linked to the phone, if any. */
-    async readerOf(phone: string): Promise<{ userId: string | null; name: string | null }> {
+    /**
+     * The account linked to the phone, if any; `provisional` when it is a WhatsApp sign-up whose
+     * address nobody proved (the phone may then log in to an account whose address is proven).
+     */
+    async readerOf(phone: string): Promise<{ userId: string | null; name: string | null; provisional?: boolean }> {
       const contact = await repo.contact(phone);
       if (!contact?.userId) return { userId: null, name: contact?.profileName ?? null };
       const user = await Users.findById(contact.userId).lean();
-      return { userId: contact.userId, name: user?.name ?? contact.profileName ?? null };
+      return { userId: contact.userId, name: user?.name ?? contact.profileName ?? null, ...(user && isUnprovenWhatsAppUser(user) ? { provisional: true } : {}) };
     },
 
     /** The reader's feed (or the newest articles, without an account), as a message. */
@@ -112,8 +118,11 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
       const [user, p] = await Promise.all([Users.findById(input.userId).lean(), prefs.get(input.userId)]);
       const sectors = p.sectors.map((s) => SECTOR_LABELS[s]).join(', ') || 'nenhum';
       const topics = p.topics.map((t) => TOPIC_LABELS[t]).join(', ') || 'nenhum';
+      const verified = user ? verifiedEmailOf(user) : undefined;
+      const unverified = user ? unverifiedEmailOf(user) : undefined;
+      const address = verified ? ` <${verified}>` : unverified ? ` <${unverified}> (não confirmado)` : '';
       return [
-        `Conta: ${user?.name ?? '(sem nome)'}${user?.email ? ` <${user.email}>` : ''}`,
+        `Conta: ${user?.name ?? '(sem nome)'}${address}`,
         `Plano: ${user?.plan ?? 'starter'}`,
         `Alertas no WhatsApp: ${p.notificationSettings.whatsapp ? 'ligados' : 'desligados'}`,
         `Setores: ${sectors}`,
@@ -135,14 +144,18 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
     },
 
     /**
-     * Creates the account (Starter) and links the phone to it; 'emailTaken' when another account
-     * has the e-mail. Repeatable: the id is derived from the phone and e-mail.
+     * Creates the account (Starter) and links the phone to it; 'emailTaken' when an account has
+     * proven the e-mail (its owner links this phone to it by *entrar*). The typed address is kept
+     * unproven (models/users/email.rules.ts): it names nobody's account, and a verified sign-in
+     * with it gets an account of its own, never this one (issue 35: pre-hijack). Another phone
+     * typing the same address gets an account of its own too. Repeatable: the id is derived from
+     * the phone and e-mail.
      */
     async signUp(input: { phone: string; name: string; email: string }): Promise<'created' | 'emailTaken'> {
       const id = signUpUserId(input.phone, input.email);
-      const existing = await Users.findOne({ email: input.email }, { _id: 1 }).lean();
+      const existing = await users.findByVerifiedEmail(input.email);
       if (existing && existing._id !== id) return 'emailTaken';
-      await Users.updateOne({ _id: id }, { $setOnInsert: { email: input.email, name: input.name, plan: 'starter' } }, { upsert: true });
+      await users.ensureWhatsAppSignUp(id, { name: input.name, email: input.email });
       await repo.link(input.phone, id, now());
       return 'created';
     },
@@ -235,11 +248,12 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
     }),
 
     /**
-     * When an account has the e-mail: stores a code for it and sends the code to the phone (under
-     * `key`, once). Nothing is sent otherwise, and the reader is told the same either way.
+     * When an account has proven the e-mail: stores a code for it and sends the code to the phone
+     * (under `key`, once). Nothing is sent otherwise (an address only typed on WhatsApp included),
+     * and the reader is told the same either way.
      */
     async requestLoginCode(input: { phone: string; email: string; key: string }): Promise<void> {
-      const user = await Users.findOne({ email: input.email }, { _id: 1 }).lean();
+      const user = await users.findByVerifiedEmail(input.email);
       if (!user) return;
       if (!deps.codeSecret) throw ApplicationFailure.create({ type: WHATSAPP_FAILURES.notConfigured, nonRetryable: true, message: 'no secret to derive log-in codes from (WHATSAPP_APP_SECRET or JWT_SECRET)' });
       const code = loginCode(deps.codeSecret, input.key);

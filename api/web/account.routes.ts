@@ -15,7 +15,7 @@ import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { availableQuizzes } from '../../models/quiz/operations/quizzes';
 import { streakToday } from '../../models/quiz/operations/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
-import { maskPhone } from '../../models/whatsapp/operations/messages';
+import { linkPhone, maskPhone, unlinkPhone } from '../../models/whatsapp/operations/messages';
 import { SubscriptionViewSchema } from '../news/billing.routes';
 import { CreateKey, keyCreationOnce, KeyView, presentKey } from '../news/keys.routes';
 import { PreferencesView } from '../news/preferences.routes';
@@ -34,10 +34,11 @@ const UsageView = z.object({
   plan: Text(32),
   month: z.object({ month: Text(7), limit: Limit.nullable(), used: Count, remaining: Limit.nullable(), resetsAt: IsoDateTime }),
   perMinuteLimit: Limit,
+  minute: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('the account, all keys together'),
+  sandbox: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('test keys, today (UTC)'),
+  activeKeysLimit: Limit.describe('active keys the plan allows, live and test together'),
   days: z.array(z.object({ date: z.iso.date(), total: Count, perKey: z.record(z.string().max(36), Count) })).max(31),
-  keys: z
-    .array(z.object({ id: Uuid, name: Text(100), prefix: Text(32), mode: z.enum(KEY_MODES), minute: z.object({ used: Count, remaining: Count, resetsAt: IsoDateTime }) }))
-    .max(KEYS_LISTED),
+  keys: z.array(z.object({ id: Uuid, name: Text(100), prefix: Text(32), mode: z.enum(KEY_MODES) })).max(KEYS_LISTED),
 });
 
 const PlanView = z.object({
@@ -202,6 +203,39 @@ export const accountRoutes = [
         phone: contact ? maskPhone(contact._id) : null,
         linkedAt: contact?.linkedAt?.toISOString() ?? null,
       };
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/account/whatsapp/link',
+    summary: 'Link the phone a log-in code was sent to, to this account',
+    description:
+      'A reader who sends *entrar* and the address of this account on WhatsApp gets a 6-digit code in that conversation; entered here, it links that phone to this account (so both the address and the phone are proven), moving it from any account it was linked to. A code works once, for 10 minutes, with 5 tries.',
+    tags: ['preferences'],
+    auth,
+    body: z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') }),
+    response: z.object({ linked: z.literal(true), phone: Text(32).describe('masked') }),
+    errors: [404, 429],
+    handler: async ({ body, auth: a, deps }) => {
+      const { phone } = await linkPhone(deps, { userId: a.sub, email: a.email, code: body.code });
+      return { linked: true as const, phone: maskPhone(phone) };
+    },
+  }),
+
+  route({
+    method: 'delete',
+    path: '/api/account/whatsapp',
+    summary: "Unlink the account's WhatsApp phone",
+    description:
+      'Unlinks the phone linked to this account, and only that one (404 when none is): it gets no more alerts and sees nothing of the account; on WhatsApp it is a guest again, and may link to an account again by *entrar*.',
+    tags: ['preferences'],
+    auth,
+    response: z.object({ linked: z.literal(false), phone: Text(32).describe('the phone unlinked, masked') }),
+    errors: [404],
+    handler: async ({ auth: a, deps }) => {
+      const { phone } = await unlinkPhone(deps, { userId: a.sub });
+      return { linked: false as const, phone: maskPhone(phone) };
     },
   }),
 

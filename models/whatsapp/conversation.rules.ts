@@ -38,6 +38,12 @@ export interface Reader {
   /** The account the phone is linked to, if any. */
   userId: string | null;
   name: string | null;
+  /**
+   * The linked account is a WhatsApp sign-up whose address nobody proved: the phone may still log
+   * in to (move to) an account whose address is proven (issue 35). Absent in the histories of
+   * conversations recorded before it was read: taken as false, as it then was.
+   */
+  provisional?: boolean;
 }
 
 export type Effect =
@@ -107,7 +113,7 @@ function runCommand(command: Command, reader: Reader): Decision {
       if (linked) return { flow: null, effects: [text('Este número já está vinculado a uma conta. Envie *conta* para ver qual.')] };
       return { flow: { kind: 'signup', step: 'name' }, effects: [text('Vamos criar sua conta. Qual é o seu nome?')] };
     case 'login':
-      if (linked) return { flow: null, effects: [text('Este número já está vinculado a uma conta. Envie *conta* para ver qual.')] };
+      if (linked && !reader.provisional) return { flow: null, effects: [text('Este número já está vinculado a uma conta. Envie *conta* para ver qual.')] };
       return { flow: { kind: 'login', step: 'email' }, effects: [text('Qual é o e-mail da sua conta?')] };
   }
 }

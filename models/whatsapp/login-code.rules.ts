@@ -4,6 +4,7 @@
  * activities send codes; the API's confirmation route checks them.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { WHATSAPP_SIGN_UP_PREFIX } from '../users/email.rules';
 
 /** How long a log-in code can be confirmed. */
 export const LOGIN_CODE_TTL_MS = 10 * 60_000;
@@ -22,5 +23,8 @@ export function codeMatches(userId: string, code: string, hash: string): boolean
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The account a WhatsApp sign-up makes: one per phone and e-mail, whoever retries. */
-export const signUpUserId = (phone: string, email: string) => `usr_wa_${createHash('sha256').update(`${phone}|${email}`).digest('hex').slice(0, 24)}`;
+/**
+ * The account a WhatsApp sign-up makes: one per phone and e-mail, whoever retries. Its address is
+ * typed, not proven (models/users/email.rules.ts tells these users apart by the prefix).
+ */
+export const signUpUserId = (phone: string, email: string) => `${WHATSAPP_SIGN_UP_PREFIX}${createHash('sha256').update(`${phone}|${email}`).digest('hex').slice(0, 24)}`;

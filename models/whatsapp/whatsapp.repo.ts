@@ -133,6 +133,16 @@ export function createWhatsAppRepo(conn: Connection) {
       await contacts().updateMany({ userId, _id: { $ne: phone } }, { $set: { userId: null, linkedAt: null } });
       await contacts().updateOne({ _id: phone }, { $set: { userId, linkedAt: now }, $setOnInsert: { profileName: null, lastInboundAt: null, createdAt: now } }, { upsert: true });
     },
+    /**
+     * Unlinks the phone(s) linked to this account, and only those; the phone unlinked (null: none
+     * was). The phone's messages, and its conversation, stay; it is a guest again.
+     */
+    async unlink(userId: string): Promise<string | null> {
+      const linked = await contacts().find({ userId }, { projection: { _id: 1 }, sort: { linkedAt: -1 } }).toArray();
+      if (linked.length === 0) return null;
+      const done = await contacts().updateMany({ _id: { $in: linked.map((c) => c._id) }, userId }, { $set: { userId: null, linkedAt: null } });
+      return done.modifiedCount > 0 ? linked[0]!._id : null;
+    },
     /** The phones linked to these accounts, with when each last wrote. */
     phonesOf: async (userIds: string[]) => await contacts().find({ userId: { $in: userIds } }, { projection: { _id: 1, userId: 1, lastInboundAt: 1 } }).toArray(),
 

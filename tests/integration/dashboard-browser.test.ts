@@ -18,6 +18,7 @@ import { latestCode } from '../helpers/mailpit';
 import { startNewsService, type NewsService } from '../helpers/news';
 import { eventually } from '../helpers/service';
 import { startWebService, type WebService } from '../helpers/web';
+import { deliver as deliverWhatsApp, double, messagesTo as whatsAppMessagesTo, newPhone, payload, textMessage } from '../helpers/whatsapp';
 
 const SHOTS = path.resolve(__dirname, '..', '..', 'reports', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -154,6 +155,33 @@ describe('a newcomer in the dashboard', () => {
     await page.getByRole('link', { name: 'Streak & quizzes' }).click();
     await page.getByTestId('streak-current').waitFor();
     await check('reading');
+  });
+
+  it('links a WhatsApp phone by the code sent to it, and unlinks it', async () => {
+    // The reader's phone sends "entrar" and the account's address; the code comes in the conversation.
+    const phone = newPhone();
+    const send = async (text: string, replies: number) => {
+      const before = (await double().messages(phone)).length;
+      await deliverWhatsApp(news.callback, payload([textMessage(phone, text)])).expect(200);
+      return (await whatsAppMessagesTo(phone, before + replies)).slice(before).map((m) => m.text);
+    };
+    await send('entrar', 1);
+    const [codeMessage] = await send(email, 2);
+    const code = /\*(\d{6})\*/.exec(codeMessage!)![1]!;
+
+    await page.getByRole('link', { name: 'Preferences' }).click();
+    await page.getByText('No phone linked.').waitFor();
+    await page.getByLabel('Code sent to your WhatsApp').fill(code);
+    await page.getByRole('button', { name: 'Link this phone' }).click();
+    await page.getByText('Phone linked:').waitFor();
+    expect(await page.getByTestId('whatsapp-status').textContent()).toMatch(/^Linked to 5511•+\d\d\.$/);
+    await check('preferences-whatsapp-linked');
+
+    await page.getByRole('button', { name: 'Unlink this phone' }).click();
+    await page.getByText('unlinked: it gets no more alerts').waitFor();
+    expect(await page.getByTestId('whatsapp-status').textContent()).toMatch(/^No phone linked\./);
+    expect((await news.deps.whatsapp.contact(phone))?.userId).toBeNull();
+    await check('preferences-whatsapp-unlinked');
   });
 
   it('works in Portuguese and at a phone width', async () => {

@@ -133,12 +133,35 @@ describe('signing in by e-mail', () => {
     await sessionOf(second).expect(401);
   });
 
-  it('links the address to the user who already had it (one user id across billing, WhatsApp and tokens)', async () => {
+  it('links the address to the user whose token carried it (one user id across billing, WhatsApp and tokens)', async () => {
     const email = address();
-    await createUserRepo(web.deps.mongo.conn).ensure('usr_wa_existing_' + randomUUID().slice(0, 6), email);
-    const existing = await createUserRepo(web.deps.mongo.conn).findByEmail(email);
+    const users = createUserRepo(web.deps.mongo.conn);
+    // As the news API makes a user from an identity provider's token (`sub`, `email`).
+    const fromToken = `idp-${randomUUID().slice(0, 8)}`;
+    await users.ensure(fromToken, email);
     const res = await new Browser(web).signIn(email);
-    expect(res.body.data.user.id).toBe(existing!._id);
+    expect(res.body.data.user.id).toBe(fromToken);
+    expect(await users.findById(fromToken)).toMatchObject({ email, emailVerifiedAt: expect.any(Date) });
+  });
+
+  it('never adopts a user that only typed the address on WhatsApp, made before or after addresses were told apart (issue 35)', async () => {
+    const email = address();
+    const users = createUserRepo(web.deps.mongo.conn);
+    // Made by a WhatsApp sign-up before the rule: the typed address stored as `email`, nothing proven.
+    const legacy = `usr_wa_legacy_${randomUUID().slice(0, 8)}`;
+    await users.ensure(legacy, email);
+    // And after it: the typed address kept apart as unproven.
+    const typed = `usr_wa_typed_${randomUUID().slice(0, 8)}`;
+    await users.ensureWhatsAppSignUp(typed, { name: 'Mallory', email });
+    expect(await users.findByVerifiedEmail(email)).toBeNull();
+
+    const res = await new Browser(web).signIn(email);
+    expect(res.body.data.user.id).toBe(emailUserId(email));
+    expect((await users.findByVerifiedEmail(email))?._id).toBe(emailUserId(email));
+    expect(await users.findById(typed)).toMatchObject({ unverifiedEmail: email, plan: 'starter' });
+    expect((await users.findById(typed))?.email).toBeUndefined();
+    // Signing in again keeps to that user.
+    expect((await new Browser(web).signIn(email)).body.data.user.id).toBe(emailUserId(email));
   });
 
   it('limits codes asked for per address (429 with Retry-After) and per client IP', async () => {
@@ -248,10 +271,11 @@ describe('the account pages', () => {
     expect(after.days.find((d: { date: string }) => d.date === today)).toMatchObject({ total: 3, perKey: { [created.body.data.id]: 3 } });
     // This minute's count: the news process adds its local counts to the shared window every
     // RATE_LIMIT_SYNC_MS, so the dashboard sees them within that.
-    const minuteUsed = async () => (await b.get('/api/account/usage').expect(200)).body.data.keys[0].minute.used as number;
+    const minuteUsed = async () => (await b.get('/api/account/usage').expect(200)).body.data.minute.used as number;
     expect(await eventually(minuteUsed, 3, 5_000)).toBe(3);
-    const [key0] = (await b.get('/api/account/usage').expect(200)).body.data.keys;
-    expect(key0).toMatchObject({ id: created.body.data.id, name: 'Integration', mode: 'live', minute: { used: 3, remaining: after.perMinuteLimit - 3 } });
+    const usage = (await b.get('/api/account/usage').expect(200)).body.data;
+    expect(usage.keys).toEqual([{ id: created.body.data.id, name: 'Integration', prefix: expect.any(String), mode: 'live' }]);
+    expect(usage).toMatchObject({ minute: { used: 3, remaining: after.perMinuteLimit - 3 }, sandbox: { used: 0, limit: 1_000 }, activeKeysLimit: 5 });
 
     await b.delete(`/api/account/keys/${created.body.data.id}`).expect(200);
     // Other API processes see a revocation within API_KEY_CACHE_SECONDS (5 s).

@@ -103,7 +103,9 @@ describe('conversations', () => {
     const contact = await svc.deps.whatsapp.contact(phone);
     expect(contact?.userId).toMatch(/^usr_wa_/);
     const userId = contact!.userId!;
-    expect(await svc.deps.users.findById(userId)).toMatchObject({ email, name: 'Ana Souza', plan: 'starter' });
+    // The typed address is kept unproven: it names nobody's account (issue 35).
+    expect(await svc.deps.users.findById(userId)).toMatchObject({ unverifiedEmail: email, name: 'Ana Souza', plan: 'starter' });
+    expect((await svc.deps.users.findById(userId))?.email).toBeUndefined();
 
     const [sectors] = await say(phone, 'minhas PREFERÊNCIAS');
     expect(sectors).toMatch(/^Escolha os setores/);
@@ -123,14 +125,24 @@ describe('conversations', () => {
     expect((await say(phone, 'PARAR'))[0]).toMatch(/^Alertas pausados/);
     expect((await svc.deps.preferences.get(userId)).notificationSettings.whatsapp).toBe(false);
     const [account] = await say(phone, 'Minha Conta');
-    expect(account).toContain(`Conta: Ana Souza <${email}>`);
+    expect(account).toContain(`Conta: Ana Souza <${email}> (não confirmado)`);
     expect(account).toContain('Setores: Finanças, Agronegócio');
 
-    // The same e-mail from another phone: taken.
+    // The same e-mail from another phone: only typed here too, so an account of its own.
     const other = newPhone();
     await say(other, 'cadastrar');
     await say(other, 'Outra Pessoa');
-    expect((await say(other, email))[0]).toMatch(/^Já existe uma conta com esse e-mail/);
+    expect((await say(other, email))[0]).toMatch(/^Conta criada, Outra Pessoa!/);
+    expect((await svc.deps.whatsapp.contact(other))?.userId).not.toBe(userId);
+
+    // An e-mail an account has proven (signed in to the dashboard, or a token's): taken.
+    const proven = `provada-${randomUUID().slice(0, 8)}@example.com`;
+    await svc.deps.users.markEmailVerified(`usr_em_test_${randomUUID().slice(0, 8)}`, proven, new Date());
+    const third = newPhone();
+    await say(third, 'cadastrar');
+    await say(third, 'Terceira Pessoa');
+    expect((await say(third, proven))[0]).toMatch(/^Já existe uma conta com esse e-mail/);
+    expect((await svc.deps.whatsapp.contact(third))?.userId).toBeNull();
   });
 
   it('reads commands whatever their accents and capitals; anything else gets help', async () => {

@@ -62,8 +62,9 @@ function fakes(o: { now?: Date; mailFails?: boolean; existingUser?: string } = {
       ensureIndexes: async () => undefined,
     } as unknown as SignInDeps['accounts'],
     users: {
-      findByEmail: async (email: string) => (o.existingUser && email === 'known@example.com' ? ({ _id: o.existingUser } as never) : null),
-      ensure: async (id: string, email?: string) => {
+      // The fake's only user with a proven address is `existingUser`, of known@example.com.
+      findByVerifiedEmail: async (email: string) => (o.existingUser && email === 'known@example.com' ? ({ _id: o.existingUser } as never) : null),
+      markEmailVerified: async (id: string, email: string) => {
         ensured.push([id, email]);
         return { _id: id } as never;
       },
@@ -134,11 +135,19 @@ describe('startSignIn and verifySignIn', () => {
     await expect(verifySignIn(f.deps, { email: 'new@example.com', code })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
-  it('links the address to the user who already has it', async () => {
-    const f = fakes({ existingUser: 'usr_wa_123' });
+  it('links the address to the user who already has it proven, and marks it proven', async () => {
+    const f = fakes({ existingUser: 'usr_idp_123' });
     await startSignIn(f.deps, { email: 'known@example.com', locale: 'pt' });
     const { session } = await verifySignIn(f.deps, { email: 'known@example.com', code: f.codeIn() });
-    expect(session.userId).toBe('usr_wa_123');
+    expect(session.userId).toBe('usr_idp_123');
+    expect(f.ensured).toEqual([['usr_idp_123', 'known@example.com']]);
+  });
+
+  it('gives an address nobody proved before a user of its own (never one that only typed it on WhatsApp)', async () => {
+    const f = fakes({ existingUser: 'usr_idp_123' });
+    await startSignIn(f.deps, { email: 'typed@example.com', locale: 'pt' });
+    const { session } = await verifySignIn(f.deps, { email: 'typed@example.com', code: f.codeIn() });
+    expect(session.userId).toBe(emailUserId('typed@example.com'));
   });
 
   it('throws the code away after five wrong tries, and refuses an expired one', async () => {

@@ -1,4 +1,6 @@
-/** WhatsApp (issue 15), the pure parts: the webhook's handshake, signature and payload; the commands. */
+/** WhatsApp (issue 15), the pure parts: the webhook's handshake, signature and payload; the commands; whose address is proven. */
+import { isUnprovenWhatsAppUser, unverifiedEmailOf, verifiedEmailOf } from '../../models/users/email.rules';
+import { signUpUserId } from '../../models/whatsapp/login-code.rules';
 import { COMMAND_WORDS, COMMANDS, helpText, normalise, parseCommand } from '../../models/whatsapp/commands.rules';
 import { decide, PAGE_SIZE, preferencesList, type Decision, type Flow, type Reader } from '../../models/whatsapp/conversation.rules';
 import { readPayload, safeEqual, signatureOf, validSignature, verificationChallenge, WebhookPayload, type InboundContent } from '../../models/whatsapp/webhook.rules';
@@ -145,6 +147,18 @@ describe('conversation decisions', () => {
     expect(replies(decide(null, member, say('cadastro')))[0]).toMatch(/já está vinculado/);
   });
 
+  it('lets a phone linked to an account nobody proved log in to a proven one (issue 35), and nothing else changes', () => {
+    const provisional: Reader = { userId: 'usr_wa_1', name: 'Ana', provisional: true };
+    let d = decide(null, provisional, say('entrar'));
+    expect(d.flow).toEqual({ kind: 'login', step: 'email' });
+    d = decide(d.flow, provisional, say('Ana@Example.com'));
+    expect(d).toEqual({ flow: null, effects: [{ kind: 'requestLoginCode', email: 'ana@example.com' }] });
+    expect(replies(decide(null, provisional, say('cadastro')))[0]).toMatch(/já está vinculado/);
+    expect(decide(null, provisional, say('preferências')).effects).toEqual([{ kind: 'startPreferences' }]);
+    // A reader recorded before `provisional` was read (replayed histories) decides as it did.
+    expect(decide(null, { userId: 'usr_wa_1', name: 'Ana' }, say('entrar'))).toEqual(decide(null, member, say('entrar')));
+  });
+
   it('chooses sectors and topics from lists, page by page, and saves them', () => {
     expect(decide(null, member, say('preferências')).effects).toEqual([{ kind: 'startPreferences' }]);
     expect(replies(decide(null, guest, say('preferencias')))[0]).toMatch(/precisa de uma conta/);
@@ -183,5 +197,28 @@ describe('conversation decisions', () => {
     expect(decide(null, member, { kind: 'flow', response: { sectors: ['FIN', 'FIN', 'TEC'], topics: ['IPO'] } })).toEqual({ flow: null, effects: [{ kind: 'savePreferences', sectors: ['FIN', 'TEC'], topics: ['IPO'] }] });
     expect(decide(null, guest, { kind: 'flow', response: { name: 'Bruno', email: 'B@Example.com' } })).toEqual({ flow: null, effects: [{ kind: 'signUp', name: 'Bruno', email: 'b@example.com' }] });
     expect(decide(null, member, { kind: 'flow', response: { sectors: ['XXX'] } }).effects[0]!.kind).toBe('reply');
+  });
+});
+
+describe('whose address is proven (issue 35)', () => {
+  const wa = signUpUserId('5511999990000', 'ana@example.com');
+  const at = new Date('2031-01-01T00:00:00Z');
+
+  it('never takes an address typed on WhatsApp for proven, stored apart or (before the rule) as email', () => {
+    expect(wa).toMatch(/^usr_wa_/);
+    const typed = { _id: wa, unverifiedEmail: 'ana@example.com' };
+    expect([isUnprovenWhatsAppUser(typed), verifiedEmailOf(typed), unverifiedEmailOf(typed)]).toEqual([true, undefined, 'ana@example.com']);
+    const legacy = { _id: wa, email: 'ana@example.com' };
+    expect([isUnprovenWhatsAppUser(legacy), verifiedEmailOf(legacy), unverifiedEmailOf(legacy)]).toEqual([true, undefined, 'ana@example.com']);
+  });
+
+  it('takes an address for proven once a mailed code came back, or when a token carried it', () => {
+    const proven = { _id: wa, email: 'ana@example.com', emailVerifiedAt: at };
+    expect([isUnprovenWhatsAppUser(proven), verifiedEmailOf(proven), unverifiedEmailOf(proven)]).toEqual([false, 'ana@example.com', undefined]);
+    const dashboard = { _id: 'usr_em_1', email: 'bia@example.com', emailVerifiedAt: at };
+    expect(verifiedEmailOf(dashboard)).toBe('bia@example.com');
+    const fromToken = { _id: 'idp|42', email: 'caio@example.com' };
+    expect([isUnprovenWhatsAppUser(fromToken), verifiedEmailOf(fromToken)]).toEqual([false, 'caio@example.com']);
+    expect([verifiedEmailOf({ _id: 'idp|43' }), unverifiedEmailOf({ _id: 'idp|43' })]).toEqual([undefined, undefined]);
   });
 });

@@ -121,7 +121,7 @@ export async function whatsappConversationWorkflow(input: ConversationInput): Pr
           // The code goes to this phone (sent by the activity, never through the workflow's history);
           // it is confirmed in the account, signed in (POST /api/whatsapp/link), so both are proven.
           await requestLoginCode({ phone, email: effect.email, key: `code:${messageId}` });
-          await say('Se houver uma conta com esse e-mail, você recebeu um código de 6 dígitos nesta conversa. Digite-o na sua conta, em Conta › WhatsApp, em até 10 minutos.');
+          await say('Se houver uma conta com esse e-mail, você recebeu um código de 6 dígitos nesta conversa. Digite-o no painel, em Preferências › WhatsApp, em até 10 minutos.');
           break;
         case 'startPreferences': {
           const current = await loadPreferences(reader.userId!);

@@ -28,7 +28,7 @@ export interface Mailer {
 
 export interface SignInDeps {
   accounts: AccountRepo;
-  users: Pick<UserRepo, 'findByEmail' | 'ensure'>;
+  users: Pick<UserRepo, 'findByVerifiedEmail' | 'markEmailVerified'>;
   mailer: Mailer;
   /** Keys the stored hashes of codes. */
   codeSecret: string;
@@ -80,10 +80,14 @@ export async function verifySignIn(deps: SignInDeps, input: { email: string; cod
   }
   if (!(await deps.accounts.consumeCode(email, hash))) throw new AppError('UNAUTHENTICATED', WRONG_CODE);
 
-  // The same person may already be a user (a WhatsApp sign-up, a token of the identity provider).
-  const existing = (await deps.accounts.findAccount(email))?.userId ?? (await deps.users.findByEmail(email))?._id ?? emailUserId(email);
+  // The same person may already be a user whose address is proven (a token of the identity
+  // provider). Never one that only typed the address on WhatsApp: anybody can type any address
+  // there, and adopting that user would hand its phone this account (issue 35: pre-hijack). That
+  // user keeps its phone; this account gets its own user, and its owner links a phone by a code
+  // sent to it (POST /api/account/whatsapp/link).
+  const existing = (await deps.accounts.findAccount(email))?.userId ?? (await deps.users.findByVerifiedEmail(email))?._id ?? emailUserId(email);
   const account = await deps.accounts.verifiedAccount(email, existing, now);
-  await deps.users.ensure(account.userId, email);
+  await deps.users.markEmailVerified(account.userId, email, now);
 
   if (input.previousToken) await deps.accounts.deleteSession(sessionTokenHash(input.previousToken));
   const token = newSessionToken();

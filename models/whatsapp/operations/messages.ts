@@ -1,8 +1,8 @@
 /**
  * WhatsApp, the use cases the API serves (issue 15; docs/decisions.md "WhatsApp"): receive a
  * signed delivery from Meta (messages stored once by id, then handed to their phone's conversation
- * by relay-messages.ts; delivery statuses stored on the messages they are about), and link the
- * phone a log-in code was sent to, to the account that enters it.
+ * by relay-messages.ts; delivery statuses stored on the messages they are about), link the phone
+ * a log-in code was sent to, to the account that enters it, and unlink an account's phone.
  */
 import { AppError } from '../../errors';
 import type { UserRepo } from '../../users/user.repo';
@@ -56,4 +56,14 @@ export async function linkPhone(deps: WhatsAppDeps, input: { userId: string; ema
   await deps.users.ensure(input.userId, input.email);
   await deps.whatsapp.link(outcome.phone, input.userId, deps.now());
   return { phone: outcome.phone };
+}
+
+/**
+ * Unlinks the phone linked to the account (issue 35): the account's own, whichever it is (404
+ * when none is); another account's phone is out of its reach. The phone becomes a guest again.
+ */
+export async function unlinkPhone(deps: Pick<WhatsAppDeps, 'whatsapp'>, input: { userId: string }): Promise<{ phone: string }> {
+  const phone = await deps.whatsapp.unlink(input.userId);
+  if (!phone) throw new AppError('NOT_FOUND', 'No WhatsApp phone is linked to this account');
+  return { phone };
 }

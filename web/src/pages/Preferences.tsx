@@ -184,10 +184,90 @@ function Settings<T extends Record<string, number | boolean>>({ title, values, o
   );
 }
 
+/**
+ * The account's WhatsApp phone: which one is linked, a button to unlink it, and where to enter the
+ * code a phone got by sending *entrar* and this account's address (the only way to link one).
+ * Inside the preferences form: its buttons are plain buttons, not submits.
+ */
+function WhatsAppCard() {
+  const { t } = useTranslation();
+  const whatsapp = useResource<WhatsAppLink>('/api/account/whatsapp');
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (call: () => Promise<string>) => {
+    setBusy(true);
+    setError(null);
+    setStatus(null);
+    try {
+      setStatus(await call());
+      await whatsapp.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const link = () =>
+    act(async () => {
+      const linked = await api<{ phone: string }>('/api/account/whatsapp/link', { method: 'POST', body: { code } });
+      setCode('');
+      return t('prefs.whatsappLinkedNow', { phone: linked.phone });
+    });
+  const unlink = () =>
+    act(async () => {
+      const unlinked = await api<{ phone: string }>('/api/account/whatsapp', { method: 'DELETE' });
+      return t('prefs.whatsappUnlinked', { phone: unlinked.phone });
+    });
+
+  const data = whatsapp.data;
+  return (
+    <section className="card" aria-labelledby="whatsapp">
+      <h2 id="whatsapp">{t('prefs.whatsapp')}</h2>
+      <Failure message={whatsapp.error ?? error} />
+      <p data-testid="whatsapp-status">
+        {!data ? t('app.loading') : !data.configured ? t('prefs.whatsappOff') : data.linked ? t('prefs.whatsappLinked', { phone: data.phone }) : t('prefs.whatsappNotLinked')}
+      </p>
+      {data?.linked ? (
+        <button type="button" className="danger" disabled={busy} onClick={() => void unlink()}>
+          {t('prefs.whatsappUnlink')}
+        </button>
+      ) : data?.configured ? (
+        <div className="row">
+          <label htmlFor="whatsapp-code">{t('prefs.whatsappCode')}</label>
+          <input
+            id="whatsapp-code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            value={code}
+            onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
+            onKeyDown={(e) => {
+              // Enter here links the phone; it must not save the preferences form around it.
+              if (e.key !== 'Enter') return;
+              e.preventDefault();
+              if (code.length === 6 && !busy) void link();
+            }}
+          />
+          <button type="button" disabled={busy || code.length !== 6} onClick={() => void link()}>
+            {t('prefs.whatsappLink')}
+          </button>
+        </div>
+      ) : null}
+      {status ? (
+        <p role="status" className="ok">
+          {status}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
 export function PreferencesPage() {
   const { t } = useTranslation();
   const loaded = useResource<Preferences>('/api/account/preferences');
-  const whatsapp = useResource<WhatsAppLink>('/api/account/whatsapp');
   const [prefs, setPrefs] = useState<Preferences | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -233,12 +313,7 @@ export function PreferencesPage() {
       </section>
       <Settings title={t('prefs.notifications')} values={prefs.notificationSettings} onChange={(v) => set({ ...prefs, notificationSettings: v })} />
       <Settings title={t('prefs.relevance')} values={prefs.relevanceSettings} onChange={(v) => set({ ...prefs, relevanceSettings: v })} />
-      <section className="card" aria-labelledby="whatsapp">
-        <h2 id="whatsapp">{t('prefs.whatsapp')}</h2>
-        <p data-testid="whatsapp-status">
-          {!whatsapp.data ? t('app.loading') : !whatsapp.data.configured ? t('prefs.whatsappOff') : whatsapp.data.linked ? t('prefs.whatsappLinked', { phone: whatsapp.data.phone }) : t('prefs.whatsappNotLinked')}
-        </p>
-      </section>
+      <WhatsAppCard />
       <div className="save-bar">
         <button type="submit">{t('prefs.save')}</button>
         {status ? (
