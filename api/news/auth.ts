@@ -1,13 +1,13 @@
 /**
  * X-API-Key authentication of the News API (spec §3.1, §5, §8): the key is found by its hash, must
- * be active and hold the route's scope; then the per-key minute limit of the account's plan and,
- * for live keys, the account's monthly quota are counted. Every answer carries X-RateLimit-*;
- * live keys of a limited plan also get X-Quota-Limit, X-Quota-Remaining and X-Quota-Reset.
+ * be active and hold the route's scope; then the minute limit of the account's plan (all its keys
+ * together) and the account's monthly quota (live keys) or sandbox day (test keys) are counted.
+ * Every answer carries X-RateLimit-* and, but on an unlimited plan's live keys, X-Quota-*.
  */
 import type { Context } from 'koa';
 import { hashApiKey, keyStatus, looksLikeApiKey, type KeyMode, type KeyScope } from '../../models/news/api-key.rules';
 import { PLAN_LIMITS, planName, type Plan } from '../../models/news/plan.rules';
-import { nextMonthStart } from '../../models/news/usage.repo';
+import { nextDayStart, nextMonthStart } from '../../models/news/usage.repo';
 import { AppError } from '../../models/errors';
 import type { AuthPolicy } from '../shared/auth';
 import type { NewsDeps } from './deps';
@@ -30,21 +30,32 @@ export const KEYS_HINT = 'Create an API key in the dashboard (POST /api/keys wit
 const TOUCH_EVERY_MS = 60_000;
 const touched = new Map<string, number>();
 
+/**
+ * Counts the request for the account's month: a live key's against the plan's monthly quota, a
+ * test key's against the sandbox's daily cap (decisions.md, "The sandbox"). The answer tells the
+ * client where it stands in X-Quota-Limit, X-Quota-Remaining and X-Quota-Reset; past it, 429.
+ */
 async function countMonth(ctx: Context, deps: NewsDeps, p: KeyPrincipal): Promise<void> {
-  const quota = PLAN_LIMITS[p.plan].perMonth;
   const now = new Date();
-  // Every request is counted per day and key for the dashboard; only a live key's against the quota.
-  const counted = p.mode === 'live';
-  const count = await deps.usage.increment(p.sub, now, p.keyId, counted);
-  if (!counted || quota === null) return;
-  const reset = nextMonthStart(now);
+  const live = p.mode === 'live';
+  // Every request is counted per day and key for the dashboard, in the same write.
+  const counted = await deps.usage.increment(p.sub, now, p.keyId, live);
+  const quota = live ? PLAN_LIMITS[p.plan].perMonth : deps.config.news.sandboxPerDay;
+  if (quota === null) return;
+  const used = live ? counted.month : counted.sandboxDay;
+  const reset = live ? nextMonthStart(now) : nextDayStart(now);
   ctx.set('X-Quota-Limit', String(quota));
-  ctx.set('X-Quota-Remaining', String(Math.max(0, quota - count)));
+  ctx.set('X-Quota-Remaining', String(Math.max(0, quota - used)));
   ctx.set('X-Quota-Reset', String(Math.floor(reset.getTime() / 1000)));
-  if (count > quota) {
-    throw new AppError('RATE_LIMITED', `Monthly quota of ${quota.toLocaleString('en')} requests of the ${planName(p.plan)} plan is used up; it resets on ${reset.toISOString().slice(0, 10)}`, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000))) },
-    });
+  if (used > quota) {
+    const resetsOn = reset.toISOString().slice(0, 10);
+    throw new AppError(
+      'RATE_LIMITED',
+      live
+        ? `Monthly quota of ${quota.toLocaleString('en')} requests of the ${planName(p.plan)} plan is used up; it resets on ${resetsOn}`
+        : `The sandbox's ${quota.toLocaleString('en')} requests a day (all test keys of the account together) are used up; they reset on ${resetsOn} at 00:00 UTC. Use a live key for production traffic`,
+      { headers: { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000))) } },
+    );
   }
 }
 
@@ -66,8 +77,9 @@ export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrin
       const status = keyStatus(record);
       if (status !== 'active') throw new AppError('UNAUTHENTICATED', `This API key has ${status === 'expired' ? 'expired' : 'been revoked'}. ${KEYS_HINT}`);
       const principal: KeyPrincipal = { sub: record.userId, keyId: record.keyId, keyHash: hash, mode: record.mode, scopes: record.scopes, plan: found.plan ?? 'starter' };
-      // Counted before the scope check: a key hammering a route it may not use is still limited.
-      await deps.keyLimiters[principal.plan].consume(ctx, `key:${record.keyId}`);
+      // Counted per account, whichever key: more keys are not more volume. Before the scope check:
+      // a key hammering a route it may not use is still limited.
+      await deps.accountLimiters[principal.plan].consume(ctx, `account:${record.userId}`);
       if (scope && !record.scopes.includes('*') && !record.scopes.includes(scope)) {
         throw new AppError('FORBIDDEN', `This API key lacks the scope ${scope} (it has ${record.scopes.join(', ')})`);
       }

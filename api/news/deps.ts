@@ -33,8 +33,8 @@ export interface NewsDeps extends Infra {
   imports: ImportRepo;
   /** Re-enrichments of the articles a filter matched. */
   reenrichments: ReenrichmentRepo;
-  /** Requests per minute per key, by the plan of the key's account. */
-  keyLimiters: Record<Plan, Limiter>;
+  /** Requests per minute per account (all its keys together), by the account's plan. */
+  accountLimiters: Record<Plan, Limiter>;
   billing: BillingRepo;
   /** Hands verified Stripe events to their subscription workflows. */
   relay: EventRelay;
@@ -56,15 +56,15 @@ const HAND_OVER_CONCURRENCY = 8;
 
 export function makeNewsDeps(infra: Infra): NewsDeps {
   const { conn, ready } = infra.mongo;
-  const keyLimiters = Object.fromEntries(
+  const accountLimiters = Object.fromEntries(
     PLANS.map((plan) => [
       plan,
       createMongoLimiter(ready, infra.config.mongo.db, {
-        name: `news-key-${plan}`,
+        name: `news-account-${plan}`,
         points: infra.config.news.perMinute[plan],
         durationSec: 60,
         syncMs: infra.config.rateLimit.syncMs,
-        message: `Rate limit exceeded: ${infra.config.news.perMinute[plan]} requests per minute per key on this plan`,
+        message: `Rate limit exceeded: ${infra.config.news.perMinute[plan]} requests per minute per account on this plan, all its keys together`,
       }),
     ]),
   ) as Record<Plan, Limiter>;
@@ -80,7 +80,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     queries: createArticleQueries(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
     imports: createImportRepo(conn),
     reenrichments: createReenrichmentRepo(conn),
-    keyLimiters,
+    accountLimiters,
     billing,
     relay,
     handOver: createHandOver<BillingEvent>((event) => relay.forward(event), {

@@ -22,15 +22,22 @@ export interface CreateKeyInput {
 
 type KeyWithPlan = { key: ApiKeyDoc; plan: Plan | null };
 
+/** How long a hash found nowhere is remembered as unknown. */
+export const UNKNOWN_KEY_CACHE_MS = 60_000;
+
 /**
  * `cacheMs` > 0: the API's process keeps each key it authenticated, with its account's plan, for
  * that long (decisions.md, "API keys and plans cached for seconds"). Revoking through this repo
  * forgets the key at once here; elsewhere (another API process, the CLI, a plan changed by the
- * billing workflow) it takes effect within `cacheMs`. Unknown keys are never cached.
+ * billing workflow) it takes effect within `cacheMs`. A hash found nowhere is remembered for
+ * {@link UNKNOWN_KEY_CACHE_MS} too, so a client repeating a wrong key (a typo, a deleted
+ * integration's key, a flood) costs no lookup each time: a key's secret is random, so nobody sends
+ * one before it exists.
  */
 export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number } = {}) {
   const Keys = apiKeyModel(conn);
   const cache = options.cacheMs ? new LRUCache<string, KeyWithPlan>({ max: 10_000, ttl: options.cacheMs }) : undefined;
+  const unknown = options.cacheMs ? new LRUCache<string, true>({ max: 10_000, ttl: UNKNOWN_KEY_CACHE_MS }) : undefined;
   const forgetUser = (userId: string) => {
     for (const [hash, found] of cache?.entries() ?? []) if (found.key.userId === userId) cache!.delete(hash);
   };
@@ -60,9 +67,14 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
      * now (its secret with it), or, when that id was taken by an earlier attempt, that key's
      * record without its secret (only its hash was ever stored).
      */
-    async createOnce(input: CreateKeyInput & { keyId: string }): Promise<{ key: string; record: ApiKeyDoc } | { key: null; record: ApiKeyDoc }> {
+    async createOnce(
+      input: CreateKeyInput & { keyId: string },
+      /** Runs when no key has this id yet, before one is made (a check that may refuse by throwing). */
+      beforeCreate: () => Promise<void> = async () => undefined,
+    ): Promise<{ key: string; record: ApiKeyDoc } | { key: null; record: ApiKeyDoc }> {
       const earlier = await Keys.findOne({ keyId: input.keyId }).lean<ApiKeyDoc>();
       if (earlier) return { key: null, record: earlier };
+      await beforeCreate();
       try {
         return await create(input);
       } catch (err) {
@@ -81,6 +93,7 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
     async findByHashWithPlan(keyHash: string): Promise<KeyWithPlan | null> {
       const cached = cache?.get(keyHash);
       if (cached) return cached;
+      if (unknown?.has(keyHash)) return null;
       const [found] = await Keys.aggregate<ApiKeyDoc & { plan?: Plan | null }>([
         { $match: { _id: keyHash } },
         { $limit: 1 },
@@ -88,7 +101,10 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
         { $set: { plan: { $arrayElemAt: ['$account.plan', 0] } } },
         { $unset: 'account' },
       ]);
-      if (!found) return null;
+      if (!found) {
+        unknown?.set(keyHash, true);
+        return null;
+      }
       const { plan, ...key } = found;
       const result = { key: key as ApiKeyDoc, plan: plan ?? null };
       cache?.set(keyHash, result);
@@ -103,6 +119,16 @@ export function createApiKeyRepo(conn: Connection, options: { cacheMs?: number }
       const current = await Keys.findById(keyHash, { revokedAt: 1 }).lean<Pick<ApiKeyDoc, 'revokedAt'>>();
       if (current && !current.revokedAt) await Keys.updateOne({ _id: keyHash }, { $set: { revokedAt: new Date() } });
       cache?.delete(keyHash); // after the write: a read racing it cannot cache the key as active again
+    },
+
+    /** The account's active keys (neither revoked nor expired at `now`), live and test. */
+    countActive: (userId: string, now: Date) =>
+      Keys.countDocuments({ userId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }).exec(),
+
+    /** Removes a key that was never shown to anyone (one made past the plan's number of keys). */
+    async discard(keyHash: string): Promise<void> {
+      await Keys.deleteOne({ _id: keyHash });
+      cache?.delete(keyHash);
     },
 
     /** Records use; callers throttle it (one write per key per minute is plenty). */

@@ -9,19 +9,24 @@ export const INCLUDE_MODULES = ['sentiment', 'market_impact', 'entities', 'trans
 export type IncludeModule = (typeof INCLUDE_MODULES)[number];
 
 export interface PlanLimits {
-  /** Requests per minute, per key. */
+  /**
+   * Requests per minute of the account, whichever of its keys (live and test) sends them: the
+   * spec's "per key" limit, held per account so that more keys are not more volume (issue 35).
+   */
   perMinute: number;
   /** Requests per calendar month (UTC), live keys only; null is unlimited. */
   perMonth: number | null;
+  /** Keys the account may hold at once (active: neither revoked nor expired), live and test together. */
+  activeKeys: number;
   modules: readonly IncludeModule[];
 }
 
 const STARTER_MODULES = ['translations', 'classification', 'meta'] as const;
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  starter: { perMinute: 100, perMonth: 500_000, modules: STARTER_MODULES },
-  pro: { perMinute: 500, perMonth: 3_000_000, modules: INCLUDE_MODULES },
-  business: { perMinute: 2_000, perMonth: null, modules: INCLUDE_MODULES },
+  starter: { perMinute: 100, perMonth: 500_000, activeKeys: 5, modules: STARTER_MODULES },
+  pro: { perMinute: 500, perMonth: 3_000_000, activeKeys: 20, modules: INCLUDE_MODULES },
+  business: { perMinute: 2_000, perMonth: null, activeKeys: 100, modules: INCLUDE_MODULES },
 };
 
 export const isPlan = (v: string): v is Plan => (PLANS as readonly string[]).includes(v);

@@ -1,4 +1,5 @@
-/** API keys of the News API: the dashboard endpoints, key states, per-key limits and quotas. */
+/** API keys of the News API: the dashboard endpoints, key states, per-account limits, quotas and the sandbox. */
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { apiKeyModel } from '../../models/news/api-key.model';
 import { hashApiKey } from '../../models/news/api-key.rules';
@@ -99,6 +100,45 @@ describe('dashboard key endpoints', () => {
     expect(await repo.findByHashWithPlan(hashApiKey(owner.key.slice(0, -1) + (owner.key.endsWith('a') ? 'b' : 'a')))).toBeNull();
   });
 
+  it('an unknown key costs one lookup, not one a request', async () => {
+    const repo = createApiKeyRepo(svc.deps.mongo.conn, { cacheMs: 5_000 });
+    const hash = hashApiKey(`nws_live_${'Z'.repeat(32)}`);
+    await apiKeyModel(svc.deps.mongo.conn).deleteOne({ _id: hash });
+    expect(await repo.findByHashWithPlan(hash)).toBeNull();
+    // Were it looked up again, this row would be found: the repo answers from what it learned.
+    await apiKeyModel(svc.deps.mongo.conn).create({ _id: hash, keyId: randomUUID(), userId: 'nobody', name: 'planted', displayPrefix: 'nws_live_ZZZZZZ', mode: 'live', scopes: ['*'], expiresAt: null });
+    try {
+      expect(await repo.findByHashWithPlan(hash)).toBeNull();
+      expect(await createApiKeyRepo(svc.deps.mongo.conn).findByHashWithPlan(hash)).not.toBeNull();
+    } finally {
+      await apiKeyModel(svc.deps.mongo.conn).deleteOne({ _id: hash });
+    }
+  });
+
+  it("holds an account to its plan's number of active keys, live and test together", async () => {
+    const jwt = await tokenFor(`dash-cap-${randomUUID()}`);
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await dashboard(jwt).post({ name: `k${i}`, mode: i % 2 ? 'test' : 'live' }).expect(201)).body.data.id);
+    const refused = await dashboard(jwt).post({ name: 'one more', mode: 'test' }).expect(403);
+    expect(refused.body).toMatchObject({ success: false, statusCode: 403, error: expect.stringMatching(/^The Starter plan allows 5 active API keys \(live and test together\)/) });
+    expect((await dashboard(jwt).list().expect(200)).body.data).toHaveLength(5);
+    // A revoked key frees its place.
+    await dashboard(jwt).revoke(made[0]!).expect(200);
+    await dashboard(jwt).post({ name: 'replacement' }).expect(201);
+    await dashboard(jwt).post({ name: 'still too many' }).expect(403);
+  });
+
+  it('keys created at once for the last place: the account never keeps more than its plan allows', async () => {
+    const userId = `dash-race-${randomUUID()}`;
+    const jwt = await tokenFor(userId);
+    for (let i = 0; i < 3; i++) await dashboard(jwt).post({ name: `k${i}` }).expect(201);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => dashboard(jwt).post({ name: `racer${i}` })));
+    const created = answers.filter((r) => r.status === 201).length;
+    expect(answers.every((r) => r.status === 201 || r.status === 403)).toBe(true);
+    expect(created).toBeLessThanOrEqual(2);
+    expect(await svc.deps.apiKeys.countActive(userId, new Date())).toBe(3 + created);
+  });
+
   it('a key revoked on one API process stops working on another within API_KEY_CACHE_SECONDS', async () => {
     const other = await startNewsService({ API_KEY_CACHE_SECONDS: '1' });
     try {
@@ -131,7 +171,23 @@ describe('X-API-Key', () => {
     expect(res.body.error).toMatch(/^This API key has expired/);
   });
 
-  it('counts down the per-key minute limit of the plan to 429 with Retry-After', async () => {
+  it("holds the plan's minute limit per account: more keys are not more requests", async () => {
+    const { userId, key } = await accountWithKey(svc, 'starter');
+    const more = [
+      (await svc.deps.apiKeys.create({ userId, name: 'second', mode: 'live', scopes: ['*'], expiresAt: null })).key,
+      (await svc.deps.apiKeys.create({ userId, name: 'sandbox', mode: 'test', scopes: ['*'], expiresAt: null })).key,
+    ];
+    const keys = [key, ...more];
+    for (let i = 0; i < 100; i++) expect((await withKey(svc, keys[i % 3]!, '/api/usage')).status).toBe(200);
+    for (const k of keys) {
+      const limited = await withKey(svc, k, '/api/usage').expect(429);
+      expect(limited.body.error).toBe('Rate limit exceeded: 100 requests per minute per account on this plan, all its keys together');
+    }
+    // Another account is not affected.
+    await withKey(svc, (await accountWithKey(svc, 'starter')).key, '/api/usage').expect(200);
+  });
+
+  it('counts down the per-account minute limit of the plan to 429 with Retry-After', async () => {
     const { key } = await accountWithKey(svc, 'starter', { mode: 'test' });
     let last = await withKey(svc, key, '/api/usage').expect(200);
     expect(last.headers['x-ratelimit-limit']).toBe('100');
@@ -164,13 +220,33 @@ describe('X-API-Key', () => {
 
     const sandbox = await accountWithKey(svc, 'starter', { mode: 'test' });
     const t = await withKey(svc, sandbox.key, '/api/usage').expect(200);
-    expect(t.headers['x-quota-limit']).toBeUndefined();
-    expect(t.body.data).toMatchObject({ key: { mode: 'test', countedMonthly: false }, month: { used: 0 } });
+    // A test key's quota is the sandbox's day.
+    expect(t.headers['x-quota-limit']).toBe('1000');
+    expect(t.headers['x-quota-remaining']).toBe('999');
+    expect(t.body.data).toMatchObject({ key: { mode: 'test', countedMonthly: false }, month: { used: 0 }, sandbox: { limit: 1000, used: 1, remaining: 999 } });
 
     const unlimited = await accountWithKey(svc, 'business');
     const b = await withKey(svc, unlimited.key, '/api/usage').expect(200);
     expect(b.headers['x-quota-limit']).toBeUndefined();
     expect(b.body.data.month).toMatchObject({ limit: null, remaining: null });
+  });
+
+  it("caps the sandbox per account and day: test keys are not a free production", async () => {
+    const { userId, key } = await accountWithKey(svc, 'business', { mode: 'test' });
+    const other = (await svc.deps.apiKeys.create({ userId, name: 'another sandbox', mode: 'test', scopes: ['*'], expiresAt: null })).key;
+    const live = (await svc.deps.apiKeys.create({ userId, name: 'production', mode: 'live', scopes: ['*'], expiresAt: null })).key;
+    const now = new Date();
+    await svc.deps.mongo.conn.db!.collection('news_usage').insertOne({ _id: `${userId}:${monthOf(now)}` as never, userId, month: monthOf(now), count: 0, sandbox: { [now.toISOString().slice(8, 10)]: 999 } });
+    const lastOne = await withKey(svc, key, '/api/articles?limit=1').expect(200);
+    expect(lastOne.headers['x-quota-remaining']).toBe('0');
+    for (const k of [key, other]) {
+      const refused = await withKey(svc, k, '/api/articles?limit=1').expect(429);
+      expect(refused.body.error).toMatch(/^The sandbox's 1,000 requests a day \(all test keys of the account together\) are used up; they reset on \d{4}-\d{2}-\d{2} at 00:00 UTC/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(86_400);
+    }
+    // The account's live key is not the sandbox.
+    await withKey(svc, live, '/api/articles?limit=1').expect(200);
   });
 
   it('answers 429 once the monthly quota is used up, until the month ends', async () => {

@@ -218,13 +218,16 @@ describe('an API key created under an Idempotency-Key', () => {
     };
     const apiKeys = {
       create,
-      async createOnce(input: Parameters<typeof create>[0] & { keyId: string }) {
+      async createOnce(input: Parameters<typeof create>[0] & { keyId: string }, beforeCreate: () => Promise<void>) {
         const earlier = [...stored.values()].find((k) => k.keyId === input.keyId);
         if (earlier) return { key: null, record: earlier };
+        await beforeCreate();
         return await create(input);
       },
       findForUser: async () => null,
       revoke: async () => undefined,
+      countActive: async (userId: string) => [...stored.values()].filter((k) => k.userId === userId && !k.revokedAt).length,
+      discard: async () => undefined,
     } as unknown as ApiKeyDeps['apiKeys'];
     const deps: ApiKeyDeps = { apiKeys, users: { ensure: async () => ({}) as never }, now: () => T0 };
     return { deps, stored };

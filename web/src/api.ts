@@ -77,8 +77,13 @@ export interface Usage {
   plan: string;
   month: { month: string; limit: number | null; used: number; remaining: number | null; resetsAt: string };
   perMinuteLimit: number;
+  /** The account's minute, all keys together. */
+  minute: { limit: number; used: number; remaining: number; resetsAt: string };
+  /** Test keys' requests today (UTC). */
+  sandbox: { limit: number; used: number; remaining: number; resetsAt: string };
+  activeKeysLimit: number;
   days: { date: string; total: number; perKey: Record<string, number> }[];
-  keys: { id: string; name: string; prefix: string; mode: 'live' | 'test'; minute: { used: number; remaining: number; resetsAt: string } }[];
+  keys: { id: string; name: string; prefix: string; mode: 'live' | 'test' }[];
 }
 
 export interface Subscription {

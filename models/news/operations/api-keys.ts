@@ -10,10 +10,11 @@ import { uuidFromRequestKey } from '../../infra/idempotency.rules';
 import type { UserRepo } from '../../users/user.repo';
 import type { ApiKeyDoc } from '../api-key.model';
 import type { ApiKeyRepo } from '../api-key.repo';
-import { normaliseScopes, resolveExpiry, type KeyMode, type KeyScope } from '../api-key.rules';
+import { hashApiKey, normaliseScopes, resolveExpiry, type KeyMode, type KeyScope } from '../api-key.rules';
+import { PLAN_LIMITS, planName, type Plan } from '../plan.rules';
 
 export interface ApiKeyDeps {
-  apiKeys: Pick<ApiKeyRepo, 'create' | 'createOnce' | 'findForUser' | 'revoke'>;
+  apiKeys: Pick<ApiKeyRepo, 'create' | 'createOnce' | 'findForUser' | 'revoke' | 'countActive' | 'discard'>;
   users: Pick<UserRepo, 'ensure'>;
   now: () => Date;
 }
@@ -45,10 +46,22 @@ export function keyAlreadyCreated(record: Pick<ApiKeyDoc, 'keyId' | 'name' | 'di
   );
 }
 
+function tooManyKeys(plan: Plan): AppError {
+  const n = PLAN_LIMITS[plan].activeKeys;
+  return new AppError('FORBIDDEN', `The ${planName(plan)} plan allows ${n} active API keys (live and test together): revoke one you no longer use, or upgrade the plan`, {
+    details: { activeKeysLimit: n },
+  });
+}
+
 /**
  * Creates a key: the record, and the key itself, which is never shown again. Under a requestKey
  * (an Idempotency-Key) the key's public id derives from it: a repeat finds the key made and
  * creates none (409, keyAlreadyCreated: the secret cannot be shown again).
+ *
+ * An account holds at most its plan's number of active keys (403 past it). Without transactions
+ * the count is checked before and again after the insert: a key that finds itself past the number
+ * (two creations racing for the last place) is discarded before anyone saw it, so the account never
+ * keeps more; at worst both racers are refused and one retry succeeds.
  */
 export async function createApiKey(deps: ApiKeyDeps, input: NewKey): Promise<{ key: string; record: ApiKeyDoc }> {
   let expiresAt: Date | null;
@@ -60,12 +73,26 @@ export async function createApiKey(deps: ApiKeyDeps, input: NewKey): Promise<{ k
     const message = (err as Error).message;
     throw new AppError('VALIDATION_FAILED', message, { details: [{ path: /scope/.test(message) ? 'body.scopes' : 'body.expiry', message }] });
   }
-  await deps.users.ensure(input.userId, input.email);
+  const user = await deps.users.ensure(input.userId, input.email);
+  const plan = user.plan ?? 'starter';
+  const allowed = PLAN_LIMITS[plan].activeKeys;
   const fields = { userId: input.userId, name: input.name, mode: input.mode, scopes, expiresAt };
-  if (!input.requestKey) return await deps.apiKeys.create(fields);
-  const made = await deps.apiKeys.createOnce({ ...fields, keyId: uuidFromRequestKey(input.requestKey, 'api-key') });
-  if (made.record.userId !== input.userId) throw new AppError('CONFLICT', 'This Idempotency-Key cannot be used: send a new one');
-  if (made.key === null) throw keyAlreadyCreated(made.record);
+  let made: { key: string; record: ApiKeyDoc };
+  if (!input.requestKey) {
+    if ((await deps.apiKeys.countActive(input.userId, deps.now())) >= allowed) throw tooManyKeys(plan);
+    made = await deps.apiKeys.create(fields);
+  } else {
+    const once = await deps.apiKeys.createOnce({ ...fields, keyId: uuidFromRequestKey(input.requestKey, 'api-key') }, async () => {
+      if ((await deps.apiKeys.countActive(input.userId, deps.now())) >= allowed) throw tooManyKeys(plan);
+    });
+    if (once.record.userId !== input.userId) throw new AppError('CONFLICT', 'This Idempotency-Key cannot be used: send a new one');
+    if (once.key === null) throw keyAlreadyCreated(once.record);
+    made = once;
+  }
+  if ((await deps.apiKeys.countActive(input.userId, deps.now())) > allowed) {
+    await deps.apiKeys.discard(hashApiKey(made.key));
+    throw tooManyKeys(plan);
+  }
   return made;
 }
 

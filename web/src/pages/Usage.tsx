@@ -73,35 +73,14 @@ export function UsagePage() {
       </section>
       <section className="card" aria-labelledby="headroom">
         <h2 id="headroom">{t('usage.headroom')}</h2>
-        <p>{t('usage.perMinute', { limit: formatNumber(u.perMinuteLimit, lng) })}</p>
-        {u.keys.length === 0 ? (
-          <p>{t('usage.noKeys')}</p>
-        ) : (
-          <TableBox label={t('usage.headroom')}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('keys.name')}</th>
-                  <th scope="col">{t('keys.mode')}</th>
-                  <th scope="col">{t('usage.remaining')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {u.keys.map((k) => (
-                  <tr key={k.id}>
-                    <td>{keyName(k.id)}</td>
-                    <td>
-                      <span className={`badge ${k.mode}`}>{t(`keys.${k.mode}`)}</span>
-                    </td>
-                    <td>
-                      {formatNumber(k.minute.remaining, lng)} / {formatNumber(u.perMinuteLimit, lng)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableBox>
-        )}
+        <p>{t('usage.perMinute', { limit: formatNumber(u.minute.limit, lng) })}</p>
+        <p data-testid="minute-left">
+          {t('usage.remaining')}: {formatNumber(u.minute.remaining, lng)} / {formatNumber(u.minute.limit, lng)}
+        </p>
+        <p data-testid="sandbox-used">{t('usage.sandbox', { used: formatNumber(u.sandbox.used, lng), limit: formatNumber(u.sandbox.limit, lng) })}</p>
+        <p className="muted" data-testid="active-keys">
+          {u.keys.length === 0 ? t('usage.noKeys') : t('usage.activeKeys', { count: u.keys.length, limit: formatNumber(u.activeKeysLimit, lng) })}
+        </p>
       </section>
     </>
   );
