@@ -14,7 +14,7 @@ import { toFailure } from './errors';
 import { healthHandler } from './health';
 import { healthChecks, type HealthCheck, type Infra } from './infra';
 import { buildOpenApi, DOCS_ASSETS, DOCS_INIT_JS, docsPage } from './openapi';
-import { createMongoLimiter } from './rate-limit';
+import { createFailureLimiter, createMongoLimiter } from './rate-limit';
 import { type AnyRoute, routeMiddleware } from './route';
 import type { Principal } from '../../models/auth/token.rules';
 
@@ -46,10 +46,22 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: D, options: AppOptions = {}): Koa {
   const { config, logger } = deps;
-  const app = new Koa({ proxy: config.http.trustProxy });
+  // Behind N proxies the client IP is the Nth X-Forwarded-For entry from the right: the leftmost
+  // ones are whatever the client sent, and would let it choose its own rate-limit key.
+  const hops = config.http.proxyHops;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by our middleware, with the request id
   const envelopeFor = envelopeSelector(service.envelope, service.envelopeRules);
   const auth: AuthServices = {
+    failures: createFailureLimiter(
+      createMongoLimiter(deps.mongo.ready, config.mongo.db, {
+        name: `${service.name}-auth-failures`,
+        points: config.rateLimit.authFailuresPerMinute,
+        durationSec: 60,
+        syncMs: config.rateLimit.syncMs,
+        message: `Too many failed authentications: ${config.rateLimit.authFailuresPerMinute} a minute per client IP. Check the credentials you send, then retry after the time in Retry-After`,
+      }),
+    ),
     verifyToken:
       options.verifyToken ??
       createTokenVerifier({

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { AppError } from '../../models/errors';
 import { hasPermission, type Principal, type TokenVerifier } from '../../models/auth/token.rules';
+import type { FailureLimiter } from './rate-limit';
 
 export interface AuthPolicy<P = unknown> {
   /**
@@ -26,6 +27,8 @@ export interface AuthPolicy<P = unknown> {
 
 export interface AuthServices {
   verifyToken: TokenVerifier;
+  /** Failed authentications per client IP (createApp's; none where a test builds a route alone). */
+  failures?: FailureLimiter;
 }
 
 export const publicRoute: AuthPolicy<undefined> = {

@@ -17,6 +17,7 @@
  * the process between syncs").
  */
 import type { Context } from 'koa';
+import { LRUCache } from 'lru-cache';
 import type { Connection, mongo } from 'mongoose';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import RateLimiterStoreAbstract from 'rate-limiter-flexible/lib/RateLimiterStoreAbstract';
@@ -282,6 +283,45 @@ export function createMongoLimiter(
         return { count: res?.consumedPoints ?? 0, resetAt: new Date(Date.now() + (res?.msBeforeNext ?? options.durationSec * 1000)) };
       } catch (err) {
         throw dependencyUnavailable('mongodb', err);
+      }
+    },
+  };
+}
+
+/**
+ * Failed authentications counted per client (issue 35): `fail` counts one (429 past the limit,
+ * which then stands for the rest of the window); `refuseWhileBlocked` answers that 429 before any
+ * credential is looked at, so a client past its limit costs no lookup. Which clients are blocked is
+ * what this process learned from its own counts: another process learns it at that client's next
+ * failure there, from the shared window.
+ */
+export interface FailureLimiter {
+  refuseWhileBlocked(key: string): void;
+  fail(ctx: Context, key: string): Promise<void>;
+}
+
+export function createFailureLimiter(limiter: Limiter, now: () => number = Date.now): FailureLimiter {
+  const blocked = new LRUCache<string, { until: number; error: AppError }>({ max: 10_000 });
+  return {
+    refuseWhileBlocked(key) {
+      const b = blocked.get(key);
+      if (!b) return;
+      const left = b.until - now();
+      if (left <= 0) {
+        blocked.delete(key);
+        return;
+      }
+      const error = b.error;
+      throw new AppError(error.code, error.message, { headers: { ...error.headers, 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) } });
+    },
+    async fail(ctx, key) {
+      try {
+        await limiter.consume(ctx, key);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'RATE_LIMITED') {
+          blocked.set(key, { until: now() + Number(err.headers?.['Retry-After'] ?? 1) * 1000, error: err });
+        }
+        throw err;
       }
     },
   };

@@ -175,8 +175,22 @@ function parseSignedBody(text: string | undefined): unknown {
 /** The Koa middleware that runs one route: auth, validation, Idempotency-Key, handler, envelope. */
 export function routeMiddleware<D>(route: AnyRoute<D>, deps: D, auth: AuthServices) {
   const store = route.idempotent ? storeOf(route, deps) : undefined;
+  // Credentials a client sends (not a provider's signature, which its own limit covers) are limited
+  // by their failures per client IP: past the limit, 429 before they are looked at (issue 35).
+  const guarded = route.auth.scheme !== undefined && !route.auth.signed ? auth.failures : undefined;
+  const authenticate = async (ctx: Context) => {
+    if (!guarded) return await route.auth.authenticate(ctx, auth, deps);
+    const client = `ip:${ctx.ip}`;
+    guarded.refuseWhileBlocked(client);
+    try {
+      return await route.auth.authenticate(ctx, auth, deps);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'UNAUTHENTICATED') await guarded.fail(ctx, client);
+      throw err;
+    }
+  };
   return async (ctx: Context): Promise<void> => {
-    const principal = await route.auth.authenticate(ctx, auth, deps);
+    const principal = await authenticate(ctx);
     ctx.state.principal = principal;
     if (route.rateLimit) await route.rateLimit({ ctx, auth: principal, deps });
     const params = parseOrThrow(route.params, ctx.params ?? {}, 'params');
