@@ -92,6 +92,26 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free TCP port found between ${low} and ${high}`);
 }
 
+/**
+ * `count` consecutive free ports (the news sites double's origins, which the fetcher's allow-list
+ * names as one range): the first of them is returned.
+ */
+export async function freePortRange(count: number): Promise<number> {
+  const high = ephemeralLow() - count;
+  const low = 10_000;
+  for (let attempt = 0; attempt < 1_000; attempt += 1) {
+    const first = low + Math.floor(Math.random() * (high - low + 1));
+    const ports = Array.from({ length: count }, (_, i) => first + i);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    let free = true;
+    for (const p of ports) if (!(free = await canListen(p))) break;
+    if (!free) continue;
+    for (const p of ports) handedOut.add(p);
+    return first;
+  }
+  throw new Error(`no ${count} consecutive free TCP ports found between ${low} and ${high}`);
+}
+
 /** Marks a port as taken by configuration, so {@link freePort} never hands it to another service. */
 export function reservePort(port: number): void {
   handedOut.add(port);

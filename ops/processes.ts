@@ -11,6 +11,13 @@ import { type ProcessSpec, type Supervisor, tolerateClosedOutput } from './super
 
 const ROOT = path.resolve(__dirname, '..');
 
+/**
+ * Origins of the news sites double after its control port: its sites and fault feeds, on the
+ * ports that follow (tests/doubles/news-web-double.ts). The fetcher's allow-list names exactly these.
+ */
+export const NEWS_WEB_SITE_PORTS = 15;
+
+
 export function childEnv(config: Config, overrides: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, NODE_ENV: config.env, ...overrides };
 }

@@ -6,14 +6,13 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
 import { assertPortFree, freePort, reservePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
+import { NEWS_WEB_SITE_PORTS, appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 
 /** The Cloud API double's credentials in development (not secrets: the double runs on loopback). */
 const DEV_WHATSAPP_TOKEN = 'EAAdevelopmentaccesstoken';
 const DEV_WHATSAPP_PHONE_NUMBER_ID = '100000000000001';
 /** Ports the news sites double takes after its control port (one per site and fault origin). */
-const NEWS_WEB_PORTS = 15;
 
 function portOf(address: string): number {
   const port = Number(address.split(':').pop());
@@ -80,7 +79,7 @@ async function main(): Promise<void> {
   // The news sites the seeded sources read (tests/doubles/news-web-double.ts): its control API on
   // this port, its sites on the ones after it.
   const newsWebPort = config.devServices.newsWebDoublePort;
-  for (let i = 0; i <= NEWS_WEB_PORTS; i++) wanted.push([newsWebPort + i, 'news sites double']);
+  for (let i = 0; i <= NEWS_WEB_SITE_PORTS; i++) wanted.push([newsWebPort + i, 'news sites double']);
   if (useFerret) wanted.push([ports.ferretdb, 'FerretDB'], [ports.postgres, 'PostgreSQL (FerretDB\'s storage)']);
   for (const [port, what] of wanted) {
     await assertPortFree(port, what);
@@ -117,7 +116,8 @@ async function main(): Promise<void> {
     ...(useOpenAiDouble ? { OPENAI_BASE_URL: `http://127.0.0.1:${openaiDoublePort}/v1`, OPENAI_API_KEY: 'development-double' } : {}),
     // The sites double is on loopback, which the fetcher refuses unless allowed (SSRF guard).
     NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
-    NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, '127.0.0.1'])].join(','),
+    // Its sites' ports only: loopback also serves Mailpit (sign-in codes), MinIO and Temporal.
+    NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, `127.0.0.1:${newsWebPort + 1}-${newsWebPort + NEWS_WEB_SITE_PORTS}`])].join(','),
   });
   // A double of an external service (tests/doubles): its process, listening on `port`.
   const startDouble = async (name: string, port: number) => {
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
   say(`  Mail          ${useMailpit ? `Mailpit on http://127.0.0.1:${ports.mailpitUi} (SMTP :${ports.mailpitSmtp})` : 'SMTP_URL'}`);
   say(`  AI provider   ${useOpenAiDouble ? `OpenAI double on http://127.0.0.1:${openaiDoublePort}/v1 (no OPENAI_API_KEY)` : 'OPENAI_API_KEY'}`);
-  say(`  News sites    double on http://127.0.0.1:${newsWebPort} (its sites on :${newsWebPort + 1}–${newsWebPort + NEWS_WEB_PORTS}); \`npm run cli -- seed\` registers them as sources`);
+  say(`  News sites    double on http://127.0.0.1:${newsWebPort} (its sites on :${newsWebPort + 1}–${newsWebPort + NEWS_WEB_SITE_PORTS}); \`npm run cli -- seed\` registers them as sources`);
   say(`  MongoDB       ${useFerret ? `FerretDB on mongodb://127.0.0.1:${ports.ferretdb}/ (PostgreSQL with DocumentDB on :${ports.postgres})` : 'MONGODB_URI'} (database ${config.mongo.db})`);
   say(`  logs of dev services: ${path.join(config.dataDir, 'logs')}; Ctrl-C stops everything`);
 }

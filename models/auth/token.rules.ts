@@ -5,7 +5,9 @@
  * Every token must expire: no `exp` is refused, as is a `nbf` still in the future (jose). A token
  * signed with the shared secret may live at most `maxLifetimeSeconds` (JWT_MAX_LIFETIME_HOURS, 24 h):
  * its lifetime is `exp − iat`, or `exp − now` when it says nothing of when it was issued. Under a
- * JWKS the identity provider sets lifetimes; its tokens need `exp` all the same.
+ * JWKS the identity provider sets lifetimes; its tokens need `exp` all the same. Under either, a
+ * token issued in the future (`iat` later than now, past {@link CLOCK_SKEW_SECONDS}) is refused: a
+ * lifetime counted from a future `iat` would let a token outlive the maximum.
  */
 import { webcrypto } from 'node:crypto';
 import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -31,6 +33,8 @@ export interface TokenVerifierOptions {
 }
 
 export const DEFAULT_MAX_LIFETIME_SECONDS = 24 * 3600;
+/** How far a token's `iat` may lie ahead of our clock (clocks of two machines differ a little). */
+export const CLOCK_SKEW_SECONDS = 60;
 
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
@@ -61,8 +65,10 @@ export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
     } catch {
       throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
     }
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_SKEW_SECONDS) throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
     if (maxLifetime !== undefined) {
-      const issued = typeof payload.iat === 'number' ? payload.iat : Math.floor(Date.now() / 1000);
+      const issued = typeof payload.iat === 'number' ? payload.iat : now;
       if (payload.exp! - issued > maxLifetime) throw new AppError('UNAUTHENTICATED', `Token lifetime exceeds the maximum of ${maxLifetime} seconds`);
     }
     const claims = TokenClaims.safeParse(payload);

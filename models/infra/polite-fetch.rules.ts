@@ -123,17 +123,22 @@ export const effectivePort = (url: URL): string => url.port || (url.protocol ===
 
 /**
  * Whether the URL's host is on the allow-list (development doubles on loopback or a private
- * network), by host alone or by host:port. IPv6 hosts may be listed with or without brackets.
+ * network): by host alone, by host:port, or by host:first-last (a range of ports). IPv6 hosts may
+ * be listed with or without brackets. A host listed alone allows every port of it, so the
+ * development configuration names the doubles' ports: loopback also serves Mailpit (sign-in
+ * codes), MinIO and Temporal.
  */
 export function isAllowlisted(url: URL, allowHosts: readonly string[]): boolean {
   const host = unbracket(url.hostname.toLowerCase());
-  const port = effectivePort(url);
+  const port = Number(effectivePort(url));
   return allowHosts.some((entry) => {
     const e = entry.trim().toLowerCase();
     if (unbracket(e) === host) return true;
-    const colon = e.lastIndexOf(':');
-    if (colon < 0 || !/^\d+$/.test(e.slice(colon + 1))) return false;
-    return unbracket(e.slice(0, colon)) === host && e.slice(colon + 1) === port;
+    const m = /^(.*):(\d{1,5})(?:-(\d{1,5}))?$/.exec(e);
+    if (!m || unbracket(m[1]!) !== host) return false;
+    const first = Number(m[2]);
+    const last = m[3] === undefined ? first : Number(m[3]);
+    return port >= first && port <= last;
   });
 }
 

@@ -57,15 +57,24 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes the documented ports', () => {
+  it('publishes the APIs and the dashboard for the proxy in front of them, on loopback unless told', () => {
     const ports = (svc: string) => compose.services[svc].ports as string[];
-    expect(ports('news')).toContain('3001:3001');
-    expect(ports('support')).toContain('3002:3002');
-    expect(ports('quiz')).toContain('3003:3003');
-    expect(ports('web')).toContain('3000:3000');
-    expect(ports('temporal-ui')).toContain('8233:8080');
-    expect(ports('temporal')).toContain('7233:7233');
-    expect(ports('minio')).toContain('9000:9000');
+    expect(ports('news')).toEqual(['${BIND_ADDRESS:-127.0.0.1}:3001:3001']);
+    expect(ports('support')).toEqual(['${BIND_ADDRESS:-127.0.0.1}:3002:3002']);
+    expect(ports('quiz')).toEqual(['${BIND_ADDRESS:-127.0.0.1}:3003:3003']);
+    expect(ports('web')).toEqual(['${BIND_ADDRESS:-127.0.0.1}:3000:3000']);
+  });
+
+  it('publishes nothing internal to the network: Temporal, MongoDB and MinIO stay inside; the UIs on loopback only', () => {
+    // Temporal's gRPC and UI have no authentication here: whoever reaches them reads histories
+    // (prompts, phones, addresses) and can signal workflows (issue 35).
+    for (const svc of ['temporal', 'temporal-db', 'mongo', 'worker']) expect({ svc, ports: compose.services[svc].ports }).toEqual({ svc, ports: undefined });
+    expect(compose.services['temporal-ui'].ports).toEqual(['127.0.0.1:8233:8080']);
+    expect(compose.services.minio.ports).toEqual(['127.0.0.1:9001:9001']);
+    // Every published port names its address: a bare "port:port" would bind every interface.
+    for (const [name, svc] of Object.entries<any>(compose.services)) {
+      for (const p of (svc.ports ?? []) as string[]) expect({ name, p }).toEqual({ name, p: expect.stringMatching(/^(127\.0\.0\.1|\$\{BIND_ADDRESS:-127\.0\.0\.1\}):\d+:\d+$/) });
+    }
   });
 
   it('gives the apps and the worker a configuration that passes production validation', () => {

@@ -95,6 +95,18 @@ describe('URL checks', () => {
     expect(isAllowlisted(new URL('http://127.0.0.1/'), [])).toBe(false);
   });
 
+  it('allows a range of ports and nothing beside it', () => {
+    const doubles = ['127.0.0.1:20001-20015'];
+    expect(isAllowlisted(new URL('http://127.0.0.1:20001/'), doubles)).toBe(true);
+    expect(isAllowlisted(new URL('http://127.0.0.1:20015/feed'), doubles)).toBe(true);
+    expect(isAllowlisted(new URL('http://127.0.0.1:20000/'), doubles)).toBe(false);
+    expect(isAllowlisted(new URL('http://127.0.0.1:20016/'), doubles)).toBe(false);
+    expect(isAllowlisted(new URL('http://127.0.0.1/'), doubles)).toBe(false);
+    expect(isAllowlisted(new URL('http://localhost:20001/'), doubles)).toBe(false);
+    expect(isAllowlisted(new URL('http://[::1]:81/'), ['[::1]:80-81'])).toBe(true);
+    expect(isAllowlisted(new URL('http://127.0.0.1:80/'), ['127.0.0.1:90-80'])).toBe(false);
+  });
+
   it('describes URLs without credentials or query', () => {
     expect(describeUrl('https://u:p@example.com:8443/feed.xml?token=secret#x')).toBe('https://example.com:8443/feed.xml');
     expect(describeUrl('::')).toBe('(invalid URL)');

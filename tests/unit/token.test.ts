@@ -57,6 +57,16 @@ describe('bearer tokens', () => {
       await expect(verify(await forge().setIssuedAt().setExpirationTime('24h').sign(key))).resolves.toMatchObject({ sub: 'u1' });
     });
 
+    it('refuses a token issued in the future, whose lifetime would otherwise be counted from then', async () => {
+      // iat a day ahead and exp a day after it: 24 h "lifetime", valid for two days from now.
+      await expect(verify(await forge().setIssuedAt(now() + 86_400).setExpirationTime(now() + 2 * 86_400).sign(key))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: 'Invalid or expired token',
+      });
+      // A clock a few seconds ahead of ours is not a forgery.
+      await expect(verify(await forge().setIssuedAt(now() + 30).setExpirationTime(now() + 3600).sign(key))).resolves.toMatchObject({ sub: 'u1' });
+    });
+
     it('applies a configured maximum', async () => {
       const strict = createTokenVerifier({ secret, jwksUrl: undefined, issuer: undefined, audience: undefined, maxLifetimeSeconds: 600 });
       await expect(strict(await forge().setIssuedAt().setExpirationTime('11m').sign(key))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
@@ -117,6 +127,15 @@ describe('bearer tokens verified with a JWKS URL', () => {
       };
       await expect(verifyJwks(await signed('7d'))).resolves.toMatchObject({ sub: 'idp-user' });
       await expect(verifyJwks(await signed())).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      // Nor may it claim to be issued in the future.
+      const future = await new SignJWT({ permissions: [] })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('idp-user')
+        .setIssuer('https://id.example.com')
+        .setIssuedAt(Math.floor(Date.now() / 1000) + 3600)
+        .setExpirationTime('2h')
+        .sign(published.privateKey);
+      await expect(verifyJwks(future)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {
       server.close();
     }
