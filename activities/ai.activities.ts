@@ -7,11 +7,21 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import { capContext } from '../models/ai/agent.rules';
 import { AI_FAILURES, type ContextProviderSpec } from '../models/ai/chat.rules';
-import { calculatePrice, checkArguments, currentDate, formatJson, type SearchSource, type ToolSpec } from '../models/ai/tool.rules';
+import {
+  calculatePrice,
+  checkArguments,
+  currentDate,
+  formatJson,
+  ticketScope,
+  ticketScopeFilter,
+  type SearchSource,
+  type ToolCaller,
+  type ToolSpec,
+} from '../models/ai/tool.rules';
 import { createAiUsageRepo } from '../models/ai/usage.repo';
 import type { LlmClient, LlmError, LlmRequest, LlmResponse, Usage } from '../models/infra/llm';
 import { classifyLlmError } from '../models/infra/llm';
-import { readMcpContext } from '../models/infra/mcp';
+import { readMcpContext, type StdioServers } from '../models/infra/mcp';
 import { type Outbound, readCapped } from '../models/infra/outbound';
 import type { Plan } from '../models/news/plan.rules';
 
@@ -19,7 +29,8 @@ export interface AiActivityDeps {
   conn: Connection;
   llm: LlmClient;
   outbound: Outbound;
-  mcpStdioCommands: string[];
+  /** The stdio MCP servers the operator configured (AI_MCP_STDIO_PROVIDERS): the only programs providers start. */
+  mcpStdioProviders: StdioServers;
 }
 
 const TOOL_RESPONSE_MAX_BYTES = 100_000;
@@ -64,18 +75,28 @@ export function toApplicationFailure(err: LlmError): ApplicationFailure {
 export function createAiActivities(deps: AiActivityDeps) {
   const usage = createAiUsageRepo(deps.conn);
 
-  async function searchDatabase(args: { source: SearchSource; query: string; limit?: number }) {
+  /**
+   * Articles are everyone's; tickets are read within the caller's scope (ticketScope): every
+   * requester's for a support agent, else the caller's own; none without a caller or an e-mail.
+   */
+  async function searchDatabase(args: { source: SearchSource; query: string; limit?: number }, caller: ToolCaller | undefined) {
     const target = SEARCHABLE[args.source];
+    const scope = args.source === 'tickets' ? ticketScope(caller) : undefined;
+    const scoped = scope ? ticketScopeFilter(scope) : {};
+    const scopeNote = scope ? { scope: scope.kind } : {};
+    if (!scoped) {
+      return { source: args.source, ...scopeNote, count: 0, items: [], note: 'tickets are visible only to their requester (by e-mail) and to support agents' };
+    }
     const pattern = new RegExp(escapeRegex(args.query.trim()), 'i');
     const docs = await deps.conn.db!
       .collection(target.collection)
-      .find({ $or: target.match.map((f) => ({ [f]: pattern })) }, { projection: target.project })
+      .find({ ...scoped, $or: target.match.map((f) => ({ [f]: pattern })) }, { projection: target.project })
       .limit(args.limit ?? 10)
       .toArray();
-    return { source: args.source, count: docs.length, items: docs.map(({ _id, ...rest }) => ({ id: String(_id), ...rest })) };
+    return { source: args.source, ...scopeNote, count: docs.length, items: docs.map(({ _id, ...rest }) => ({ id: String(_id), ...rest })) };
   }
 
-  async function runBuiltin(name: string, args: Record<string, unknown>): Promise<unknown> {
+  async function runBuiltin(name: string, args: Record<string, unknown>, caller: ToolCaller | undefined): Promise<unknown> {
     switch (name) {
       case 'get_current_date':
         return currentDate();
@@ -84,7 +105,7 @@ export function createAiActivities(deps: AiActivityDeps) {
       case 'calculate_price':
         return calculatePrice(args as { plan: Plan; quantity: number; billingPeriod: 'monthly' | 'yearly' });
       case 'search_database':
-        return await searchDatabase(args as { source: SearchSource; query: string; limit?: number });
+        return await searchDatabase(args as { source: SearchSource; query: string; limit?: number }, caller);
       default:
         return { error: `unknown built-in tool: ${name}` };
     }
@@ -139,20 +160,32 @@ export function createAiActivities(deps: AiActivityDeps) {
       await usage.record(input.key, { userId: input.userId, model: input.model, agent: input.agent, usage: input.usage, modelCalls: input.modelCalls });
     },
 
-    /** Never throws for a bad call: the model gets `{error}` and may try again. */
-    async runTool(input: { spec: ToolSpec; call: { name: string; arguments: string }; userId: string }): Promise<{ arguments: Record<string, unknown> | string; result: unknown; timestamp: number }> {
+    /**
+     * Never throws for a bad call: the model gets `{error}` and may try again. Built-ins read only
+     * what `caller` may (absent in runs from before it was carried: the narrowest scope).
+     */
+    async runTool(input: {
+      spec: ToolSpec;
+      call: { name: string; arguments: string };
+      userId: string;
+      caller?: ToolCaller;
+    }): Promise<{ arguments: Record<string, unknown> | string; result: unknown; timestamp: number }> {
       const checked = checkArguments(input.spec, input.call.arguments);
       if (!checked.ok) return { arguments: input.call.arguments, result: { error: checked.error }, timestamp: Date.now() };
-      const result = input.spec.kind === 'builtin' ? await runBuiltin(input.spec.name, checked.value) : await runHttp(input.spec, checked.value);
+      const result = input.spec.kind === 'builtin' ? await runBuiltin(input.spec.name, checked.value, input.caller) : await runHttp(input.spec, checked.value);
       return { arguments: checked.value, result, timestamp: Date.now() };
     },
 
-    /** A provider that fails contributes a note instead of its context; the chat goes on. */
+    /**
+     * A provider that fails contributes a note instead of its context; the chat goes on. A stdio
+     * provider starts its configured server only: one carrying a command (a run or registration
+     * from before issue 35) is refused with a note, never started.
+     */
     async readContextProviders(specs: ContextProviderSpec[]): Promise<{ provider: string; text: string; truncated: boolean }[]> {
       return await Promise.all(
         specs.map(async (spec) => {
           try {
-            const text = await readMcpContext(spec, { outbound: deps.outbound, stdioCommands: deps.mcpStdioCommands, timeoutMs: MCP_TIMEOUT_MS });
+            const text = await readMcpContext(spec, { outbound: deps.outbound, stdioServers: deps.mcpStdioProviders, timeoutMs: MCP_TIMEOUT_MS });
             return { provider: spec.name, ...capContext(text) };
           } catch (err) {
             return { provider: spec.name, text: `[context provider unavailable: ${(err as Error).message}]`, truncated: false };

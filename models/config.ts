@@ -62,8 +62,17 @@ export const EnvSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Seconds a stopping service waits for in-flight requests before it closes anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
-  /** Trust X-Forwarded-For (set when the APIs sit behind a proxy). */
-  TRUST_PROXY: bool.default(false),
+  /**
+   * The proxies in front of the APIs, whose X-Forwarded-For entries are trusted: a number of hops
+   * (`true` is one, `false` none). The client IP is the entry that many from the right, never one
+   * the client wrote itself (Koa's maxIpsCount).
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .regex(/^(true|false|yes|no|[0-9]|10)$/, 'true, false or a number of proxy hops (0–10)')
+    .transform((v) => (v === 'true' || v === 'yes' ? 1 : v === 'false' || v === 'no' ? 0 : Number(v)))
+    .default(0),
 
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI').optional(),
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only').default('newsletter'),
@@ -96,15 +105,23 @@ export const EnvSchema = z.object({
   /** Longest lifetime (exp − iat) of a token signed with JWT_SECRET that the APIs accept. */
   JWT_MAX_LIFETIME_HOURS: z.coerce.number().positive().max(8_760).default(24),
 
-  /** News API requests per minute per key, by plan (spec §2.6: 100, 500, 2,000). */
+  /** News API requests per minute per account (all its keys together), by plan (spec §2.6: 100, 500, 2,000). */
   NEWS_STARTER_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.starter.perMinute),
   NEWS_PRO_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.pro.perMinute),
   NEWS_BUSINESS_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(PLAN_LIMITS.business.perMinute),
+  /**
+   * Requests a day (UTC) an account's test keys may make together, on every plan: the sandbox is
+   * for building an integration, not a second, free production (decisions.md, "The sandbox").
+   */
+  NEWS_SANDBOX_PER_DAY: z.coerce.number().int().min(1).max(RATE_MAX).default(1_000),
 
   // News sources and enrichment (issue 25).
   /** The User-Agent every feed and page request names the platform with. */
   NEWS_FETCH_USER_AGENT: z.string().min(8).max(200).default('NewsletterPlatformBot/0.1 (+https://newsletter.example/bot)'),
-  /** Hosts (or host:port) fetched even on loopback or private addresses: the development doubles. Empty in production. */
+  /**
+   * Hosts fetched even on loopback or private addresses: the development doubles, as host:port or
+   * host:first-last (a host alone allows all its ports). Empty in production.
+   */
   NEWS_FETCH_ALLOW_HOSTS: z.preprocess(emptyAsUndefined, csv.optional()),
   /** A feed or page request's whole time, body included. */
   NEWS_FETCH_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
@@ -138,6 +155,8 @@ export const EnvSchema = z.object({
   /** Requests per minute of a route without a limit of its own: per user behind a bearer token, per client IP when public. */
   RATE_LIMIT_PER_USER_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(300),
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(300),
+  /** Failed authentications (unknown key, bad token, no session) a client IP may make a minute; then 429 until the minute ends. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(30),
   /** Signed webhook deliveries per minute per sender IP (providers send bursts, and retry a 429). */
   RATE_LIMIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(6_000),
   /** How long a process reuses an API key's record and plan (0: read on every request). */
@@ -157,10 +176,39 @@ export const EnvSchema = z.object({
   AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** AI requests per minute per user (spec §8: 100). */
   AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
+  /**
+   * Tokens (prompt + completion) one user's AI runs may spend per UTC day; a spent budget answers
+   * 429 until the next UTC midnight (docs/decisions.md "AI spend").
+   */
+  AI_DAILY_TOKENS_PER_USER: z.coerce.number().int().min(1_000).max(10_000_000_000).default(500_000),
   /** Hosts registered HTTP tools may call (comma-separated; exact host names). Empty: none. */
   AI_TOOL_HOST_ALLOWLIST: z.preprocess(emptyAsUndefined, csv.optional()),
-  /** Commands stdio MCP context providers may run (comma-separated, exact). Empty: none. */
-  AI_MCP_STDIO_COMMANDS: z.preprocess(emptyAsUndefined, csv.optional()),
+  /**
+   * The stdio MCP servers context providers may start, named by the operator: a JSON object of
+   * name → {command, args}, e.g. {"docs":{"command":"node","args":["docs-server.js"]}}. A
+   * registration names one (`server`); the API never chooses a command or arguments. Empty: none.
+   */
+  AI_MCP_STDIO_PROVIDERS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((v, ctx) => {
+        try {
+          return JSON.parse(v) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of name → {"command": "…", "args": ["…"]}' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string().regex(/^[a-z][a-z0-9-]{1,63}$/),
+          z.strictObject({ command: z.string().min(1), args: z.array(z.string()).default([]) }),
+          { error: (issue) => (issue.code === 'invalid_key' ? 'names: lowercase letters, digits and -, 2 to 64 characters' : undefined) },
+        ),
+      )
+      .optional(),
+  ),
   /** PEM file of extra CAs trusted for HTTP tools (internal tools with a private CA). */
   AI_TOOL_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
 
@@ -266,14 +314,15 @@ export interface Config {
     ports: { news: number; support: number; quiz: number };
     bodyLimitBytes: number;
     shutdownGraceMs: number;
-    trustProxy: boolean;
+    /** Proxy hops whose X-Forwarded-For entries are trusted; 0 trusts none. */
+    proxyHops: number;
   };
   /** uri is undefined in development when the supervisor provides FerretDB. */
   mongo: { uri: string | undefined; db: string };
   /** Long lists' totals: exact counts shared for at most this long (models/infra/list-totals.ts). */
   lists: { totalMaxAgeMs: number };
   /** Rate limits: local counts are added to the shared windows every syncMs (api/shared/rate-limit.ts). */
-  rateLimit: { syncMs: number; perUserPerMinute: number; perIpPerMinute: number; webhookPerMinute: number };
+  rateLimit: { syncMs: number; perUserPerMinute: number; perIpPerMinute: number; webhookPerMinute: number; authFailuresPerMinute: number };
   temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
@@ -299,6 +348,8 @@ export interface Config {
   support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
   news: {
     perMinute: Record<Plan, number>;
+    /** Requests a day of an account's test keys together. */
+    sandboxPerDay: number;
     keyCacheMs: number;
     fetch: { userAgent: string; allowHosts: string[]; timeoutMs: number; maxBytes: number; hostConcurrency: number; rawPageRetentionDays: number };
     enrichment: { model: string; dailyTokens: number; concurrency: number; maxInputTokens: number; maxOutputTokens: number };
@@ -310,9 +361,11 @@ export interface Config {
     maxTokens: number;
     requestTimeoutMs: number;
     rateLimitPerMinute: number;
+    dailyTokensPerUser: number;
     toolHostAllowlist: string[];
     toolCaFile: string | undefined;
-    mcpStdioCommands: string[];
+    /** Stdio MCP servers by name (AI_MCP_STDIO_PROVIDERS): the only programs context providers start. */
+    mcpStdioProviders: Record<string, { command: string; args: string[] }>;
   };
   billing: {
     /** Undefined when no Stripe key is configured (billing endpoints answer 503). */
@@ -429,7 +482,10 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
   if (isProduction) {
     const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'WEB_SECRET', 'SMTP_URL'];
-    if (!e.JWT_JWKS_URL) required.unshift('JWT_SECRET');
+    // Under a JWKS every token of the identity provider verifies: its issuer and audience say
+    // which were meant for this platform.
+    if (e.JWT_JWKS_URL) required.push('JWT_ISSUER', 'JWT_AUDIENCE');
+    else required.unshift('JWT_SECRET');
     for (const name of required) {
       if (e[name] === undefined) throw new ConfigError(`Invalid configuration: ${name} is required when NODE_ENV=production`);
     }
@@ -458,7 +514,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ports: { news: e.NEWS_PORT, support: e.SUPPORT_PORT, quiz: e.QUIZ_PORT },
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
-      trustProxy: e.TRUST_PROXY,
+      proxyHops: e.TRUST_PROXY,
     },
     mongo: { uri: e.MONGODB_URI, db: e.MONGODB_DB },
     web: {
@@ -472,7 +528,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       verifyPerIp: e.WEB_VERIFY_PER_IP,
     },
     lists: { totalMaxAgeMs: e.LIST_TOTAL_MAX_AGE_SECONDS * 1000 },
-    rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS, perUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE, perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE },
+    rateLimit: { syncMs: e.RATE_LIMIT_SYNC_MS, perUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE, perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE, authFailuresPerMinute: e.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -505,6 +561,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     news: {
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },
+      sandboxPerDay: e.NEWS_SANDBOX_PER_DAY,
       keyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
       fetch: {
         userAgent: e.NEWS_FETCH_USER_AGENT,
@@ -529,9 +586,10 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: e.AI_MAX_TOKENS,
       requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
       rateLimitPerMinute: e.AI_RATE_LIMIT_PER_MINUTE,
+      dailyTokensPerUser: e.AI_DAILY_TOKENS_PER_USER,
       toolHostAllowlist: e.AI_TOOL_HOST_ALLOWLIST ?? [],
       toolCaFile: e.AI_TOOL_CA_FILE,
-      mcpStdioCommands: e.AI_MCP_STDIO_COMMANDS ?? [],
+      mcpStdioProviders: e.AI_MCP_STDIO_PROVIDERS ?? {},
     },
     billing: {
       stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiUrl: e.STRIPE_API_URL } : undefined,

@@ -156,8 +156,10 @@ async function main(): Promise<number> {
     AI_RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_PER_USER_PER_MINUTE: '1000000',
     RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-    // Registered MCP providers may not start processes during a fuzzing run.
-    AI_MCP_STDIO_COMMANDS: '',
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
+    NEWS_SANDBOX_PER_DAY: '1000000',
+    // Registered MCP providers may not start processes during a fuzzing run: no stdio server is configured.
+    AI_MCP_STDIO_PROVIDERS: '',
     LOG_LEVEL: 'warn',
   };
   const exits: Record<string, string[]> = {};

@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { ConfigError, parseConfig } from '../models/config';
-import { freePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
-import { appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
+import { freePort, freePortRange, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
+import { NEWS_WEB_SITE_PORTS, appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
 import { defaultCacheDir } from './binaries';
 import { resolveTimeSkippingServer } from './time-skipping-server';
@@ -96,7 +96,8 @@ async function main(): Promise<number> {
   };
   const openaiPort = await freePort();
   const whatsappPort = await freePort();
-  const newsWebPort = await freePort();
+  // The news sites double's control port, then its sites' ports (consecutive, so one allow-list entry names them).
+  const newsWebPort = await freePortRange(1 + NEWS_WEB_SITE_PORTS);
   const webPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
@@ -160,18 +161,22 @@ async function main(): Promise<number> {
       WHATSAPP_APP_SECRET: randomBytes(16).toString('hex'),
       WHATSAPP_VERIFY_TOKEN: randomBytes(16).toString('hex'),
       WHATSAPP_RELAY_SCHEDULE_ENABLED: 'false',
-      // The double of the news sites (its sites on random ports of loopback, which the fetcher's SSRF
-      // guard refuses unless allowed).
+      // The double of the news sites (its sites on the ports after its control port, on loopback,
+      // which the fetcher's SSRF guard refuses unless allowed: those ports only, not Mailpit's or MinIO's).
       NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
-      NEWS_FETCH_ALLOW_HOSTS: '127.0.0.1',
+      NEWS_FETCH_ALLOW_HOSTS: `127.0.0.1:${newsWebPort + 1}-${newsWebPort + NEWS_WEB_SITE_PORTS}`,
       // The double's slow host answers after 5 s: a poll gives up sooner.
       NEWS_FETCH_TIMEOUT_MS: '2000',
+      // Every test's request comes from 127.0.0.1, and many test a 401: the limit of failed
+      // authentications per client IP is tested with addresses of its own (route-limits.test.ts).
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
       // Provider timeouts are exercised in seconds, not minutes.
       AI_REQUEST_TIMEOUT_MS: '3000',
       // HTTP tools and MCP servers the tests run on loopback over TLS with a throw-away CA.
       AI_TOOL_HOST_ALLOWLIST: '127.0.0.1,localhost',
       AI_TOOL_CA_FILE: await testCertificate(dataDir),
-      AI_MCP_STDIO_COMMANDS: process.execPath,
+      // The one stdio MCP server tests may start, by name: the MCP double (tests/doubles/mcp-server.ts).
+      AI_MCP_STDIO_PROVIDERS: JSON.stringify({ 'style-guide': { command: process.execPath, args: ['--import', 'tsx', path.join(ROOT, 'tests/doubles/mcp-server.ts'), 'stdio', '100'] } }),
       // The shared worker makes no schedule that could fire mid-run; the schedule's test makes its own.
       QUIZ_SCHEDULE_ENABLED: 'false',
       BILLING_RELAY_SCHEDULE_ENABLED: 'false',
@@ -198,8 +203,8 @@ async function main(): Promise<number> {
     await supervisor.start({
       name: 'news-web-double',
       ...tsEntry('tests/doubles/news-web-double.main.ts'),
-      // Its control API on the chosen port; its sites on random ones (0), listed at /__control/info.
-      args: [...tsEntry('tests/doubles/news-web-double.main.ts').args, '0', '60000', String(newsWebPort)],
+      // Its control API on the chosen port, its sites on the ones after it (listed at /__control/info).
+      args: [...tsEntry('tests/doubles/news-web-double.main.ts').args, String(newsWebPort), '60000'],
       env,
       cwd: ROOT,
       output: { file: path.join(dataDir, 'logs', 'news-web-double.log') },

@@ -50,7 +50,7 @@ export const QUEUES: QueueDefinition[] = [
         conn: d.conn,
         llm: createLlmClient(d.config),
         outbound: createOutbound(d.config),
-        mcpStdioCommands: d.config.ai.mcpStdioCommands,
+        mcpStdioProviders: d.config.ai.mcpStdioProviders,
       }),
     // Model calls wait on the network, not the CPU.
     maxConcurrentActivities: 50,

@@ -3,10 +3,10 @@
  * agents, the resource listing and the caller's token usage.
  */
 import { PassThrough } from 'node:stream';
-import Ajv from 'ajv';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ChatRunResult } from '../../models/ai/chat.rules';
+import { compileCallerSchema } from '../../models/ai/json-schema.rules';
 import { resolveModel } from '../../models/ai/model.rules';
 import { BUILTIN_TOOL_NAMES } from '../../models/ai/tool.rules';
 import type { Principal } from '../../models/auth/token.rules';
@@ -14,6 +14,7 @@ import { AppError } from '../../models/errors';
 import { type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
 import { aiNotConfigured, aiUnavailable } from '../../models/ai/ai-failures';
 import { askAgent, chatWithTools, messagesFor, requireProvider, runChat } from '../../models/ai/operations/chat';
+import { requireBudget, usageReport } from '../../models/ai/operations/usage';
 import { bearer } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
 import type { QuizDeps } from '../quiz/deps';
@@ -23,6 +24,7 @@ import {
   AgentRunBody,
   type AiLimits,
   ChatResult,
+  DailyBudgetSchema,
   UsageQuery,
   chatBody,
   chatWithToolsBody,
@@ -36,24 +38,6 @@ export const AI_EDIT = 'ai.edit';
 export const aiRateLimit = async ({ ctx, auth, deps }: { ctx: Context; auth: Principal; deps: QuizDeps }) =>
   deps.ai.limiter.consume(ctx, `user:${auth.sub}`);
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-
-/**
- * A caller's schema, compiled for this request only: Ajv keeps every schema it compiles in its
- * cache (keyed by the object), so a long-lived instance would grow with every request.
- */
-function compileOnce(schema: Record<string, unknown>) {
-  try {
-    return ajv.compile(schema);
-  } finally {
-    try {
-      ajv.removeSchema(schema);
-    } catch {
-      // a schema with an unusable $id was never stored
-    }
-  }
-}
-
 /** The reply must satisfy the requested format; a provider that ignores it is treated as failing. */
 function checkFormat(content: string, format: ResponseFormat | undefined): void {
   if (!format || format.type === 'text') return;
@@ -64,7 +48,7 @@ function checkFormat(content: string, format: ResponseFormat | undefined): void 
     throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that is not valid JSON', { details: { dependency: 'ai-provider' } });
   }
   if (format.type === 'json_schema') {
-    const validate = compileOnce(format.schema);
+    const validate = compileCallerSchema(format.schema);
     if (!validate(parsed)) {
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'AI provider returned a reply that does not satisfy the response schema', {
         details: { dependency: 'ai-provider', issues: validate.errors?.map((e) => `${e.instancePath || '(root)'} ${e.message}`) },
@@ -76,7 +60,7 @@ function checkFormat(content: string, format: ResponseFormat | undefined): void 
 function validateSchemaOrThrow(format: ResponseFormat | undefined): void {
   if (format?.type !== 'json_schema') return;
   try {
-    compileOnce(format.schema);
+    compileCallerSchema(format.schema);
   } catch (err) {
     throw new AppError('VALIDATION_FAILED', `Invalid request: body.responseFormat.schema: ${(err as Error).message}`);
   }
@@ -93,6 +77,7 @@ async function streamChat(
   format: ResponseFormat | undefined,
 ): Promise<typeof RAW> {
   requireProvider(deps.ai.llm);
+  await requireBudget(deps, userId);
   const abort = new AbortController();
   const events = deps.ai.llm.stream(request, { signal: abort.signal });
   // Fetch the first event before committing to 200, so an early failure is a normal JSON error.
@@ -137,6 +122,10 @@ function streamError(e: LlmError): AppError {
   return aiUnavailable();
 }
 
+/** Told by each route that starts a run (models/ai/operations/usage.ts). */
+const BUDGET_NOTE =
+  ' A caller whose daily token budget (AI_DAILY_TOKENS_PER_USER, shown by GET /ai/usage) is spent gets 429, with Retry-After until the next UTC midnight, and nothing runs.';
+
 export function chatRoutes(limits: AiLimits) {
   const model = (requested: string | undefined) => {
     const resolved = resolveModel(requested, limits.models);
@@ -151,7 +140,9 @@ export function chatRoutes(limits: AiLimits) {
       summary: 'Chat completion',
       description:
         'One model reply to a prompt, with an optional system prompt, temperature, token limit and response format ' +
-        '(text, JSON object, or a JSON schema the reply must satisfy). With `stream: true` the reply streams as Server-Sent Events.',
+        '(text, JSON object, or a JSON schema the reply must satisfy). With `stream: true` the reply streams as Server-Sent Events. ' +
+        "The schema's patterns run on a linear-time engine (RE2): one with backreferences or lookaround is refused (400)." +
+        BUDGET_NOTE,
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
@@ -180,7 +171,7 @@ export function chatRoutes(limits: AiLimits) {
         };
         if (body.stream) return await streamChat(deps, ctx, auth.sub, request, body.responseFormat);
         const { user: _user, ...rest } = request;
-        const result = await runChat(deps, auth.sub, { ...rest, tools: [], contextProviders: [] }, runOptions(ctx));
+        const result = await runChat(deps, auth, { ...rest, tools: [], contextProviders: [] }, runOptions(ctx));
         checkFormat(result.content, body.responseFormat);
         return publicResult(result);
       },
@@ -193,7 +184,8 @@ export function chatRoutes(limits: AiLimits) {
       description:
         'The model may call the named tools (built-in or registered); each model call and tool call runs as an activity of a ' +
         'Temporal workflow (`ai-chat-<userId>-<id>`, also returned in X-Workflow-Id). At most 5 tool rounds; after that the ' +
-        'request ends with what it has and finishReason `max_tool_iterations`. `data.toolResults` lists every call.',
+        'request ends with what it has and finishReason `max_tool_iterations`. `data.toolResults` lists every call.' +
+        BUDGET_NOTE,
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
@@ -204,7 +196,7 @@ export function chatRoutes(limits: AiLimits) {
         publicResult(
           await chatWithTools(
             deps,
-            auth.sub,
+            auth,
             { model: model(body.model), prompt: body.prompt, systemPrompt: body.systemPrompt, temperature: body.temperature, maxTokens: body.maxTokens ?? limits.maxTokens, tools: body.tools },
             runOptions(ctx),
           ),
@@ -215,7 +207,7 @@ export function chatRoutes(limits: AiLimits) {
       method: 'post',
       path: '/ai/agent/:name',
       summary: 'Ask an agent',
-      description: "Runs the agent: its system prompt, model, temperature, tools and context providers (read first, 10,000 characters each at most).",
+      description: 'Runs the agent: its system prompt, model, temperature, tools and context providers (read first, 10,000 characters each at most).' + BUDGET_NOTE,
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
@@ -224,7 +216,7 @@ export function chatRoutes(limits: AiLimits) {
       response: ChatResult,
       errors: [404, 429, 503, 504],
       handler: async ({ params, body, auth, ctx, deps }) =>
-        publicResult(await askAgent(deps, auth.sub, { name: params.name, prompt: body.prompt, models: limits.models, maxTokens: limits.maxTokens }, runOptions(ctx))),
+        publicResult(await askAgent(deps, auth, { name: params.name, prompt: body.prompt, models: limits.models, maxTokens: limits.maxTokens }, runOptions(ctx))),
     }),
 
     route({
@@ -244,8 +236,10 @@ export function chatRoutes(limits: AiLimits) {
     route({
       method: 'get',
       path: '/ai/usage',
-      summary: "The caller's token usage per day",
-      description: 'Per UTC day, between `from` and `to` (default: the last 30 days), with totals.',
+      summary: "The caller's token usage per day, and today's budget",
+      description:
+        'Per UTC day, between `from` and `to` (default: the last 30 days), with totals; and `budget`, the caller\'s daily token ' +
+        'budget (AI_DAILY_TOKENS_PER_USER) for today (UTC): used, remaining, and when it renews.',
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
@@ -255,23 +249,9 @@ export function chatRoutes(limits: AiLimits) {
         to: z.iso.date().max(10),
         days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
         totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
+        budget: DailyBudgetSchema,
       }),
-      handler: async ({ query, auth, deps }) => {
-        const to = query.to ?? new Date().toISOString().slice(0, 10);
-        const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
-        if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) throw new AppError('VALIDATION_FAILED', 'Invalid request: query: the range may span at most 366 days');
-        const days = await deps.ai.usage.byDay(auth.sub, from, to);
-        const totals = days.reduce(
-          (t, d) => ({
-            requests: t.requests + d.requests,
-            promptTokens: t.promptTokens + d.promptTokens,
-            completionTokens: t.completionTokens + d.completionTokens,
-            totalTokens: t.totalTokens + d.totalTokens,
-          }),
-          { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-        );
-        return { from, to, days, totals };
-      },
+      handler: async ({ query, auth, deps }) => await usageReport(deps, auth.sub, query),
     }),
   ];
 }

@@ -143,6 +143,7 @@ export function registryRoutes(limits: AiLimits) {
       method: 'get',
       path: '/ai/context-providers',
       summary: 'List MCP context providers',
+      description: 'A stdio provider registered with its own command before stdio servers were named by the operator is listed with `refused` (why it never runs).',
       tags,
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
@@ -153,8 +154,9 @@ export function registryRoutes(limits: AiLimits) {
       path: '/ai/context-providers',
       summary: 'Register an MCP context provider',
       description:
-        'A Model Context Protocol server read before an agent answers: stdio (an allow-listed command) or Streamable HTTP ' +
-        '(https, allow-listed host). Its resources (all, or the listed URIs) are injected, 10,000 characters at most.',
+        'A Model Context Protocol server read before an agent answers: stdio (`server`: the name of a server the operator ' +
+        'configured in AI_MCP_STDIO_PROVIDERS; a command or arguments are refused with 400) or Streamable HTTP (https, ' +
+        'allow-listed host). Its resources (all, or the listed URIs) are injected, 10,000 characters at most.',
       tags,
       auth: bearer(AI_EDIT),
       rateLimit: aiRateLimit,
@@ -170,6 +172,7 @@ export function registryRoutes(limits: AiLimits) {
       method: 'patch',
       path: '/ai/context-providers/:name',
       summary: 'Update an MCP context provider',
+      description: 'Naming a `server` also makes a refused stdio provider (one registered with its own command) usable again.',
       tags,
       auth: bearer(AI_EDIT),
       rateLimit: aiRateLimit,

@@ -17,8 +17,6 @@ const NAME_MAX = 64;
 /** Keys of a JSON Schema object (a tool's parameters, a reply's schema). */
 const KEY_MAX = 200;
 const URL_MAX = 2_048;
-/** A provider's command and each of its arguments. */
-const ARG_MAX = 1_000;
 
 const prompt = z.string().max(100_000).trim().min(1, 'prompt must not be empty').describe('The user message');
 const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
@@ -103,6 +101,17 @@ export const UsageQuery = z
   .object({ from: day.optional(), to: day.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
 
+/** The caller's daily token budget for today (models/ai/operations/usage.ts). */
+export const DailyBudgetSchema = z
+  .object({
+    day: day.describe('Today, UTC'),
+    dailyTokens: z.number().int().min(1).describe('Tokens (prompt + completion) a user may spend per UTC day (AI_DAILY_TOKENS_PER_USER)'),
+    usedTokens: z.number().int().min(0).describe('Tokens spent today; a run that started with tokens left may take it past dailyTokens'),
+    remainingTokens: z.number().int().min(0).describe('0 once spent: new runs answer 429 until resetsAt'),
+    resetsAt: z.iso.datetime().max(30).describe('The next UTC midnight, when the budget renews'),
+  })
+  .meta({ id: 'AiDailyBudget' });
+
 export function agentBody(limits: AiLimits) {
   return z.strictObject({
     name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
@@ -145,22 +154,63 @@ export const ToolPatch = z
   })
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 
-export const ProviderBody = z.strictObject({
-  name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
-  description: z.string().max(500).default(''),
-  transport: z.enum(['stdio', 'http']),
-  command: z.string().min(1).max(ARG_MAX).optional().describe('stdio: the command (must be allow-listed)'),
-  args: z.array(z.string().max(ARG_MAX)).max(50).default([]),
-  url: z.url().max(URL_MAX).optional().describe('http: the Streamable HTTP endpoint (https, allow-listed host)'),
-  resources: z.array(z.string().min(1).max(URL_MAX)).max(50).default([]).describe('Resource URIs to read; all listed ones when empty'),
-});
+/**
+ * Unknown keys are refused; a command or arguments say why: stdio servers are the operator's
+ * (AI_MCP_STDIO_PROVIDERS), a registration only names one.
+ */
+const providerKeys = {
+  error: (issue: { code?: string; keys?: string[] }) =>
+    issue.code === 'unrecognized_keys' && issue.keys?.some((k) => k === 'command' || k === 'args')
+      ? 'a context provider cannot name a command or arguments; a stdio provider names a server the operator configured (AI_MCP_STDIO_PROVIDERS)'
+      : undefined,
+};
+const providerName = z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters');
+const stdioServer = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? 'required: a stdio provider names a server the operator configured (AI_MCP_STDIO_PROVIDERS), never a command or arguments'
+        : undefined,
+  })
+  .max(NAME_MAX)
+  .regex(AGENT_NAME, 'server: lowercase letters, digits and -, 2 to 64 characters')
+  .describe('stdio: the name of an MCP server the operator configured (AI_MCP_STDIO_PROVIDERS); the command line is theirs, never the caller\'s');
+const providerUrl = z.url().max(URL_MAX).describe('http: the Streamable HTTP endpoint (https, allow-listed host)');
+const resources = z.array(z.string().min(1).max(URL_MAX)).max(50);
+
+export const ProviderBody = z
+  .discriminatedUnion('transport', [
+    z.strictObject(
+      {
+        name: providerName,
+        description: z.string().max(500).default(''),
+        transport: z.literal('stdio'),
+        server: stdioServer,
+        resources: resources.default([]).describe('Resource URIs to read; all listed ones when empty'),
+      },
+      providerKeys,
+    ),
+    z.strictObject(
+      {
+        name: providerName,
+        description: z.string().max(500).default(''),
+        transport: z.literal('http'),
+        url: providerUrl,
+        resources: resources.default([]).describe('Resource URIs to read; all listed ones when empty'),
+      },
+      providerKeys,
+    ),
+  ])
+  .describe('stdio: a server the operator configured, by name; http: an https endpoint on an allow-listed host');
 
 export const ProviderPatch = z
-  .strictObject({
-    description: z.string().max(500).optional(),
-    command: z.string().min(1).max(ARG_MAX).optional(),
-    args: z.array(z.string().max(ARG_MAX)).max(50).optional(),
-    url: z.url().max(URL_MAX).optional(),
-    resources: z.array(z.string().min(1).max(URL_MAX)).max(50).optional(),
-  })
+  .strictObject(
+    {
+      description: z.string().max(500).optional(),
+      server: stdioServer.optional(),
+      url: providerUrl.optional(),
+      resources: resources.optional(),
+    },
+    providerKeys,
+  )
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required');

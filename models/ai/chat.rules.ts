@@ -1,13 +1,20 @@
 /** Shapes shared by the AI routes, the chat workflow and its activities (pure). */
 import type { ChatMessage, ResponseFormat, Usage } from '../infra/llm';
-import type { ToolSpec } from './tool.rules';
+import type { ToolCaller, ToolSpec } from './tool.rules';
 
 export const MAX_TOOL_ITERATIONS = 5;
 
 export interface ContextProviderSpec {
   name: string;
   transport: 'stdio' | 'http';
+  /** stdio: the name of a server the operator configured (AI_MCP_STDIO_PROVIDERS); its command line comes from there. */
+  server?: string;
+  /**
+   * @deprecated Runs started before issue 35 carried a stdio provider's command and arguments
+   * (chosen through the API). Kept so their histories replay; such a provider is refused, never started.
+   */
   command?: string;
+  /** @deprecated See `command`. */
   args?: string[];
   url?: string;
   /** Resource URIs to read; every listed resource when empty. */
@@ -28,6 +35,11 @@ export interface ChatRunInput {
   maxToolIterations: number;
   /** Agent name, when the run is an agent's (for the Temporal UI and usage). */
   agent?: string;
+  /**
+   * The caller's e-mail and permissions: tools read only what the caller may (search_database's
+   * tickets). Absent from runs started before it was carried: those get the narrowest scope.
+   */
+  caller?: ToolCaller;
 }
 
 export interface ToolResult {

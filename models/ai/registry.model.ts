@@ -35,8 +35,15 @@ export interface AiContextProviderDoc extends Audit {
   _id: string;
   description: string;
   transport: 'stdio' | 'http';
+  /** stdio: the name of a server the operator configured (AI_MCP_STDIO_PROVIDERS). */
+  server?: string;
+  /**
+   * @deprecated A stdio provider registered before issue 35 named its own command and arguments.
+   * Such a registration is listed as refused and never started; PATCHing `server` replaces them.
+   */
   command?: string;
-  args: string[];
+  /** @deprecated See `command`. */
+  args?: string[];
   url?: string;
   resources: string[];
 }
@@ -75,8 +82,10 @@ const ProviderSchema = new Schema<AiContextProviderDoc>(
     _id: { type: String, required: true },
     description: { type: String, default: '' },
     transport: { type: String, enum: ['stdio', 'http'], required: true },
+    server: { type: String },
+    // Read only to refuse registrations from before issue 35; nothing new is written to them.
     command: { type: String },
-    args: { type: [String], default: [] },
+    args: { type: [String], default: undefined },
     url: { type: String },
     resources: { type: [String], default: [] },
     ...audit,

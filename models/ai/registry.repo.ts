@@ -28,11 +28,20 @@ export interface RegisteredProvider {
   name: string;
   description: string;
   transport: 'stdio' | 'http';
-  command?: string;
-  args: string[];
+  /** stdio: the name of a server the operator configured (AI_MCP_STDIO_PROVIDERS). */
+  server?: string;
   url?: string;
   resources: string[];
 }
+
+/** A provider as listed: a stdio registration from before issue 35 (its own command) says why it never runs. */
+export type ListedProvider = RegisteredProvider & { refused?: string };
+
+export const LEGACY_STDIO_REFUSAL =
+  'registered with its own command and arguments before stdio servers were named by the operator: it is never started; ' +
+  'PATCH it with server (a name from AI_MCP_STDIO_PROVIDERS) or delete it';
+
+const isLegacyStdio = (d: AiContextProviderDoc) => d.transport === 'stdio' && (d.command !== undefined || (d.args?.length ?? 0) > 0 || !d.server);
 
 export const agentFromDoc = (d: AiAgentDoc): AgentDefinition & { builtin: false } => ({
   name: d._id,
@@ -53,14 +62,15 @@ export const toolFromDoc = (d: AiToolDoc): RegisteredTool => ({
   timeoutMs: d.timeoutMs,
 });
 
-export const providerFromDoc = (d: AiContextProviderDoc): RegisteredProvider => ({
+/** The registration, never its legacy command or arguments: those are not carried anywhere. */
+export const providerFromDoc = (d: AiContextProviderDoc): ListedProvider => ({
   name: d._id,
   description: d.description,
   transport: d.transport,
-  ...(d.command ? { command: d.command } : {}),
-  args: d.args,
+  ...(d.server && !isLegacyStdio(d) ? { server: d.server } : {}),
   ...(d.url ? { url: d.url } : {}),
   resources: d.resources,
+  ...(isLegacyStdio(d) ? { refused: LEGACY_STDIO_REFUSAL } : {}),
 });
 
 async function upsertNew<T>(M: Model<T>, doc: Record<string, unknown>): Promise<boolean> {
@@ -120,13 +130,26 @@ export function createAiRegistryRepo(conn: Connection) {
 
     // ---- context providers
     listProviders: async () => (await Providers.find().sort({ _id: 1 }).lean<AiContextProviderDoc[]>()).map(providerFromDoc),
-    async findProviders(names: string[]): Promise<RegisteredProvider[]> {
+    async findProviders(names: string[]): Promise<ListedProvider[]> {
       if (names.length === 0) return [];
       return (await Providers.find({ _id: { $in: names } }).lean<AiContextProviderDoc[]>()).map(providerFromDoc);
     },
-    createProvider: (p: RegisteredProvider, by: string) => upsertNew(Providers, { _id: p.name, ...omitName(p), createdBy: by, updatedBy: by }),
-    async updateProvider(name: string, patch: Partial<Omit<RegisteredProvider, 'name'>>, by: string) {
-      const doc = await Providers.findByIdAndUpdate(name, { $set: { ...patch, updatedBy: by } }, { returnDocument: 'after' }).lean<AiContextProviderDoc>();
+    createProvider: (p: RegisteredProvider, by: string) =>
+      upsertNew(Providers, {
+        _id: p.name,
+        description: p.description,
+        transport: p.transport,
+        ...(p.server !== undefined ? { server: p.server } : {}),
+        ...(p.url !== undefined ? { url: p.url } : {}),
+        resources: p.resources,
+        createdBy: by,
+        updatedBy: by,
+      }),
+    /** A new `server` also drops a legacy command and arguments (what makes an old registration usable again). */
+    async updateProvider(name: string, patch: Partial<Pick<RegisteredProvider, 'description' | 'server' | 'url' | 'resources'>>, by: string) {
+      const set = { ...pick(patch, ['description', 'server', 'url', 'resources']), updatedBy: by };
+      const update = patch.server !== undefined ? { $set: set, $unset: { command: 1, args: 1 } } : { $set: set };
+      const doc = await Providers.findByIdAndUpdate(name, update, { returnDocument: 'after' }).lean<AiContextProviderDoc>();
       return doc ? providerFromDoc(doc) : undefined;
     },
     deleteProvider: async (name: string) => (await Providers.deleteOne({ _id: name })).deletedCount === 1,
@@ -150,14 +173,19 @@ export function createAiRegistryRepo(conn: Connection) {
       return { specs, unknown };
     },
 
+    /** What a run reads: a stdio provider by its server's name only (a legacy one names none and is refused when read). */
     async resolveProviders(names: string[]): Promise<ContextProviderSpec[]> {
       const found = await this.findProviders(names);
       return names.flatMap((n) => {
         const p = found.find((f) => f.name === n);
-        return p ? [{ name: p.name, transport: p.transport, resources: p.resources, args: p.args, ...(p.command ? { command: p.command } : {}), ...(p.url ? { url: p.url } : {}) }] : [];
+        return p ? [{ name: p.name, transport: p.transport, resources: p.resources, ...(p.server ? { server: p.server } : {}), ...(p.url ? { url: p.url } : {}) }] : [];
       });
     },
   };
+}
+
+function pick<T extends object, K extends keyof T>(v: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) as Partial<Pick<T, K>>;
 }
 
 function omitName<T extends { name: string }>(v: T): Omit<T, 'name'> {

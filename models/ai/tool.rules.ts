@@ -4,8 +4,11 @@
  * validated against the schema before a tool runs; an invalid call goes back to the model as a
  * tool error (never a 500).
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { callerSchemaAjv } from './json-schema.rules';
+import { hasPermission } from '../auth/token.rules';
 import { PLANS, quotePrice, type Plan } from '../news/plan.rules';
+import { SUPPORT_AGENT } from '../support/ticket.rules';
 
 export interface ToolDefinition {
   name: string;
@@ -58,7 +61,8 @@ export const BUILTIN_TOOLS: ToolDefinition[] = [
   {
     name: 'search_database',
     description:
-      'Read-only search over the platform data: news articles (title, subtitle, summary) or support tickets (category, subject, status). Returns at most 20 items.',
+      'Read-only search over the platform data: news articles (title, subtitle, summary) or support tickets (category, subject, status): ' +
+      "the user's own tickets, every requester's for support agents. Returns at most 20 items.",
     parameters: {
       type: 'object',
       properties: {
@@ -75,7 +79,44 @@ export const BUILTIN_TOOLS: ToolDefinition[] = [
 export const BUILTIN_TOOL_NAMES = BUILTIN_TOOLS.map((t) => t.name);
 export const isBuiltinTool = (name: string) => BUILTIN_TOOL_NAMES.includes(name);
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+/**
+ * Who a tool runs for (the chat workflow carries it from the caller's token), so a tool reads only
+ * what the caller may read through the APIs themselves.
+ */
+export interface ToolCaller {
+  /** The token's e-mail: a ticket's requester is its e-mail. */
+  email?: string;
+  permissions: string[];
+}
+
+/**
+ * The tickets search_database may read, as GET /support does: every requester's for a support
+ * agent; anyone else only their own e-mail's, never a deleted one; nothing without an e-mail, or
+ * without a caller at all (a run started before callers were carried: the narrowest scope).
+ */
+export type TicketScope = { kind: 'all' } | { kind: 'own'; email: string } | { kind: 'none' };
+
+export function ticketScope(caller: ToolCaller | undefined): TicketScope {
+  if (!caller) return { kind: 'none' };
+  if (hasPermission({ sub: 'tool-caller', permissions: caller.permissions }, SUPPORT_AGENT)) return { kind: 'all' };
+  return caller.email ? { kind: 'own', email: caller.email.toLowerCase() } : { kind: 'none' };
+}
+
+/** The MongoDB condition of a ticket scope (undefined: read nothing). */
+export function ticketScopeFilter(scope: TicketScope): Record<string, unknown> | undefined {
+  switch (scope.kind) {
+    case 'all':
+      return {};
+    case 'own':
+      // Not deleted: `deletedAt` is set exactly while a ticket is deleted (as the ticket list reads it).
+      return { email: scope.email, deletedAt: null };
+    default:
+      return undefined;
+  }
+}
+
+// Registered tools' parameters are their authors' schemas: patterns run on RE2 (json-schema.rules.ts).
+const ajv = callerSchemaAjv();
 const compiled = new Map<string, ValidateFunction>();
 
 /** Compiles (and caches by content) a tool's parameter schema; throws when it is not a valid schema. */

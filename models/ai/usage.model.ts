@@ -1,7 +1,8 @@
 /**
  * Token usage, one document per chat request with the tokens of all its model calls. The id is
  * the request's idempotency key (the workflow id, or `stream:<requestId>` for streamed chats) so a
- * retried activity never counts twice. GET /ai/usage sums them per user and day (UTC).
+ * retried activity never counts twice. GET /ai/usage sums them per user and day (UTC), and each
+ * user's daily token budget (AI_DAILY_TOKENS_PER_USER) is checked against them (operations/usage.ts).
  */
 import { type Connection, type Model, Schema } from 'mongoose';
 

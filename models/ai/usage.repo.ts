@@ -51,6 +51,12 @@ export function createAiUsageRepo(conn: Connection) {
         { $sort: { _id: 1 } },
         { $project: { _id: 0, day: '$_id', requests: 1, promptTokens: 1, completionTokens: 1, totalTokens: 1 } },
       ]).exec(),
+
+    /** Tokens (prompt + completion) a user's runs spent on a UTC day: what the daily budget is checked against. */
+    async tokensOn(userId: string, day: string): Promise<number> {
+      const [sum] = await Usage.aggregate<{ tokens: number }>([{ $match: { userId, day } }, { $group: { _id: null, tokens: { $sum: '$totalTokens' } } }]).exec();
+      return sum?.tokens ?? 0;
+    },
   };
 }
 

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   }
 
   const llm = createLlmClient(config);
-  const tools = createAiActivities({ conn, llm, outbound: createOutbound(config), mcpStdioCommands: [] });
+  const tools = createAiActivities({ conn, llm, outbound: createOutbound(config), mcpStdioProviders: {} });
   const spec: ToolSpec = { ...BUILTIN_TOOLS.find((t) => t.name === 'calculate_price')!, kind: 'builtin' };
   async function direct(i: number, iterations: number): Promise<number> {
     const user = `bench-direct-${iterations}-${i}`;

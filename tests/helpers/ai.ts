@@ -18,10 +18,10 @@ export function provider() {
   return openAiDoubleControl(url);
 }
 
-/** A fresh user (its own rate-limit window and double script) with a token. */
-export async function aiUser(permissions = ['ai.view']): Promise<{ id: string; auth: string }> {
+/** A fresh user (its own rate-limit window and double script) with a token, and an e-mail when given. */
+export async function aiUser(permissions = ['ai.view'], email?: string): Promise<{ id: string; auth: string }> {
   const id = `u-${randomUUID().slice(0, 8)}`;
-  return { id, auth: `Bearer ${await tokenFor(id, permissions)}` };
+  return { id, auth: `Bearer ${await tokenFor(id, permissions, email)}` };
 }
 
 export function post(svc: AiService, path: string, auth: string, body: unknown) {

@@ -2,10 +2,12 @@
  * Agents, the registry (agents, HTTP tools, MCP context providers), resources, usage, rate limits
  * and the provider-not-configured case.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { aiContextProviderModel } from '../../models/ai/registry.model';
 import { STYLE_GUIDE, startHttpsMcpServer } from '../doubles/mcp-server';
 import { aiUser, post, provider, startAiService, type AiService } from '../helpers/ai';
 import { ROOT } from '../helpers/processes';
@@ -178,17 +180,19 @@ describe('registered HTTP tools', () => {
 });
 
 describe('MCP context providers', () => {
-  const mcpScript = path.join(ROOT, 'tests/doubles/mcp-server.ts');
-
-  it('reads a stdio MCP server before the agent answers and injects its context', async () => {
+  it('reads a stdio MCP server the operator configured, by name, before the agent answers and injects its context', async () => {
+    // ops/test.ts configures `style-guide` (AI_MCP_STDIO_PROVIDERS): the MCP double over stdio.
+    expect(testConfig().ai.mcpStdioProviders['style-guide']!.args).toContain(path.join(ROOT, 'tests/doubles/mcp-server.ts'));
     const provName = unique('stdio-guide');
-    await post(svc, '/ai/context-providers', editor.auth, {
+    const created = await post(svc, '/ai/context-providers', editor.auth, {
       name: provName,
       transport: 'stdio',
-      command: process.execPath,
-      args: ['--import', 'tsx', mcpScript, 'stdio', '100'],
+      server: 'style-guide',
       resources: ['context://newsletter/style-guide'],
     }).expect(201);
+    expect(created.body.data).toEqual({ name: provName, description: '', transport: 'stdio', server: 'style-guide', resources: ['context://newsletter/style-guide'] });
+    const listed = await request(svc.callback).get('/ai/context-providers').set('Authorization', editor.auth).expect(200);
+    expect(listed.body.data).toContainEqual({ name: provName, description: '', transport: 'stdio', server: 'style-guide', resources: ['context://newsletter/style-guide'] });
     const agent = unique('guided');
     await post(svc, '/ai/agents', editor.auth, { name: agent, systemPrompt: 'Follow the style guide.', contextProviders: [provName] }).expect(201);
     const u = await aiUser();
@@ -221,11 +225,121 @@ describe('MCP context providers', () => {
     }
   });
 
-  it('rejects providers whose command or host is not allowed', async () => {
-    const cmd = await post(svc, '/ai/context-providers', editor.auth, { name: unique('p'), transport: 'stdio', command: '/bin/sh', args: ['-c', 'id'] }).expect(400);
-    expect(cmd.body.error).toMatch(/command \/bin\/sh is not allowed/);
-    const host = await post(svc, '/ai/context-providers', editor.auth, { name: unique('p'), transport: 'http', url: 'https://evil.example.com/mcp' }).expect(400);
-    expect(host.body.error).toMatch(/not on the allow-list/);
+  /** A `node -e` program that leaves a file behind: proof that a command chosen through the API ran on the worker. */
+  function codeExecution() {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-attack-'));
+    const marker = path.join(dir, 'pwned');
+    return {
+      command: process.execPath,
+      args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'code ran on the worker')`],
+      ran: () => (existsSync(marker) ? readFileSync(marker, 'utf8') : 'nothing ran'),
+      cleanUp: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+
+  /** Registers an agent reading the provider and asks it once (whatever the registry answered). */
+  async function runAgentWith(provName: string) {
+    const agent = unique('attacked');
+    await post(svc, '/ai/agents', editor.auth, { name: agent, systemPrompt: 'Answer.', contextProviders: [provName] });
+    const u = await aiUser();
+    await post(svc, `/ai/agent/${agent}`, u.auth, { prompt: 'hi' });
+    return u;
+  }
+
+  const listedProviders = async () =>
+    ((await request(svc.callback).get('/ai/context-providers').set('Authorization', editor.auth).expect(200)).body.data as { name: string }[]).map((p) => p.name);
+
+  // Issue 35: ai.edit chose the command and its arguments, so `node -e …` ran code on the worker.
+  it('refuses a stdio provider registered with a command and arguments: 400, nothing stored, nothing run', async () => {
+    const attack = codeExecution();
+    try {
+      const name = unique('attack');
+      const res = await post(svc, '/ai/context-providers', editor.auth, { name, transport: 'stdio', command: attack.command, args: attack.args });
+      await runAgentWith(name);
+      expect(attack.ran()).toBe('nothing ran');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', error: expect.stringMatching(/command/) });
+      expect(await listedProviders()).not.toContain(name);
+    } finally {
+      attack.cleanUp();
+    }
+  });
+
+  it('refuses a command and arguments patched onto a stdio provider', async () => {
+    const attack = codeExecution();
+    try {
+      const name = unique('patched');
+      await aiContextProviderModel(svc.deps.mongo.conn).create({ _id: name, transport: 'stdio', server: 'style-guide', resources: [], createdBy: 'test', updatedBy: 'test' });
+      const res = await request(svc.callback)
+        .patch(`/ai/context-providers/${name}`)
+        .set('Authorization', editor.auth)
+        .send({ command: attack.command, args: attack.args });
+      await runAgentWith(name);
+      expect(attack.ran()).toBe('nothing ran');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+    } finally {
+      attack.cleanUp();
+    }
+  });
+
+  it('never runs the command of a stdio provider stored before issue 35: the agent answers with a note', async () => {
+    const attack = codeExecution();
+    try {
+      const name = unique('legacy');
+      await aiContextProviderModel(svc.deps.mongo.conn).create({ _id: name, transport: 'stdio', command: attack.command, args: attack.args, resources: [], createdBy: 'test', updatedBy: 'test' });
+      const u = await runAgentWith(name);
+      expect(attack.ran()).toBe('nothing ran');
+      const [sent] = await provider().requests(u.id);
+      expect(sent!.messages[0]!.content).toContain(`<context provider="${name}">\n[context provider unavailable: `);
+      expect(sent!.messages[0]!.content).toMatch(/AI_MCP_STDIO_PROVIDERS/);
+      // Listed as refused, without its command; naming a configured server makes it usable again.
+      const listed = await request(svc.callback).get('/ai/context-providers').set('Authorization', editor.auth).expect(200);
+      const legacy = (listed.body.data as Record<string, unknown>[]).find((p) => p.name === name);
+      expect(legacy).toEqual({ name, description: '', transport: 'stdio', resources: [], refused: expect.stringMatching(/never started/) });
+      await request(svc.callback).patch(`/ai/context-providers/${name}`).set('Authorization', editor.auth).send({ description: 'x' }).expect(400);
+      const fixed = await request(svc.callback).patch(`/ai/context-providers/${name}`).set('Authorization', editor.auth).send({ server: 'style-guide' }).expect(200);
+      expect(fixed.body.data).toEqual({ name, description: '', transport: 'stdio', server: 'style-guide', resources: [] });
+      const stored = await aiContextProviderModel(svc.deps.mongo.conn).findById(name).lean();
+      expect(stored).not.toHaveProperty('command');
+      expect(stored).not.toHaveProperty('args');
+      const again = await runAgentWith(name);
+      const [next] = await provider().requests(again.id);
+      expect(next!.messages[0]!.content).toContain(`${STYLE_GUIDE} (stdio)`);
+      expect(attack.ran()).toBe('nothing ran');
+    } finally {
+      attack.cleanUp();
+    }
+  });
+
+  it.each([
+    [{ transport: 'stdio', server: 'no-such-server' }, /stdio server no-such-server is not configured \(AI_MCP_STDIO_PROVIDERS: style-guide\)/],
+    [{ transport: 'stdio' }, /body\.server/],
+    [{ transport: 'stdio', server: 'style-guide', args: ['-e', 'process.exit(1)'] }, /cannot name a command or arguments/],
+    [{ transport: 'stdio', server: 'style-guide', command: '/bin/sh' }, /cannot name a command or arguments/],
+    [{ transport: 'stdio', server: 'style-guide', url: 'https://127.0.0.1/mcp' }, /url/],
+    [{ transport: 'http', url: 'https://127.0.0.1/mcp', server: 'style-guide' }, /server/],
+    [{ transport: 'http', url: 'https://evil.example.com/mcp' }, /not on the allow-list/],
+  ])('refuses the provider %j with 400, storing nothing', async (body, message) => {
+    const name = unique('p');
+    const res = await post(svc, '/ai/context-providers', editor.auth, { name, ...body }).expect(400);
+    expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', error: expect.stringMatching(message) });
+    expect(await listedProviders()).not.toContain(name);
+  });
+
+  it('refuses a patch naming an unknown server, a command or arguments', async () => {
+    const name = unique('guide');
+    await post(svc, '/ai/context-providers', editor.auth, { name, transport: 'stdio', server: 'style-guide' }).expect(201);
+    for (const [patch, message] of [
+      [{ server: 'no-such-server' }, /is not configured/],
+      [{ args: ['-e', '1'] }, /cannot name a command or arguments/],
+      [{ command: process.execPath }, /cannot name a command or arguments/],
+    ] as const) {
+      const res = await request(svc.callback).patch(`/ai/context-providers/${name}`).set('Authorization', editor.auth).send(patch).expect(400);
+      expect(res.body.error).toMatch(message);
+    }
+    const listed = await request(svc.callback).get('/ai/context-providers').set('Authorization', editor.auth).expect(200);
+    expect(listed.body.data).toContainEqual({ name, description: '', transport: 'stdio', server: 'style-guide', resources: [] });
   });
 });
 

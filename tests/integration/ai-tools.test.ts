@@ -53,18 +53,58 @@ describe('POST /ai/chat-with-tools', () => {
     expect(json).toMatchObject({ toolName: 'format_json', result: { valid: true, formatted: '{\n    "a": [\n        1,\n        2\n    ]\n}' } });
   });
 
-  it('searches the platform data read-only through search_database, keeping requesters out of reach', async () => {
-    // A ticket, not an article: news-articles.test.ts owns the articles collection (its totals are exact).
-    const u = await aiUser();
-    const marker = `Entrega-${u.id}`;
-    const ticket = buildTicket({ main: marker, description: 'never shown' });
-    await createTicketRepo(svc.deps.mongo.conn).create(ticket, 'ai-tools-test');
-    await provider().script(u.id, [call('search_database', { source: 'tickets', query: marker.toLowerCase() }), { kind: 'reply', content: 'found' }]);
-    const res = await post(svc, '/ai/chat-with-tools', u.auth, { prompt: 'search', tools: ['search_database'] }).expect(200);
-    expect(res.body.data.toolResults[0].result).toMatchObject({ source: 'tickets', count: 1, items: [{ main: marker, status: 'open', newsletter: 'The News' }] });
+  /** A ticket for each of two requesters (and a deleted one of the first), all carrying the same word. */
+  async function ticketsOfTwo(marker: string) {
+    const repo = createTicketRepo(svc.deps.mongo.conn);
+    const mine = buildTicket({ main: marker, description: 'never shown' });
+    const theirs = buildTicket({ main: marker, description: 'never shown either' });
+    const own = await repo.create(mine, 'ai-tools-test');
+    const other = await repo.create(theirs, 'ai-tools-test');
+    const gone = await repo.create(buildTicket({ main: marker, email: mine.email }), 'ai-tools-test');
+    await repo.changeStatus(gone, 'deleted', 'ai-tools-test', 'delete');
+    return { email: mine.email, otherEmail: theirs.email, own: own._id, other: other._id, deleted: gone._id };
+  }
+
+  const searchTickets = (marker: string) => call('search_database', { source: 'tickets', query: marker.toLowerCase() });
+  const foundIds = (res: { body: any }) => (res.body.data.toolResults[0].result.items as { id: string }[]).map((i) => Number(i.id)).sort((a, b) => a - b);
+
+  it('searches every requester\'s tickets through search_database for a support agent, keeping requesters out of reach', async () => {
+    // Tickets, not articles: news-articles.test.ts owns the articles collection (its totals are exact).
+    const agent = await aiUser(['ai.view', 'support.agent']);
+    const marker = `Entrega-${agent.id}`;
+    const t = await ticketsOfTwo(marker);
+    await provider().script(agent.id, [searchTickets(marker), { kind: 'reply', content: 'found' }]);
+    const res = await post(svc, '/ai/chat-with-tools', agent.auth, { prompt: 'search', tools: ['search_database'] }).expect(200);
+    expect(res.body.data.toolResults[0].result).toMatchObject({ source: 'tickets', count: 3 });
+    expect(foundIds(res)).toEqual([t.own, t.other, t.deleted].sort((a, b) => a - b));
+    expect(res.body.data.toolResults[0].result.items).toContainEqual(expect.objectContaining({ id: String(t.own), main: marker, status: 'open', newsletter: 'The News' }));
     const shown = JSON.stringify(res.body.data.toolResults[0].result);
     expect(shown).not.toContain('never shown');
-    expect(shown).not.toContain(ticket.email);
+    expect(shown).not.toContain(t.email);
+    expect(shown).not.toContain(t.otherEmail);
+  });
+
+  // Issue 35: the tool read every customer's tickets for any ai.view holder.
+  it('lets a plain ai.view caller find only their own tickets through search_database (chat with tools and agents)', async () => {
+    const marker = `Escopo-${Math.random().toString(36).slice(2, 10)}`;
+    const t = await ticketsOfTwo(marker);
+    const u = await aiUser(['ai.view'], t.email.toUpperCase());
+    await provider().script(u.id, [searchTickets(marker), { kind: 'reply', content: 'found' }, searchTickets(marker), { kind: 'reply', content: 'found' }]);
+    const chat = await post(svc, '/ai/chat-with-tools', u.auth, { prompt: 'search', tools: ['search_database'] }).expect(200);
+    expect(foundIds(chat)).toEqual([t.own]);
+    expect(chat.body.data.toolResults[0].result).toMatchObject({ source: 'tickets', count: 1 });
+    const agent = await post(svc, '/ai/agent/support-assistant', u.auth, { prompt: 'meus tickets' }).expect(200);
+    expect(agent.body.data.toolResults[0].toolName).toBe('search_database');
+    expect(foundIds(agent)).toEqual([t.own]);
+  });
+
+  it('gives a caller without an e-mail no tickets at all through search_database', async () => {
+    const marker = `Anonimo-${Math.random().toString(36).slice(2, 10)}`;
+    await ticketsOfTwo(marker);
+    const u = await aiUser(['ai.view']);
+    await provider().script(u.id, [searchTickets(marker), { kind: 'reply', content: 'none' }]);
+    const res = await post(svc, '/ai/chat-with-tools', u.auth, { prompt: 'search', tools: ['search_database'] }).expect(200);
+    expect(res.body.data.toolResults[0].result).toMatchObject({ source: 'tickets', count: 0, items: [] });
   });
 
   it('sends an invalid call back to the model as a tool error instead of failing', async () => {

@@ -1,8 +1,10 @@
 import OpenAI from 'openai';
 import { capContext, systemWithContext, BUILTIN_AGENTS } from '../../models/ai/agent.rules';
 import { resolveModel, acceptedModelNames } from '../../models/ai/model.rules';
-import { BUILTIN_TOOLS, checkArguments, currentDate, formatJson, calculatePrice } from '../../models/ai/tool.rules';
+import { BUILTIN_TOOLS, checkArguments, currentDate, formatJson, calculatePrice, ticketScope, ticketScopeFilter } from '../../models/ai/tool.rules';
 import { classifyLlmError, retryAfterMs } from '../../models/infra/llm';
+import { refuseProvider, stdioServer } from '../../models/infra/mcp';
+import type { Outbound } from '../../models/infra/outbound';
 
 const models = { mini: 'm-mini', advanced: 'm-adv', previous: 'm-prev', legacy: 'm-legacy' };
 
@@ -86,5 +88,56 @@ describe('provider error classification', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': 'Sat, 21 Nov 2026 12:00:04 GMT' }), now)).toBe(4000);
     expect(retryAfterMs(new Headers({ 'retry-after-ms': '250' }), now)).toBe(250);
     expect(retryAfterMs(new Headers({}), now)).toBeUndefined();
+  });
+});
+
+// Issue 35: search_database read every requester's tickets for any ai.view holder.
+describe("search_database's ticket scope", () => {
+  it('reads every requester\'s tickets for a support agent (or *), never asking about e-mail', () => {
+    expect(ticketScope({ permissions: ['ai.view', 'support.agent'] })).toEqual({ kind: 'all' });
+    expect(ticketScope({ email: 'a@example.com', permissions: ['*'] })).toEqual({ kind: 'all' });
+    expect(ticketScopeFilter({ kind: 'all' })).toEqual({});
+  });
+
+  it("reads only the caller's own e-mail's tickets, never deleted ones, for anyone else", () => {
+    expect(ticketScope({ email: 'Leitor@Example.com', permissions: ['ai.view', 'support.manager'] })).toEqual({ kind: 'own', email: 'leitor@example.com' });
+    expect(ticketScopeFilter({ kind: 'own', email: 'leitor@example.com' })).toEqual({ email: 'leitor@example.com', deletedAt: null });
+  });
+
+  it('reads nothing without an e-mail, or without a caller (a run started before callers were carried)', () => {
+    expect(ticketScope({ permissions: ['ai.view'] })).toEqual({ kind: 'none' });
+    expect(ticketScope(undefined)).toEqual({ kind: 'none' });
+    expect(ticketScopeFilter({ kind: 'none' })).toBeUndefined();
+  });
+});
+
+// Issue 35: a stdio provider's command and arguments were the API caller's to choose.
+describe('MCP providers', () => {
+  const outbound = { refuse: (url: string) => (url.startsWith('https://allowed.example/') ? undefined : 'not on the allow-list') } as Outbound;
+  const o = { outbound, stdioServers: { docs: { command: 'node', args: ['docs.js'] } } };
+
+  it('starts a stdio provider only as a server the operator configured, by name', () => {
+    expect(refuseProvider({ transport: 'stdio', server: 'docs' }, o)).toBeUndefined();
+    expect(refuseProvider({ transport: 'stdio', server: 'kb' }, o)).toBe('stdio server kb is not configured (AI_MCP_STDIO_PROVIDERS: docs)');
+    expect(refuseProvider({ transport: 'stdio', server: 'kb' }, { outbound, stdioServers: {} })).toMatch(/AI_MCP_STDIO_PROVIDERS is empty/);
+    expect(refuseProvider({ transport: 'stdio' }, o)).toMatch(/needs server/);
+  });
+
+  it('refuses a command or arguments, even beside a configured server (registrations and runs from before)', () => {
+    expect(refuseProvider({ transport: 'stdio', server: 'docs', command: 'node' }, o)).toMatch(/cannot name a command or arguments/);
+    expect(refuseProvider({ transport: 'stdio', server: 'docs', args: ['-e', '1'] }, o)).toMatch(/cannot name a command or arguments/);
+    expect(refuseProvider({ transport: 'stdio', command: 'node', args: [] }, o)).toMatch(/cannot name a command or arguments/);
+  });
+
+  it('finds configured servers by their own names only', () => {
+    expect(stdioServer(o.stdioServers, 'docs')).toEqual({ command: 'node', args: ['docs.js'] });
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', undefined]) expect(stdioServer(o.stdioServers, name)).toBeUndefined();
+    expect(refuseProvider({ transport: 'stdio', server: 'constructor' }, o)).toMatch(/is not configured/);
+  });
+
+  it('checks an http provider against the outbound allow-list (an old run\'s empty args change nothing)', () => {
+    expect(refuseProvider({ transport: 'http', url: 'https://allowed.example/mcp', args: [] }, o)).toBeUndefined();
+    expect(refuseProvider({ transport: 'http', url: 'https://evil.example/mcp' }, o)).toBe('not on the allow-list');
+    expect(refuseProvider({ transport: 'http' }, o)).toBe('an http provider needs a url');
   });
 });

@@ -47,11 +47,43 @@ describe('config', () => {
       MINIO_ACCESS_KEY: 'abc',
       MINIO_SECRET_KEY: 'abcdefgh',
       JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      JWT_ISSUER: 'https://id.example.com/',
+      JWT_AUDIENCE: 'newsletter-platform',
       WEB_SECRET: 'w'.repeat(32),
       SMTP_URL: 'smtp://mail.example.com:587',
     });
     expect(c.auth.jwtSecret).toBeUndefined();
     expect(c.auth.jwksUrl).toBe('https://id.example.com/.well-known/jwks.json');
+  });
+
+  it.each(['JWT_ISSUER', 'JWT_AUDIENCE'])('requires %s in production under a JWKS (another application of the same identity provider is not us)', (name) => {
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      DATA_DIR: tmp(),
+      MONGODB_URI: 'mongodb://db/',
+      MINIO_ACCESS_KEY: 'abc',
+      MINIO_SECRET_KEY: 'abcdefgh',
+      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      JWT_ISSUER: 'https://id.example.com/',
+      JWT_AUDIENCE: 'newsletter-platform',
+      WEB_SECRET: 'w'.repeat(32),
+      SMTP_URL: 'smtp://mail.example.com:587',
+    };
+    delete env[name];
+    expect(() => parseConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name} is required when NODE_ENV=production$`));
+  });
+
+  it.each([
+    [undefined, 0],
+    ['false', 0],
+    ['true', 1],
+    ['2', 2],
+  ])('reads TRUST_PROXY=%s as %i trusted proxy hops', (value, hops) => {
+    expect(parseConfig({ DATA_DIR: tmp(), ...(value === undefined ? {} : { TRUST_PROXY: value }) }).http.proxyHops).toBe(hops);
+  });
+
+  it('refuses a TRUST_PROXY that is neither a flag nor a small number of hops', () => {
+    expect(() => parseConfig({ DATA_DIR: tmp(), TRUST_PROXY: 'all' })).toThrow(/TRUST_PROXY/);
   });
 
   it('requires the dashboard secret in production, and sends Checkout back to the dashboard by default', () => {
@@ -79,5 +111,23 @@ describe('config', () => {
   it('parses the MinIO endpoint into host, port and TLS', () => {
     const c = parseConfig({ DATA_DIR: tmp(), MINIO_ENDPOINT: 'https://files.example.com' });
     expect(c.minio).toMatchObject({ endPoint: 'files.example.com', port: 443, useSSL: true });
+  });
+  // Issue 35: stdio MCP servers are the operator's, by name; the API only names one.
+  it('reads the stdio MCP servers, by name, from AI_MCP_STDIO_PROVIDERS (none when empty)', () => {
+    expect(parseConfig({ DATA_DIR: tmp() }).ai.mcpStdioProviders).toEqual({});
+    expect(parseConfig({ DATA_DIR: tmp(), AI_MCP_STDIO_PROVIDERS: '' }).ai.mcpStdioProviders).toEqual({});
+    const c = parseConfig({ DATA_DIR: tmp(), AI_MCP_STDIO_PROVIDERS: '{"docs":{"command":"node","args":["docs-server.js","--stdio"]},"kb":{"command":"/usr/bin/kb-mcp"}}' });
+    expect(c.ai.mcpStdioProviders).toEqual({ docs: { command: 'node', args: ['docs-server.js', '--stdio'] }, kb: { command: '/usr/bin/kb-mcp', args: [] } });
+  });
+
+  it.each([
+    ['node docs-server.js', /AI_MCP_STDIO_PROVIDERS.*JSON object/],
+    ['["node"]', /AI_MCP_STDIO_PROVIDERS/],
+    ['{"Docs!":{"command":"node"}}', /AI_MCP_STDIO_PROVIDERS.*names/],
+    ['{"docs":{"command":""}}', /AI_MCP_STDIO_PROVIDERS/],
+    ['{"docs":{"command":"node","args":"-e 1"}}', /AI_MCP_STDIO_PROVIDERS/],
+    ['{"docs":{"command":"node","env":{"A":"1"}}}', /AI_MCP_STDIO_PROVIDERS/],
+  ])('refuses AI_MCP_STDIO_PROVIDERS=%s', (value, message) => {
+    expect(() => parseConfig({ DATA_DIR: tmp(), AI_MCP_STDIO_PROVIDERS: value })).toThrow(message);
   });
 });

@@ -21,9 +21,10 @@ beforeAll(async () => {
       maxTokens: 4096,
       requestTimeoutMs: 10_000,
       rateLimitPerMinute: 100,
+      dailyTokensPerUser: 500_000,
       toolHostAllowlist: [],
       toolCaFile: undefined,
-      mcpStdioCommands: [],
+      mcpStdioProviders: {},
     },
   });
 });

@@ -114,7 +114,13 @@ export async function aiChatWorkflow(input: ChatRunInput): Promise<ChatRunResult
         reply.toolCalls.map((call) => {
           const spec = input.tools.find((t) => t.name === call.name);
           return spec
-            ? (spec.kind === 'http' ? httpTools : tools).runTool({ spec, call: { name: call.name, arguments: call.arguments }, userId: input.userId })
+            ? (spec.kind === 'http' ? httpTools : tools).runTool({
+                spec,
+                call: { name: call.name, arguments: call.arguments },
+                userId: input.userId,
+                // Tools read only what the caller may; a run from before this was carried has none (the narrowest scope).
+                ...(input.caller ? { caller: input.caller } : {}),
+              })
             : Promise.resolve({ arguments: call.arguments, result: { error: `unknown tool: ${call.name}` }, timestamp: Date.now() });
         }),
       );

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import type { Principal } from '../../auth/token.rules';
 import type { Config } from '../../config';
 import { AppError, notFound } from '../../errors';
 import type { ChatMessage } from '../../infra/llm';
@@ -15,11 +16,12 @@ import { aiNotConfigured, chatFailure } from '../ai-failures';
 import { MAX_TOOL_ITERATIONS, type ChatRunInput, type ChatRunResult } from '../chat.rules';
 import { resolveModel, type ModelMap } from '../model.rules';
 import type { AiRegistryRepo } from '../registry.repo';
+import { requireBudget, type BudgetDeps } from './usage';
 
-export interface ChatDeps {
-  ai: { llm: { configured: boolean }; registry: Pick<AiRegistryRepo, 'findAgent' | 'resolveTools' | 'resolveProviders'> };
+export interface ChatDeps extends BudgetDeps {
+  ai: BudgetDeps['ai'] & { llm: { configured: boolean }; registry: Pick<AiRegistryRepo, 'findAgent' | 'resolveTools' | 'resolveProviders'> };
   temporal: { client: Pick<Client, 'workflow'> };
-  config: Pick<Config, 'temporal'>;
+  config: Pick<Config, 'temporal' | 'ai'>;
 }
 
 /** How a run is tied to the request that asked for it. */
@@ -32,7 +34,7 @@ export interface RunOptions {
 }
 
 export type ChatRun = ChatRunResult & { workflowId: string };
-type RunInput = Omit<ChatRunInput, 'userId' | 'requestId' | 'maxToolIterations'>;
+type RunInput = Omit<ChatRunInput, 'userId' | 'requestId' | 'maxToolIterations' | 'caller'>;
 
 export function requireProvider(llm: { configured: boolean }): void {
   if (!llm.configured) throw aiNotConfigured();
@@ -42,15 +44,30 @@ export function messagesFor(prompt: string, systemPrompt: string | undefined): C
   return [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), { role: 'user' as const, content: prompt }];
 }
 
-/** Runs one chat as a workflow and waits for its result (AI failures as the APIs' errors). */
-export async function runChat(deps: ChatDeps, userId: string, input: RunInput, opts: RunOptions): Promise<ChatRun> {
+/**
+ * Runs one chat as a workflow and waits for its result (AI failures as the APIs' errors). The run
+ * carries who asked (their e-mail and permissions): its tools read only what they may. A user whose
+ * daily token budget is spent gets 429 (operations/usage.ts) and nothing is started.
+ */
+export async function runChat(deps: ChatDeps, caller: Principal, input: RunInput, opts: RunOptions): Promise<ChatRun> {
   requireProvider(deps.ai.llm);
+  const userId = caller.sub;
+  // A user whose daily token budget is spent starts nothing (429 until the next UTC midnight).
+  await requireBudget(deps, userId);
   const runId = randomUUID().slice(0, 12);
   const workflowId = workflowIds.aiChat(userId, runId);
   const handle = await deps.temporal.client.workflow.start(aiChatWorkflow, {
     taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.ai),
     workflowId,
-    args: [{ ...input, userId, requestId: opts.requestId || runId, maxToolIterations: MAX_TOOL_ITERATIONS }],
+    args: [
+      {
+        ...input,
+        userId,
+        caller: { ...(caller.email ? { email: caller.email } : {}), permissions: caller.permissions },
+        requestId: opts.requestId || runId,
+        maxToolIterations: MAX_TOOL_ITERATIONS,
+      },
+    ],
     workflowExecutionTimeout: '10 minutes',
   });
   opts.onStarted?.(workflowId);
@@ -76,12 +93,12 @@ export interface ChatWithToolsInput {
 }
 
 /** A reply for which the model may call the named tools (at most MAX_TOOL_ITERATIONS rounds). */
-export async function chatWithTools(deps: ChatDeps, userId: string, input: ChatWithToolsInput, opts: RunOptions): Promise<ChatRun> {
+export async function chatWithTools(deps: ChatDeps, caller: Principal, input: ChatWithToolsInput, opts: RunOptions): Promise<ChatRun> {
   const { specs, unknown } = await deps.ai.registry.resolveTools(input.tools);
   if (unknown.length) throw new AppError('VALIDATION_FAILED', `Unknown tool(s): ${unknown.join(', ')}`);
   return await runChat(
     deps,
-    userId,
+    caller,
     {
       model: input.model,
       messages: messagesFor(input.prompt, input.systemPrompt),
@@ -95,12 +112,12 @@ export async function chatWithTools(deps: ChatDeps, userId: string, input: ChatW
 }
 
 /** An agent's run: its system prompt, model (the mini class when its own is unknown), temperature, tools and context providers. */
-export async function askAgent(deps: ChatDeps, userId: string, input: { name: string; prompt: string; models: ModelMap; maxTokens: number }, opts: RunOptions): Promise<ChatRun> {
+export async function askAgent(deps: ChatDeps, caller: Principal, input: { name: string; prompt: string; models: ModelMap; maxTokens: number }, opts: RunOptions): Promise<ChatRun> {
   const agent = (await deps.ai.registry.findAgent(input.name)) ?? notFound(`agent ${input.name}`);
   const [{ specs }, providers] = await Promise.all([deps.ai.registry.resolveTools(agent.tools), deps.ai.registry.resolveProviders(agent.contextProviders)]);
   return await runChat(
     deps,
-    userId,
+    caller,
     {
       model: resolveModel(agent.model, input.models)?.id ?? input.models.mini,
       messages: messagesFor(input.prompt, agent.systemPrompt),

@@ -2,8 +2,9 @@
  * The AI registry, the use cases (quiz-ai-chat-api.md §4.3; docs/decisions.md "AI chat"):
  * registering, changing and deleting agents, HTTP tools and MCP context providers. Built-in names
  * cannot be registered, changed or deleted; an agent names only tools and providers that exist; a
- * tool's parameters are a JSON Schema of an object; endpoints and commands pass the outbound
- * allow-lists; what an agent uses cannot be deleted.
+ * tool's parameters are a JSON Schema of an object; endpoints pass the outbound allow-list; a
+ * stdio provider names a server the operator configured, never a command or arguments; what an
+ * agent uses cannot be deleted.
  */
 import type { Config } from '../../config';
 import { AppError, notFound } from '../../errors';
@@ -32,8 +33,18 @@ function checkEndpoint(deps: RegistryDeps, endpoint: string): void {
   if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: body.endpoint: ${reason}`);
 }
 
-function checkProvider(deps: RegistryDeps, spec: Pick<RegisteredProvider, 'transport' | 'command' | 'url'>): void {
-  const reason = refuseProvider(spec, { outbound: deps.ai.outbound, stdioCommands: deps.config.ai.mcpStdioCommands });
+/**
+ * A stdio provider names a configured server (AI_MCP_STDIO_PROVIDERS) and nothing else; an http
+ * one an allow-listed https url. Whatever else a body carries is refused (the schemas already
+ * refuse a command or arguments: nothing the API writes becomes part of a command line).
+ */
+function checkProvider(deps: RegistryDeps, spec: Pick<RegisteredProvider, 'transport' | 'server' | 'url'> & { command?: unknown; args?: unknown }): void {
+  if (spec.command !== undefined || spec.args !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'Invalid request: body: a context provider cannot name a command or arguments; a stdio provider names a server the operator configured (AI_MCP_STDIO_PROVIDERS)');
+  }
+  if (spec.transport === 'stdio' && spec.url !== undefined) throw new AppError('VALIDATION_FAILED', 'Invalid request: body.url: a stdio provider has no url');
+  if (spec.transport === 'http' && spec.server !== undefined) throw new AppError('VALIDATION_FAILED', 'Invalid request: body.server: an http provider has no server');
+  const reason = refuseProvider({ transport: spec.transport, server: spec.server, url: spec.url }, { outbound: deps.ai.outbound, stdioServers: deps.config.ai.mcpStdioProviders });
   if (reason) throw new AppError('VALIDATION_FAILED', `Invalid request: ${reason}`);
 }
 
@@ -101,10 +112,11 @@ export async function registerProvider(deps: RegistryDeps, provider: RegisteredP
   if (!(await deps.ai.registry.createProvider(provider, by))) throw new AppError('CONFLICT', `context provider ${provider.name} already exists`);
 }
 
-export async function updateProvider(deps: RegistryDeps, name: string, patch: Partial<Omit<RegisteredProvider, 'name'>>, by: string) {
+/** A stdio provider stored with its own command (before issue 35) becomes usable again only by naming a server. */
+export async function updateProvider(deps: RegistryDeps, name: string, patch: Partial<Pick<RegisteredProvider, 'description' | 'server' | 'url' | 'resources'>>, by: string) {
   const [current] = await deps.ai.registry.findProviders([name]);
   if (!current) notFound(`context provider ${name}`);
-  checkProvider(deps, { ...current, ...patch });
+  checkProvider(deps, { transport: current.transport, server: current.server, url: current.url, ...patch });
   return (await deps.ai.registry.updateProvider(name, patch, by)) ?? notFound(`context provider ${name}`);
 }
 
