@@ -39,36 +39,28 @@ describe('config', () => {
     expect(() => parseConfig(env)).toThrow(/^Invalid configuration: JWT_SECRET is required when NODE_ENV=production$/);
   });
 
+  /** A production environment verifying tokens with a JWKS, complete. */
+  const jwksProduction = (): Record<string, string> => ({
+    NODE_ENV: 'production',
+    DATA_DIR: tmp(),
+    MONGODB_URI: 'mongodb://db/',
+    MINIO_ACCESS_KEY: 'abc',
+    MINIO_SECRET_KEY: 'abcdefgh',
+    JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+    JWT_ISSUER: 'https://id.example.com/',
+    JWT_AUDIENCE: 'newsletter-platform',
+    WEB_SECRET: 'w'.repeat(32),
+    SMTP_URL: 'smtp://mail.example.com:587',
+  });
+
   it('does not require JWT_SECRET in production when tokens are verified with a JWKS URL', () => {
-    const c = parseConfig({
-      NODE_ENV: 'production',
-      DATA_DIR: tmp(),
-      MONGODB_URI: 'mongodb://db/',
-      MINIO_ACCESS_KEY: 'abc',
-      MINIO_SECRET_KEY: 'abcdefgh',
-      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
-      JWT_ISSUER: 'https://id.example.com/',
-      JWT_AUDIENCE: 'newsletter-platform',
-      WEB_SECRET: 'w'.repeat(32),
-      SMTP_URL: 'smtp://mail.example.com:587',
-    });
+    const c = parseConfig(jwksProduction());
     expect(c.auth.jwtSecret).toBeUndefined();
     expect(c.auth.jwksUrl).toBe('https://id.example.com/.well-known/jwks.json');
   });
 
   it.each(['JWT_ISSUER', 'JWT_AUDIENCE'])('requires %s in production under a JWKS (another application of the same identity provider is not us)', (name) => {
-    const env: Record<string, string> = {
-      NODE_ENV: 'production',
-      DATA_DIR: tmp(),
-      MONGODB_URI: 'mongodb://db/',
-      MINIO_ACCESS_KEY: 'abc',
-      MINIO_SECRET_KEY: 'abcdefgh',
-      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
-      JWT_ISSUER: 'https://id.example.com/',
-      JWT_AUDIENCE: 'newsletter-platform',
-      WEB_SECRET: 'w'.repeat(32),
-      SMTP_URL: 'smtp://mail.example.com:587',
-    };
+    const env = jwksProduction();
     delete env[name];
     expect(() => parseConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name} is required when NODE_ENV=production$`));
   });
