@@ -174,12 +174,15 @@ describe('a newcomer in the dashboard', () => {
     await page.getByLabel('Code sent to your WhatsApp').fill(code);
     await page.getByRole('button', { name: 'Link this phone' }).click();
     await page.getByText('Phone linked:').waitFor();
-    expect(await page.getByTestId('whatsapp-status').textContent()).toMatch(/^Linked to 5511•+\d\d\.$/);
+    // The status line follows when the page has read the link back (a request after the answer).
+    const status = page.getByTestId('whatsapp-status');
+    await status.filter({ hasText: /^Linked to/ }).waitFor();
+    expect(await status.textContent()).toMatch(/^Linked to 5511•+\d\d\.$/);
     await check('preferences-whatsapp-linked');
 
     await page.getByRole('button', { name: 'Unlink this phone' }).click();
     await page.getByText('unlinked: it gets no more alerts').waitFor();
-    expect(await page.getByTestId('whatsapp-status').textContent()).toMatch(/^No phone linked\./);
+    await status.filter({ hasText: /^No phone linked\./ }).waitFor();
     expect((await news.deps.whatsapp.contact(phone))?.userId).toBeNull();
     await check('preferences-whatsapp-unlinked');
   });
