@@ -24,12 +24,72 @@ import {
 
 const route = routeFactory<QuizDeps>();
 const tags = ['ai registry'];
+const deleted = z.object({ deleted: z.string().max(64) }).meta({ id: 'RegistryEntryDeleted' });
+
+/**
+ * One kind of registration (agents, HTTP tools, MCP context providers) at `path`: its register,
+ * update and delete routes (permission ai.edit), each running its operation. `register` answers
+ * what the 201 carries; the 201's message names the kind (`tool registered`).
+ */
+interface RegistryKind<C extends z.ZodType, U extends z.ZodType<object>> {
+  path: string;
+  kind: string;
+  params: typeof AgentNameParams;
+  register: { summary: string; description?: string; body: C; run: (deps: QuizDeps, body: z.output<C>, by: string) => Promise<unknown> };
+  update: { summary: string; description?: string; body: U; run: (deps: QuizDeps, name: string, patch: Partial<z.output<U>>, by: string) => Promise<unknown> };
+  remove: { summary: string; errors: number[]; run: (deps: QuizDeps, name: string) => Promise<void> };
+}
+
+function editRoutes<C extends z.ZodType, U extends z.ZodType<object>>(r: RegistryKind<C, U>) {
+  const edit = { tags, auth: bearer(AI_EDIT), rateLimit: aiRateLimit };
+  return [
+    route({
+      method: 'post',
+      path: r.path,
+      summary: r.register.summary,
+      description: r.register.description,
+      ...edit,
+      body: r.register.body,
+      status: 201,
+      errors: [409, 429],
+      handler: async ({ body, auth, deps }) => reply({ status: 201, message: `${r.kind} registered`, data: await r.register.run(deps, body, auth.sub) }),
+    }),
+    route({
+      method: 'patch',
+      path: `${r.path}/:name`,
+      summary: r.update.summary,
+      description: r.update.description,
+      ...edit,
+      params: r.params,
+      body: r.update.body,
+      errors: [404, 429],
+      handler: async ({ params, body, auth, deps }) => await r.update.run(deps, params.name, definedFields(body), auth.sub),
+    }),
+    route({
+      method: 'delete',
+      path: `${r.path}/:name`,
+      summary: r.remove.summary,
+      ...edit,
+      params: r.params,
+      response: deleted,
+      errors: r.remove.errors,
+      handler: async ({ params, deps }) => {
+        await r.remove.run(deps, params.name);
+        return { deleted: params.name };
+      },
+    }),
+  ];
+}
+
+/** A registration whose operation answers nothing: the 201 carries the body registered. */
+const answeringBody =
+  <T>(register: (deps: QuizDeps, body: T, by: string) => Promise<void>) =>
+  async (deps: QuizDeps, body: T, by: string) => {
+    await register(deps, body, by);
+    return body;
+  };
 
 export function registryRoutes(limits: AiLimits) {
-  const AgentBody = agentBody(limits);
-  const AgentPatch = agentPatch(limits);
-  const deleted = z.object({ deleted: z.string().max(64) });
-
   return [
     // ---- agents
     route({
@@ -41,44 +101,13 @@ export function registryRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       handler: async ({ deps }) => deps.ai.registry.listAgents(),
     }),
-    route({
-      method: 'post',
+    ...editRoutes({
       path: '/ai/agents',
-      summary: 'Register an agent',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      body: AgentBody,
-      status: 201,
-      errors: [409, 429],
-      handler: async ({ body, auth, deps }) => reply({ status: 201, message: 'agent registered', data: await registry.registerAgent(deps, body, auth.sub) }),
-    }),
-    route({
-      method: 'patch',
-      path: '/ai/agents/:name',
-      summary: 'Update a registered agent',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
+      kind: 'agent',
       params: AgentNameParams,
-      body: AgentPatch,
-      errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => await registry.updateAgent(deps, params.name, definedFields(body), auth.sub),
-    }),
-    route({
-      method: 'delete',
-      path: '/ai/agents/:name',
-      summary: 'Delete a registered agent',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      params: AgentNameParams,
-      response: deleted,
-      errors: [404, 429],
-      handler: async ({ params, deps }) => {
-        await registry.deleteAgent(deps, params.name);
-        return { deleted: params.name };
-      },
+      register: { summary: 'Register an agent', body: agentBody(limits), run: registry.registerAgent },
+      update: { summary: 'Update a registered agent', body: agentPatch(limits), run: registry.updateAgent },
+      remove: { summary: 'Delete a registered agent', errors: [404, 429], run: registry.deleteAgent },
     }),
 
     // ---- tools
@@ -94,48 +123,18 @@ export function registryRoutes(limits: AiLimits) {
         ...(await deps.ai.registry.listTools()).map((t) => ({ ...t, kind: 'http' as const })),
       ],
     }),
-    route({
-      method: 'post',
+    ...editRoutes({
       path: '/ai/tools',
-      summary: 'Register an HTTP tool',
-      description: 'The platform POSTs validated arguments as JSON to the https endpoint (host on AI_TOOL_HOST_ALLOWLIST) and gives the JSON answer to the model.',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      body: ToolBody,
-      status: 201,
-      errors: [409, 429],
-      handler: async ({ body, auth, deps }) => {
-        await registry.registerTool(deps, body, auth.sub);
-        return reply({ status: 201, message: 'tool registered', data: body });
-      },
-    }),
-    route({
-      method: 'patch',
-      path: '/ai/tools/:name',
-      summary: 'Update a registered HTTP tool',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
+      kind: 'tool',
       params: ToolNameParams,
-      body: ToolPatch,
-      errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => await registry.updateTool(deps, params.name, definedFields(body), auth.sub),
-    }),
-    route({
-      method: 'delete',
-      path: '/ai/tools/:name',
-      summary: 'Delete a registered HTTP tool',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      params: ToolNameParams,
-      response: deleted,
-      errors: [404, 409, 429],
-      handler: async ({ params, deps }) => {
-        await registry.deleteTool(deps, params.name);
-        return { deleted: params.name };
+      register: {
+        summary: 'Register an HTTP tool',
+        description: 'The platform POSTs validated arguments as JSON to the https endpoint (host on AI_TOOL_HOST_ALLOWLIST) and gives the JSON answer to the model.',
+        body: ToolBody,
+        run: answeringBody(registry.registerTool),
       },
+      update: { summary: 'Update a registered HTTP tool', body: ToolPatch, run: registry.updateTool },
+      remove: { summary: 'Delete a registered HTTP tool', errors: [404, 409, 429], run: registry.deleteTool },
     }),
 
     // ---- context providers
@@ -149,52 +148,26 @@ export function registryRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       handler: async ({ deps }) => deps.ai.registry.listProviders(),
     }),
-    route({
-      method: 'post',
+    ...editRoutes({
       path: '/ai/context-providers',
-      summary: 'Register an MCP context provider',
-      description:
-        'A Model Context Protocol server read before an agent answers: stdio (`server`: the name of a server the operator ' +
-        'configured in AI_MCP_STDIO_PROVIDERS; a command or arguments are refused with 400) or Streamable HTTP (https, ' +
-        'allow-listed host). Its resources (all, or the listed URIs) are injected, 10,000 characters at most.',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      body: ProviderBody,
-      status: 201,
-      errors: [409, 429],
-      handler: async ({ body, auth, deps }) => {
-        await registry.registerProvider(deps, body, auth.sub);
-        return reply({ status: 201, message: 'context provider registered', data: body });
-      },
-    }),
-    route({
-      method: 'patch',
-      path: '/ai/context-providers/:name',
-      summary: 'Update an MCP context provider',
-      description: 'Naming a `server` also makes a refused stdio provider (one registered with its own command) usable again.',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
+      kind: 'context provider',
       params: ProviderNameParams,
-      body: ProviderPatch,
-      errors: [404, 429],
-      handler: async ({ params, body, auth, deps }) => await registry.updateProvider(deps, params.name, definedFields(body), auth.sub),
-    }),
-    route({
-      method: 'delete',
-      path: '/ai/context-providers/:name',
-      summary: 'Delete an MCP context provider',
-      tags,
-      auth: bearer(AI_EDIT),
-      rateLimit: aiRateLimit,
-      params: ProviderNameParams,
-      response: deleted,
-      errors: [404, 409, 429],
-      handler: async ({ params, deps }) => {
-        await registry.deleteProvider(deps, params.name);
-        return { deleted: params.name };
+      register: {
+        summary: 'Register an MCP context provider',
+        description:
+          'A Model Context Protocol server read before an agent answers: stdio (`server`: the name of a server the operator ' +
+          'configured in AI_MCP_STDIO_PROVIDERS; a command or arguments are refused with 400) or Streamable HTTP (https, ' +
+          'allow-listed host). Its resources (all, or the listed URIs) are injected, 10,000 characters at most.',
+        body: ProviderBody,
+        run: answeringBody(registry.registerProvider),
       },
+      update: {
+        summary: 'Update an MCP context provider',
+        description: 'Naming a `server` also makes a refused stdio provider (one registered with its own command) usable again.',
+        body: ProviderPatch,
+        run: registry.updateProvider,
+      },
+      remove: { summary: 'Delete an MCP context provider', errors: [404, 409, 429], run: registry.deleteProvider },
     }),
   ];
 }

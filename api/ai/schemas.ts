@@ -3,7 +3,7 @@
  * configuration so the accepted models and the token ceiling are validated and documented.
  */
 import { z } from 'zod';
-import { AGENT_NAME } from '../../models/ai/agent.rules';
+import { AGENT_NAME, AgentDefinition, NAME_MAX, TEMPERATURE } from '../../models/ai/agent.rules';
 import { TOOL_NAME } from '../../models/ai/tool.rules';
 import { acceptedModelNames, type ModelMap } from '../../models/ai/model.rules';
 
@@ -12,14 +12,11 @@ export interface AiLimits {
   maxTokens: number;
 }
 
-/** Agent, tool and provider names: 2 to 64 characters (AGENT_NAME, TOOL_NAME). */
-const NAME_MAX = 64;
 /** Keys of a JSON Schema object (a tool's parameters, a reply's schema). */
 const KEY_MAX = 200;
 const URL_MAX = 2_048;
 
 const prompt = z.string().max(100_000).trim().min(1, 'prompt must not be empty').describe('The user message');
-const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
 
 export const ResponseFormatSchema = z
   .discriminatedUnion('type', [
@@ -48,7 +45,7 @@ export function chatBody(limits: AiLimits) {
   return z.strictObject({
     prompt,
     model: modelSchema(limits),
-    temperature: temperature.optional(),
+    temperature: TEMPERATURE.optional(),
     maxTokens: z.number().int().min(1).max(limits.maxTokens, `maxTokens must be at most ${limits.maxTokens}`).optional(),
     systemPrompt: z.string().max(20_000).optional().describe('Instructions placed before the prompt'),
     responseFormat: ResponseFormatSchema.optional(),
@@ -64,7 +61,7 @@ export function chatWithToolsBody(limits: AiLimits) {
       .min(1, 'tools must name at least one tool')
       .max(20)
       .refine((t) => new Set(t).size === t.length, 'tools must not repeat a name'),
-    temperature: temperature.optional(),
+    temperature: TEMPERATURE.optional(),
     model: modelSchema(limits),
     maxTokens: z.number().int().min(1).max(limits.maxTokens, `maxTokens must be at most ${limits.maxTokens}`).optional(),
     systemPrompt: z.string().max(20_000).optional(),
@@ -112,28 +109,24 @@ export const DailyBudgetSchema = z
   })
   .meta({ id: 'AiDailyBudget' });
 
+/** A new agent (AgentDefinition): what is left out takes its default. */
 export function agentBody(limits: AiLimits) {
+  const f = AgentDefinition.shape;
   return z.strictObject({
-    name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
-    description: z.string().max(500).default(''),
-    systemPrompt: z.string().max(20_000).trim().min(1),
+    name: f.name,
+    description: f.description.default(''),
+    systemPrompt: f.systemPrompt,
     model: modelSchema(limits).default('mini'),
-    temperature: temperature.default(0.7),
-    tools: z.array(z.string().max(NAME_MAX)).max(20).default([]),
-    contextProviders: z.array(z.string().max(NAME_MAX)).max(10).default([]),
+    temperature: f.temperature.default(0.7),
+    tools: f.tools.default([]),
+    contextProviders: f.contextProviders.default([]),
   });
 }
 
+/** Changes to an agent: any of its fields but the name. */
 export function agentPatch(limits: AiLimits) {
   return z
-    .strictObject({
-      description: z.string().max(500).optional(),
-      systemPrompt: z.string().max(20_000).trim().min(1).optional(),
-      model: modelSchema(limits),
-      temperature: temperature.optional(),
-      tools: z.array(z.string().max(NAME_MAX)).max(20).optional(),
-      contextProviders: z.array(z.string().max(NAME_MAX)).max(10).optional(),
-    })
+    .strictObject({ ...AgentDefinition.omit({ name: true }).partial().shape, model: modelSchema(limits) })
     .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
 }
 
@@ -178,28 +171,22 @@ const stdioServer = z
 const providerUrl = z.url().max(URL_MAX).describe('http: the Streamable HTTP endpoint (https, allow-listed host)');
 const resources = z.array(z.string().min(1).max(URL_MAX)).max(50);
 
+/** A registration over one transport: a name and a description, the transport's fields, the resources to read. */
+const providerOver = <T extends z.ZodRawShape>(transport: T) =>
+  z.strictObject(
+    {
+      name: providerName,
+      description: z.string().max(500).default(''),
+      ...transport,
+      resources: resources.default([]).describe('Resource URIs to read; all listed ones when empty'),
+    },
+    providerKeys,
+  );
+
 export const ProviderBody = z
   .discriminatedUnion('transport', [
-    z.strictObject(
-      {
-        name: providerName,
-        description: z.string().max(500).default(''),
-        transport: z.literal('stdio'),
-        server: stdioServer,
-        resources: resources.default([]).describe('Resource URIs to read; all listed ones when empty'),
-      },
-      providerKeys,
-    ),
-    z.strictObject(
-      {
-        name: providerName,
-        description: z.string().max(500).default(''),
-        transport: z.literal('http'),
-        url: providerUrl,
-        resources: resources.default([]).describe('Resource URIs to read; all listed ones when empty'),
-      },
-      providerKeys,
-    ),
+    providerOver({ transport: z.literal('stdio'), server: stdioServer }),
+    providerOver({ transport: z.literal('http'), url: providerUrl }),
   ])
   .describe('stdio: a server the operator configured, by name; http: an https endpoint on an allow-listed host');
 

@@ -2,18 +2,31 @@
  * Agents: a system prompt, a model, a temperature, the tools it may use and the context providers
  * read before it answers. The four built-ins cannot be deleted or shadowed by registered agents.
  */
-export interface AgentDefinition {
-  name: string;
-  description: string;
-  systemPrompt: string;
-  /** A model class or a configured provider id. */
-  model: string;
-  temperature: number;
-  tools: string[];
-  contextProviders: string[];
-}
+import { z } from 'zod';
 
 export const AGENT_NAME = /^[a-z][a-z0-9-]{1,63}$/;
+
+/** Agent, tool and provider names: 2 to 64 characters (AGENT_NAME, TOOL_NAME). */
+export const NAME_MAX = 64;
+
+/** A model call's temperature (an agent's, a chat request's). */
+export const TEMPERATURE = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
+
+/**
+ * An agent's fields, declared once: the API's bodies are built from them (api/ai/schemas.ts: the
+ * model there is one the configuration accepts) and MongoDB stores them (registry.model.ts).
+ */
+export const AgentDefinition = z.object({
+  name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'name: lowercase letters, digits and -, 2 to 64 characters'),
+  description: z.string().max(500),
+  systemPrompt: z.string().max(20_000).trim().min(1),
+  /** A model class or a configured provider id. */
+  model: z.string().max(200),
+  temperature: TEMPERATURE,
+  tools: z.array(z.string().max(NAME_MAX)).max(20),
+  contextProviders: z.array(z.string().max(NAME_MAX)).max(10),
+});
+export type AgentDefinition = z.output<typeof AgentDefinition>;
 
 export const BUILTIN_AGENTS: AgentDefinition[] = [
   {

@@ -5,6 +5,7 @@
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
+import type { AgentDefinition } from './agent.rules';
 
 interface Audit {
   createdBy: string;
@@ -13,14 +14,9 @@ interface Audit {
   updatedAt: Date;
 }
 
-export interface AiAgentDoc extends Audit {
+/** An agent's fields (agent.rules.ts AgentDefinition) under its name as the id. */
+export interface AiAgentDoc extends Audit, Omit<AgentDefinition, 'name'> {
   _id: string;
-  description: string;
-  systemPrompt: string;
-  model: string;
-  temperature: number;
-  tools: string[];
-  contextProviders: string[];
 }
 
 export interface AiToolDoc extends Audit {

@@ -9,10 +9,9 @@ import { BULK_MAX_TICKETS, BULK_TYPES, type BulkParams, type BulkType } from '..
 import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../models/support/operations/bulk';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
-import { reply, routeFactory } from '../../shared/route';
+import { reply, routeFactory, type RouteLink } from '../../shared/route';
 import { Count, IsoDateTime, Text, Uuid } from '../../shared/views';
 import type { SupportDeps } from '../deps';
-import type { Principal } from '../../../models/auth/token.rules';
 import { requireProvider } from '../../../models/ai/operations/chat';
 
 const route = routeFactory<SupportDeps>();
@@ -33,91 +32,85 @@ const Accepted = z.object({
   total: z.number().int().min(1).max(BULK_MAX_TICKETS),
   state: z.enum(STATES),
   statusUrl: Text(64),
-});
+}).meta({ id: 'BulkOperationAccepted' });
 const OperationParams = z.object({ operationId: z.uuid() });
 
 const bulkDeps = (deps: SupportDeps): BulkDeps => ({ bulk: deps.bulk, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
 
-async function startOperation(deps: SupportDeps, auth: Principal, type: BulkType, ticketIds: number[], params: BulkParams, requestKey: string | undefined) {
-  const started = await startBulkOperation(bulkDeps(deps), { by: auth, type, ticketIds, params, requestKey });
-  const statusUrl = `/support/bulk/${started.operationId}`;
-  return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
-}
+/** Where a started operation's answer leads: its progress and its cancellation. */
+const operationLinks: RouteLink[] = [
+  { name: 'progress', method: 'get', path: '/support/bulk/:operationId', parameters: { operationId: '$response.body#/data/operationId' } },
+  { name: 'cancel', method: 'post', path: '/support/bulk/:operationId/cancel', parameters: { operationId: '$response.body#/data/operationId' } },
+];
 
-export const bulkRoutes = [
-  route({
+/**
+ * A route that starts a bulk operation of one type on the body's tickets: 202 with the operation
+ * and its status URL (Location); with an Idempotency-Key, a repeat gets the same operation.
+ * `requires` refuses before anything starts (a dependency the type needs is missing).
+ */
+function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
+  path: string;
+  summary: string;
+  description?: string;
+  type: BulkType;
+  body: B;
+  params: (body: z.output<B>) => BulkParams;
+  requires?: (deps: SupportDeps) => void;
+}) {
+  return route({
     method: 'post',
-    path: '/support/bulk/status',
-    summary: 'Change the status of many tickets',
-    description: `Up to ${BULK_MAX_TICKETS} tickets; runs as workflow ticket-bulk-<operationId>. Each ticket is changed exactly once; tickets whose transition is not allowed are reported as errors.`,
+    path: op.path,
+    summary: op.summary,
+    description: op.description,
     tags,
     auth: staff,
-    body: z.strictObject({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }),
+    body: op.body,
     response: Accepted,
-    links: [
-      { name: 'progress', method: 'get', path: '/support/bulk/:operationId', parameters: { operationId: '$response.body#/data/operationId' } },
-      { name: 'cancel', method: 'post', path: '/support/bulk/:operationId/cancel', parameters: { operationId: '$response.body#/data/operationId' } },
-    ],
-    status: 202,
-    errors: [503],
-    idempotent: true,
-    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'status', body.ticketIds, { status: body.status }, requestKey),
-  }),
-  route({
-    method: 'post',
-    path: '/support/bulk/delete',
-    summary: 'Soft-delete many tickets',
-    tags,
-    auth: staff,
-    body: z.strictObject({ ticketIds }),
-    response: Accepted,
-    links: [
-      { name: 'progress', method: 'get', path: '/support/bulk/:operationId', parameters: { operationId: '$response.body#/data/operationId' } },
-      { name: 'cancel', method: 'post', path: '/support/bulk/:operationId/cancel', parameters: { operationId: '$response.body#/data/operationId' } },
-    ],
-    status: 202,
-    errors: [503],
-    idempotent: true,
-    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'delete', body.ticketIds, {}, requestKey),
-  }),
-  route({
-    method: 'post',
-    path: '/support/bulk/messages',
-    summary: 'Send one admin message to many tickets',
-    description: 'Each ticket gets the message once, even if the operation is retried.',
-    tags,
-    auth: staff,
-    body: z.strictObject({ ticketIds, conteudo: z.string().max(20_000).trim().min(1) }),
-    response: Accepted,
-    links: [
-      { name: 'progress', method: 'get', path: '/support/bulk/:operationId', parameters: { operationId: '$response.body#/data/operationId' } },
-      { name: 'cancel', method: 'post', path: '/support/bulk/:operationId/cancel', parameters: { operationId: '$response.body#/data/operationId' } },
-    ],
-    status: 202,
-    errors: [503],
-    idempotent: true,
-    handler: ({ body, auth, deps, requestKey }) => startOperation(deps, auth, 'messages', body.ticketIds, { conteudo: body.conteudo }, requestKey),
-  }),
-  route({
-    method: 'post',
-    path: '/support/bulk/fast-response',
-    summary: 'Draft AI replies for many tickets (and send them when asked)',
-    description: 'Per ticket as POST /support/{id}/fast-response; provider errors are retried, a ticket the provider refuses is reported. 503 when no AI provider is configured.',
-    tags,
-    auth: staff,
-    body: z.strictObject({ ticketIds, send: z.boolean().default(false) }),
-    response: Accepted,
-    links: [
-      { name: 'progress', method: 'get', path: '/support/bulk/:operationId', parameters: { operationId: '$response.body#/data/operationId' } },
-      { name: 'cancel', method: 'post', path: '/support/bulk/:operationId/cancel', parameters: { operationId: '$response.body#/data/operationId' } },
-    ],
+    links: operationLinks,
     status: 202,
     errors: [503],
     idempotent: true,
     handler: async ({ body, auth, deps, requestKey }) => {
-      requireProvider(deps.llm);
-      return startOperation(deps, auth, 'fast_response', body.ticketIds, { send: body.send }, requestKey);
+      op.requires?.(deps);
+      const started = await startBulkOperation(bulkDeps(deps), { by: auth, type: op.type, ticketIds: body.ticketIds, params: op.params(body), requestKey });
+      const statusUrl = `/support/bulk/${started.operationId}`;
+      return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
     },
+  });
+}
+
+export const bulkRoutes = [
+  startRoute({
+    path: '/support/bulk/status',
+    summary: 'Change the status of many tickets',
+    description: `Up to ${BULK_MAX_TICKETS} tickets; runs as workflow ticket-bulk-<operationId>. Each ticket is changed exactly once; tickets whose transition is not allowed are reported as errors.`,
+    type: 'status',
+    body: z.strictObject({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }),
+    params: (body) => ({ status: body.status }),
+  }),
+  startRoute({
+    path: '/support/bulk/delete',
+    summary: 'Soft-delete many tickets',
+    type: 'delete',
+    body: z.strictObject({ ticketIds }),
+    params: () => ({}),
+  }),
+  startRoute({
+    path: '/support/bulk/messages',
+    summary: 'Send one admin message to many tickets',
+    description: 'Each ticket gets the message once, even if the operation is retried.',
+    type: 'messages',
+    body: z.strictObject({ ticketIds, conteudo: z.string().max(20_000).trim().min(1) }),
+    params: (body) => ({ conteudo: body.conteudo }),
+  }),
+  startRoute({
+    path: '/support/bulk/fast-response',
+    summary: 'Draft AI replies for many tickets (and send them when asked)',
+    description: 'Per ticket as POST /support/{id}/fast-response; provider errors are retried, a ticket the provider refuses is reported. 503 when no AI provider is configured.',
+    type: 'fast_response',
+    body: z.strictObject({ ticketIds, send: z.boolean().default(false) }),
+    params: (body) => ({ send: body.send }),
+    requires: (deps) => requireProvider(deps.llm),
   }),
   route({
     method: 'get',
@@ -141,7 +134,7 @@ export const bulkRoutes = [
       error: Text(BULK_ERROR_MAX).nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
       createdAt: IsoDateTime,
       finishedAt: IsoDateTime.nullable(),
-    }),
+    }).meta({ id: 'BulkOperation' }),
     errors: [404],
     handler: async ({ params, deps }) => {
       const op = await bulkOperationStatus(bulkDeps(deps), params.operationId);
@@ -165,7 +158,7 @@ export const bulkRoutes = [
     tags,
     auth: staff,
     params: OperationParams,
-    response: z.object({ operationId: Uuid, state: z.literal('cancelling') }),
+    response: z.object({ operationId: Uuid, state: z.literal('cancelling') }).meta({ id: 'BulkOperationCancelling' }),
     status: 202,
     errors: [404, 409],
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),
