@@ -2,6 +2,9 @@
  * Activities of the news workflows: imports (apply one, heartbeating per batch; mark one failed),
  * sources (poll a feed, read an item's page), enrichment (one article's model call) and
  * re-enrichment (a chunk of an operation's articles, one model call each; mark the operation ended).
+ * The use cases are the news operations (models/news/operations, models/news/sources/pipeline.ts,
+ * models/news/ingest.ts); an activity gives them the worker's repositories, built once here, and
+ * keeps what is Temporal's: heartbeats, the attempt's end, and errors as ApplicationFailures.
  *
  * The import, an enrichment and a re-enrichment chunk run with their attempt's signal
  * (activities/attempt.ts): an attempt cancelled, or abandoned by the server after a timeout,
@@ -14,14 +17,19 @@ import type { Leases } from '../models/infra/leases';
 import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { PoliteFetcher } from '../models/infra/polite-fetch';
 import type { Storage } from '../models/infra/storage';
-import { EnrichmentInvalid } from '../models/news/enrichment';
+import { createArticleRepo } from '../models/news/article.repo';
+import { createEnrichmentUsageRepo } from '../models/news/enrichment-usage.repo';
+import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo';
 import { cachedEntityCatalogue } from '../models/news/entity-catalogue';
 import { createImportRepo } from '../models/news/import.repo';
-import { runImport } from '../models/news/ingest';
-import { enrichArticle, failEnrichment, type EnrichOutcome } from '../models/news/operations/enrich-article';
+import { loadDictionary, runImport } from '../models/news/ingest';
+import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps, type EnrichOutcome } from '../models/news/operations/enrich-article';
+import { reenrichChunk } from '../models/news/operations/reenrich-chunk';
 import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
+import { createFeedItemRepo } from '../models/news/sources/feed-item.repo';
 import { ingestItem, pollSource, type IngestOutcome, type PollOutcome } from '../models/news/sources/pipeline';
+import { createSourceRepo } from '../models/news/sources/source.repo';
 import { withAttempt } from './attempt';
 
 export interface NewsActivityDeps {
@@ -46,9 +54,9 @@ const need = <T>(value: T | undefined, what: string): T => {
  * Retry-After when it gave one; anything else (the database away) is retried as it is.
  */
 function enrichmentFailure(err: unknown): unknown {
-  if (err instanceof EnrichmentInvalid) return ApplicationFailure.create({ type: 'EnrichmentInvalid', message: err.message, nonRetryable: true });
+  const final = finalEnrichmentError(err);
+  if (final) return ApplicationFailure.create({ type: final.type, message: final.message, nonRetryable: true });
   if (err instanceof LlmError) {
-    if (!err.retryable) return ApplicationFailure.create({ type: 'ProviderRejected', message: `the AI provider refused the request (${err.kind}): ${err.message}`, nonRetryable: true });
     return ApplicationFailure.create({
       type: 'ProviderUnavailable',
       message: `the AI provider is unavailable (${err.kind})`,
@@ -68,19 +76,34 @@ export type EnrichActivityOutcome = EnrichOutcome | (Extract<EnrichOutcome, { st
 /** While the article is being enriched, the chunk heartbeats this often (its position, unchanged). */
 const HEARTBEAT_MS = 5_000;
 
+/** The worker's repositories, built once per worker from its connection. */
+function newsRepos(conn: Connection) {
+  return {
+    imports: createImportRepo(conn),
+    reenrichments: createReenrichmentRepo(conn),
+    sources: createSourceRepo(conn),
+    feedItems: createFeedItemRepo(conn),
+    articles: createArticleRepo(conn),
+    enrichmentUsage: createEnrichmentUsageRepo(conn),
+    entityCandidates: createEntityCandidateRepo(conn),
+    // One copy of the entity catalogue per worker, read again after a minute (entity-catalogue.ts).
+    catalogue: cachedEntityCatalogue(conn),
+    dictionary: (signal?: AbortSignal) => loadDictionary(conn, signal),
+  };
+}
+
 export function createNewsActivities(deps: NewsActivityDeps) {
-  const imports = createImportRepo(deps.conn);
-  const reenrichments = createReenrichmentRepo(deps.conn);
-  // One copy of the entity catalogue per worker, read again after a minute (entity-catalogue.ts).
-  const catalogue = cachedEntityCatalogue(deps.conn);
-  const enrichDeps = () => ({ conn: deps.conn, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration'), catalogue });
+  const repos = newsRepos(deps.conn);
+  const { imports, reenrichments } = repos;
+  const enrichDeps = (): EnrichDeps => ({ ...repos, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') });
+  const pipelineDeps = () => ({ ...repos, storage: deps.storage, fetcher: need(deps.fetcher, 'fetcher') });
   return {
     /** Applies an import batch by batch (heartbeating each), stopping between batches once the attempt is over. */
     async applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }> {
       return await withAttempt(async (attempt) => {
         const record = await imports.get(importId);
         if (!record) throw ApplicationFailure.create({ type: 'ImportUnusable', message: `import ${importId} does not exist`, nonRetryable: true });
-        const counts = await runImport({ ...deps, onBatch: (c) => attempt.heartbeat(c), signal: attempt.signal }, importId).catch((err: { code?: string }) => {
+        const counts = await runImport({ ...repos, storage: deps.storage, onBatch: (c) => attempt.heartbeat(c), signal: attempt.signal }, importId).catch((err: { code?: string }) => {
           if (err.code === 'NoSuchKey') throw ApplicationFailure.create({ type: 'ImportUnusable', message: `the staged file of import ${importId} is gone`, nonRetryable: true });
           throw err;
         });
@@ -102,11 +125,11 @@ export function createNewsActivities(deps: NewsActivityDeps) {
 
     /** Polls one source's feed once; feed faults are the source's health, not failures. */
     async pollSource(sourceId: string): Promise<PollOutcome> {
-      return await pollSource({ conn: deps.conn, storage: deps.storage, fetcher: need(deps.fetcher, 'fetcher') }, sourceId);
+      return await pollSource(pipelineDeps(), sourceId);
     },
     /** Reads one new item's page (or, with page false, keeps its feed summary) and decides what it is. */
     async ingestItem(itemId: string, opts: { page: boolean }): Promise<IngestOutcome> {
-      return await ingestItem({ conn: deps.conn, storage: deps.storage, fetcher: need(deps.fetcher, 'fetcher') }, itemId, opts);
+      return await ingestItem(pipelineDeps(), itemId, opts);
     },
     /**
      * Enriches one article. The provider's 429/5xx and timeouts are retried by Temporal, after the
@@ -126,54 +149,24 @@ export function createNewsActivities(deps: NewsActivityDeps) {
       });
     },
     async failEnrichment(articleId: string, error: string): Promise<void> {
-      await failEnrichment(deps.conn, articleId, error);
+      await failEnrichment(repos, articleId, error);
     },
 
     /**
-     * Enriches again the articles at positions [start, end) of a re-enrichment, in order, from
-     * where an earlier attempt stopped (its heartbeat, or the position on the record, which is
-     * never behind it). Each outcome is counted on the record as soon as it is known. A failed
-     * article (its answers never validated, or the provider refused it) is counted and listed;
-     * a provider outage fails the call, which Temporal retries. A spent budget ends the call with
-     * where to go on and when. Once the attempt is over (the operation cancelled, the attempt
-     * abandoned) it stops: the model call in flight is cut short, and no further article is begun.
+     * Enriches again a chunk of a re-enrichment's articles (models/news/operations/reenrich-chunk.ts),
+     * from where an earlier attempt stopped (its heartbeat). A provider outage fails the call,
+     * which Temporal retries (after the provider's Retry-After when it gave one).
      */
     async reenrichChunk(input: ReenrichChunkInput): Promise<ReenrichChunkResult> {
       return await withAttempt(async (attempt) => {
         const { signal } = attempt;
-        const op = await reenrichments.get(input.operationId);
-        // Gone, ended, or abandoned because its start was reported failed although it reached Temporal.
-        if (!op || op.state !== 'running') return { state: 'finished' };
-        const enrich = { ...enrichDeps(), signal };
-        await reenrichments.resume(op._id);
-        const heartbeat = (Context.current().info.heartbeatDetails as number | undefined) ?? input.start;
-        let at = Math.max(heartbeat, await reenrichments.positionOf(op, input.start));
-        for (; at < input.end; at += 1) {
-          signal.throwIfAborted();
-          attempt.heartbeat(at);
-          const articleId = op.articleIds[at]!;
-          // While the model answers (minutes at most): the heartbeat says the worker lives, and brings a cancellation.
-          const stopBeating = attempt.keepBeating(HEARTBEAT_MS);
-          let outcome: EnrichOutcome;
-          try {
-            outcome = await enrichArticle(enrich, articleId);
-          } catch (err) {
-            signal.throwIfAborted(); // cut short by the attempt's end, not a provider's answer
-            const failure = enrichmentFailure(err);
-            if (!(failure instanceof ApplicationFailure && failure.nonRetryable)) throw failure;
-            await reenrichments.record(op._id, input.start, at, 'failed', { articleId, error: failure.message });
-            continue;
-          } finally {
-            stopBeating();
-          }
-          if (outcome.state === 'waiting') {
-            await reenrichments.wait(op._id, new Date(outcome.resumeAt));
-            return { state: 'waiting', waitUntil: outcome.resumeAt, next: at };
-          }
-          await reenrichments.record(op._id, input.start, at, outcome.state === 'gone' ? 'gone' : 'done');
-        }
-        attempt.heartbeat(at);
-        return { state: 'finished' };
+        const resumeAt = Context.current().info.heartbeatDetails as number | undefined;
+        const chunk = { reenrichments, enrich: (articleId: string) => enrichArticle({ ...enrichDeps(), signal }, articleId) };
+        // While an article is being enriched, the chunk heartbeats every HEARTBEAT_MS (its position, unchanged).
+        const beating = { signal, heartbeat: (at: number) => attempt.heartbeat(at), keepBeating: () => attempt.keepBeating(HEARTBEAT_MS) };
+        return await reenrichChunk(chunk, { ...input, resumeAt }, beating).catch((err: unknown) => {
+          throw enrichmentFailure(err);
+        });
       });
     },
     async finishReenrichment(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed'; error: string | null }): Promise<void> {

@@ -1,31 +1,25 @@
 /**
- * Quiz generation (issue 12): find a quiz, have the model write one from its edition, store it.
- * Each is one Temporal activity, so a failure repeats only its own step: a stored draft is not
- * asked for again, and a model answer that fails the checks is asked for again (retryable), while
- * a missing edition or AI provider ends that quiz's generation with its reason (non-retryable).
+ * Quiz generation (issue 12): find a quiz, have the model write one from its edition, store it
+ * (the use cases: models/quiz/operations/generation.ts). Each is one Temporal activity, so a
+ * failure repeats only its own step: a stored draft is not asked for again, and a model answer
+ * that fails the checks is asked for again (retryable), while a missing edition or AI provider
+ * ends that quiz's generation with its reason (non-retryable).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
-import { classifyLlmError, type LlmClient } from '../models/infra/llm';
+import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { Edition } from '../models/quiz/calendar.rules';
 import { createEditionRepo } from '../models/quiz/edition.repo';
-import { editionId } from '../models/quiz/edition.rules';
+import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft, type QuizDraft } from '../models/quiz/operations/generation';
 import { createQuizRepo } from '../models/quiz/quiz.repo';
-import { MODEL_QUIZ_SCHEMA, QUIZ_FAILURES, QUIZ_RULES, quizDescription, quizPrompt, quizTitle, readModelQuiz, type QuizQuestion } from '../models/quiz/quiz.rules';
-import { quizDateOf } from '../models/quiz/calendar.rules';
+import { QUIZ_FAILURES } from '../models/quiz/quiz.rules';
 import { toApplicationFailure } from './ai.activities';
+
+export type { QuizDraft } from '../models/quiz/operations/generation';
 
 export interface QuizActivityDeps {
   conn: Connection;
   llm: LlmClient;
-  model: string;
-}
-
-export interface QuizDraft {
-  date: string;
-  edition: Edition;
-  editionTitle: string;
-  questions: QuizQuestion[];
   model: string;
 }
 
@@ -39,59 +33,24 @@ export function createQuizActivities(deps: QuizActivityDeps) {
       return found ? { quizId: found._id } : null;
     },
 
-    /** The model's quiz from the edition, checked (10 questions, 4 options, one correct, quoted evidence). */
+    /** The model's quiz from the edition, checked (models/quiz/operations/generation.ts). */
     async draftQuiz(input: { date: string; edition: Edition }): Promise<QuizDraft> {
-      const edition = await editions.get(input.date, input.edition);
-      if (!edition) {
-        throw ApplicationFailure.create({ type: QUIZ_FAILURES.editionMissing, nonRetryable: true, message: `no edition ${editionId(input.date, input.edition)} is stored` });
-      }
-      const prompt = quizPrompt(edition);
-      const ctx = Context.current();
-      let content: string;
       try {
-        const reply = await deps.llm.complete(
-          {
-            model: deps.model,
-            messages: [
-              { role: 'system', content: prompt.system },
-              { role: 'user', content: prompt.user },
-            ],
-            temperature: 0.4,
-            responseFormat: { type: 'json_schema', name: 'edition_quiz', schema: MODEL_QUIZ_SCHEMA as unknown as Record<string, unknown>, strict: true },
-            // Who the call is for, as the provider sees it (and how the test double scripts it).
-            user: `quiz-generation:${quizDateOf(input.date, input.edition)}`,
-          },
-          { signal: ctx.cancellationSignal },
-        );
-        content = reply.content;
+        return await draftQuiz({ editions, llm: deps.llm, model: deps.model }, input, Context.current().cancellationSignal);
       } catch (err) {
-        throw toApplicationFailure(classifyLlmError(err));
+        if (err instanceof EditionMissing) throw ApplicationFailure.create({ type: QUIZ_FAILURES.editionMissing, nonRetryable: true, message: err.message });
+        if (err instanceof QuizRefused) {
+          const ctx = Context.current();
+          ctx.log.warn('model answer refused', { attempt: ctx.info.attempt, problems: err.problems });
+          throw ApplicationFailure.create({ type: QUIZ_FAILURES.invalidModelOutput, message: err.message });
+        }
+        throw err instanceof LlmError ? toApplicationFailure(err) : err;
       }
-      const read = readModelQuiz(content, edition.text);
-      if ('problems' in read) {
-        ctx.log.warn('model answer refused', { attempt: ctx.info.attempt, problems: read.problems });
-        throw ApplicationFailure.create({ type: QUIZ_FAILURES.invalidModelOutput, message: `the model's quiz was refused: ${read.problems.join('; ')}` });
-      }
-      return { date: input.date, edition: input.edition, editionTitle: edition.title, questions: read.questions, model: deps.model };
     },
 
     /** Stores a draft unless the day and edition has a quiz by now; gives the quiz that stands. */
     async saveQuiz(input: { draft: QuizDraft; workflowId: string }): Promise<{ quizId: string; created: boolean }> {
-      const { draft } = input;
-      const { doc, created } = await quizzes.insert({
-        date: draft.date,
-        edition: draft.edition,
-        quizDate: quizDateOf(draft.date, draft.edition),
-        postId: editionId(draft.date, draft.edition),
-        title: quizTitle(draft.date, draft.edition),
-        description: quizDescription(draft.editionTitle),
-        minCorrectAnswers: QUIZ_RULES.minCorrectAnswers,
-        questions: draft.questions,
-        origin: 'generated',
-        workflowId: input.workflowId,
-        model: draft.model,
-      });
-      return { quizId: doc._id, created };
+      return await saveQuizDraft({ quizzes }, input);
     },
   };
 }

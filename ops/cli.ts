@@ -19,9 +19,10 @@ import { decodeJwt } from 'jose';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
 import { connectMongo } from '../models/infra/mongo';
-import { createStorage, ensureBucket } from '../models/infra/storage';
-import { createTemporalClient } from '../models/infra/temporal';
-import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
+import { createStorage, ensureBucket, type Storage } from '../models/infra/storage';
+import { createTemporalClient, type TemporalHandle } from '../models/infra/temporal';
+import { createImportRepo } from '../models/news/import.repo';
+import { queueImport, waitForImport } from '../models/news/operations/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { migrateArticles } from '../models/news/article.migrate';
@@ -136,8 +137,15 @@ async function apikey(config: Config, args: string[]): Promise<string> {
   });
 }
 
+interface Platform {
+  conn: Connection;
+  storage: Storage;
+  temporal: TemporalHandle;
+  config: Config;
+}
+
 /** MongoDB plus MinIO and Temporal (imports are staged in MinIO and applied by the worker). */
-async function withPlatform<T>(config: Config, fn: (deps: QueueDeps) => Promise<T>): Promise<T> {
+async function withPlatform<T>(config: Config, fn: (deps: Platform) => Promise<T>): Promise<T> {
   return await withDb(config, async (conn) => {
     const storage = createStorage(config);
     await ensureBucket(storage, config.minio.region);
@@ -171,8 +179,8 @@ async function seed(config: Config, args: string[]): Promise<string> {
   // In development the news sites double's feeds become sources (npm start runs it). Not in
   // tests: their pollers would keep adding articles to the database other tests count.
   const doubleUrl = config.env === 'development' ? config.devServices.newsWebDoubleUrl : undefined;
-  const sources = async (deps: QueueDeps) =>
-    doubleUrl ? await seedSources({ conn: deps.conn, temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix, log: info }, doubleUrl) : undefined;
+  const sources = async (deps: Platform) =>
+    doubleUrl ? await seedSources({ sources: createSourceRepo(deps.conn), temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix, log: info }, doubleUrl) : undefined;
   if (articles === 0 && values.entities === undefined) {
     const summary = await withDb(config, async (conn) => {
       const s = { ...(await seedAll({ conn, log: info })), quiz: await editions(conn) };
@@ -196,9 +204,10 @@ async function importArticles(config: Config, args: string[]): Promise<string> {
   if (!values.file) throw new UsageError('import needs --file articles.jsonl');
   const file = values.file;
   return await withPlatform(config, async (deps) => {
-    const doc = await queueImport(deps, createReadStream(file), { source: 'cli', requestedBy: 'cli', maxBytes: Number.MAX_SAFE_INTEGER });
+    const imports = createImportRepo(deps.conn);
+    const doc = await queueImport({ ...deps, imports }, createReadStream(file), { source: 'cli', requestedBy: 'cli', maxBytes: Number.MAX_SAFE_INTEGER });
     info(`import ${doc._id} queued (${doc.bytes} bytes)`);
-    const done = await waitForImport(deps.conn, doc._id, 6 * 3_600_000, (d) => info(`  ${d.linesDone} lines read, ${d.inserted} inserted`));
+    const done = await waitForImport({ imports }, doc._id, 6 * 3_600_000, (d) => info(`  ${d.linesDone} lines read, ${d.inserted} inserted`));
     const { _id: id, state, linesDone, inserted, duplicates, invalid, unlinkedMentions, errors, error } = done;
     return JSON.stringify({ id, state, linesDone, inserted, duplicates, invalid, unlinkedMentions, errors: errors.slice(0, 10), error });
   });
@@ -240,9 +249,9 @@ async function source(config: Config, args: string[]): Promise<string> {
     },
   });
   return await withPlatform(config, async (deps) => {
-    const sourceDeps = { conn: deps.conn, temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix };
+    const sourceDeps = { sources: createSourceRepo(deps.conn), temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix };
     if (sub === 'list') {
-      const all = await createSourceRepo(deps.conn).list();
+      const all = await sourceDeps.sources.list();
       return JSON.stringify(all.map((s) => ({ id: s._id, name: s.name, feedUrl: s.feedUrl, tier: s.tier, enabled: s.enabled, state: sourceState(s), every: s.pollIntervalMinutes, health: s.health })));
     }
     if (sub === 'add') {

@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { EntityDoc } from '../models/news/entity.model';
-import type { ImportCounts } from '../models/news/import.repo';
+import { createImportRepo, type ImportCounts } from '../models/news/import.repo';
 import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { PLANS, type Plan } from '../models/news/plan.rules';
@@ -17,7 +17,7 @@ import { createUserRepo } from '../models/users/user.repo';
 import { corpusEntities, corpusLines } from './news-corpus';
 import { isDuplicateKey } from '../models/infra/mongo';
 import { addSource, type SourceDeps } from '../models/news/operations/sources';
-import { createSourceRepo } from '../models/news/sources/source.repo';
+import type { SourceRepo } from '../models/news/sources/source.repo';
 import { SourceInput } from '../models/news/sources/source.rules';
 
 export interface SeedContext {
@@ -133,7 +133,7 @@ export async function seedAll(ctx: SeedContext): Promise<Record<string, unknown>
  * worker). Re-running with the same sizes adds nothing (URLs are deduplicated).
  */
 export async function seedNewsCorpus(
-  deps: QueueDeps & { log: (line: string) => void },
+  deps: Omit<QueueDeps, 'imports'> & { conn: Connection; log: (line: string) => void },
   sizes: { articles: number; entities: number },
 ): Promise<{ entities: number; articles: ImportCounts & { importId: string; state: string } }> {
   const now = new Date();
@@ -147,8 +147,9 @@ export async function seedNewsCorpus(
   }
   deps.log(`entities: ${entities.length} written; queueing ${sizes.articles} articles…`);
   const started = Date.now();
-  const doc = await queueImport(deps, Readable.from(corpusLines(sizes.articles, entities, now)), { source: 'seed', requestedBy: 'cli', maxBytes: Number.MAX_SAFE_INTEGER });
-  const done = await waitForImport(deps.conn, doc._id, 6 * 3_600_000, (d) => deps.log(`  ${d.linesDone}/${sizes.articles} lines, ${d.inserted} inserted (${Math.round((Date.now() - started) / 1000)} s)`));
+  const imports = createImportRepo(deps.conn);
+  const doc = await queueImport({ ...deps, imports }, Readable.from(corpusLines(sizes.articles, entities, now)), { source: 'seed', requestedBy: 'cli', maxBytes: Number.MAX_SAFE_INTEGER });
+  const done = await waitForImport({ imports }, doc._id, 6 * 3_600_000, (d) => deps.log(`  ${d.linesDone}/${sizes.articles} lines, ${d.inserted} inserted (${Math.round((Date.now() - started) / 1000)} s)`));
   const { linesDone, inserted, duplicates, invalid, unlinkedMentions } = done;
   return { entities: entities.length, articles: { importId: done._id, state: done.state, linesDone, inserted, duplicates, invalid, unlinkedMentions } };
 }
@@ -167,7 +168,7 @@ interface DoubleSite {
  * the pipeline runs with no setup: their pollers start at once. Idempotent: a feed already read
  * by a source is left alone.
  */
-export async function seedSources(deps: SourceDeps & { log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number } | { skipped: string }> {
+export async function seedSources(deps: SourceDeps & { sources: Pick<SourceRepo, 'byFeed'>; log: (line: string) => void }, doubleUrl: string): Promise<{ added: number; existing: number } | { skipped: string }> {
   let res: Response;
   try {
     res = await fetch(`${doubleUrl}/__control/info`, { signal: AbortSignal.timeout(5_000) });
@@ -178,7 +179,7 @@ export async function seedSources(deps: SourceDeps & { log: (line: string) => vo
   }
   if (!res.ok) throw new Error(`the news sites double at ${doubleUrl} answered ${res.status}`);
   const { sites } = (await res.json()) as { sites: DoubleSite[] };
-  const repo = createSourceRepo(deps.conn);
+  const repo = deps.sources;
   let added = 0;
   let existing = 0;
   for (const site of sites) {

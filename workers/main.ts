@@ -14,6 +14,7 @@ import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
 import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
 import { ensurePollers } from '../models/news/operations/sources';
+import { createSourceRepo } from '../models/news/sources/source.repo';
 import { ensurePageRetention } from '../models/news/sources/pipeline';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
         logger.info({ schedule: outcome }, 'whatsapp message relay schedule ready');
       }
       if (wantsSources) {
-        const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ conn, temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);
+        const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ sources: createSourceRepo(conn), temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);
         logger.info(outcome, 'news source pollers running');
       }
     } finally {

@@ -84,7 +84,7 @@ export const importRoutes = [
     idempotent: true,
     handler: async ({ ctx, auth, deps, requestKey }) => {
       if (!ctx.is(NDJSON)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the articles as JSON lines with Content-Type ${NDJSON[0]}`);
-      const doc = await queueImport({ ...deps, conn: deps.mongo.conn }, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES, requestKey });
+      const doc = await queueImport(deps, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES, requestKey });
       return reply({ status: 202, data: present(doc), headers: { Location: statusUrl(doc._id) } });
     },
   }),

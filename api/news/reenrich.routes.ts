@@ -164,7 +164,7 @@ export const reenrichRoutes = [
     auth: admin,
     params: OperationId,
     status: 202,
-    response: z.object({ id: Uuid, state: z.literal('cancelling') }),
+    response: z.object({ id: Uuid, state: z.literal('cancelling') }).meta({ id: 'ReenrichmentCancelling' }),
     errors: [404, 409, 503],
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelReenrichment(reenrichDeps(deps), params.id) }),
   }),

@@ -7,10 +7,10 @@
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
-import { CANDIDATE_STATES, createEntityCandidateRepo, type EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
+import { CANDIDATE_STATES, type EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
 import { acceptCandidate, dismissCandidate } from '../../models/news/operations/entity-candidates';
 import { addSource, changeSource, pollSourceNow, removeSource } from '../../models/news/operations/sources';
-import { createSourceRepo, SOURCE_LIST_MAX } from '../../models/news/sources/source.repo';
+import { SOURCE_LIST_MAX } from '../../models/news/sources/source.repo';
 import { POLL_MINUTES, SourceInput, SourcePatch, sourceState, type SourceDoc } from '../../models/news/sources/source.rules';
 import { LANGUAGES, SECTORS } from '../../models/news/article.rules';
 import { workflowIds } from '../../workflows/ids';
@@ -106,7 +106,8 @@ const presentCandidate = (c: EntityCandidateDoc): z.input<typeof CandidateView> 
   lastSeenAt: c.lastSeenAt.toISOString(),
 });
 
-const sourceDeps = (deps: NewsDeps) => ({ conn: deps.mongo.conn, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
+/** What the source use cases (and enriching an article again) take from the service. */
+const sourceDeps = (deps: NewsDeps) => ({ sources: deps.sources, articles: deps.articles, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
 const SourceId = z.object({ id: z.uuid() });
 const CandidateId = z.object({ id: z.string().min(1).max(300) });
 
@@ -120,7 +121,7 @@ export const sourceRoutes = [
     auth: admin,
     query: z.object({ enabled: z.enum(['true', 'false']).optional() }),
     response: z.array(SourceView).max(SOURCE_LIST_MAX),
-    handler: async ({ query, deps }) => (await createSourceRepo(deps.mongo.conn).list({ enabled: query.enabled === undefined ? undefined : query.enabled === 'true' })).map(present),
+    handler: async ({ query, deps }) => (await deps.sources.list({ enabled: query.enabled === undefined ? undefined : query.enabled === 'true' })).map(present),
   }),
   route({
     method: 'post',
@@ -147,7 +148,7 @@ export const sourceRoutes = [
     params: SourceId,
     response: SourceView,
     errors: [404],
-    handler: async ({ params, deps }) => present((await createSourceRepo(deps.mongo.conn).get(params.id)) ?? notFound('Source')),
+    handler: async ({ params, deps }) => present((await deps.sources.get(params.id)) ?? notFound('Source')),
   }),
   route({
     method: 'patch',
@@ -170,7 +171,7 @@ export const sourceRoutes = [
     tags,
     auth: admin,
     params: SourceId,
-    response: z.object({ id: Uuid, deleted: z.literal(true) }),
+    response: z.object({ id: Uuid, deleted: z.literal(true) }).meta({ id: 'SourceDeleted' }),
     errors: [404, 503],
     handler: async ({ params, deps }) => {
       await removeSource(sourceDeps(deps), params.id);
@@ -200,7 +201,7 @@ export const sourceRoutes = [
     auth: admin,
     query: z.object({ state: z.enum(CANDIDATE_STATES).default('open'), limit: z.coerce.number().int().min(1).max(200).default(50) }),
     response: z.array(CandidateView).max(200),
-    handler: async ({ query, deps }) => (await createEntityCandidateRepo(deps.mongo.conn).list(query.state, query.limit)).map(presentCandidate),
+    handler: async ({ query, deps }) => (await deps.entityCandidates.list(query.state, query.limit)).map(presentCandidate),
   }),
   route({
     method: 'post',
@@ -214,7 +215,7 @@ export const sourceRoutes = [
     response: CandidateView,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => {
-      const accepted = await acceptCandidate(deps.mongo.conn, params.id, auth.sub, deps.now());
+      const accepted = await acceptCandidate(deps, params.id, auth.sub);
       return reply({ status: 201, data: presentCandidate(accepted), headers: { Location: `/api/entities/${accepted.entityId}` } });
     },
   }),
@@ -228,7 +229,7 @@ export const sourceRoutes = [
     params: CandidateId,
     response: CandidateView,
     errors: [404, 409],
-    handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps.mongo.conn, params.id, auth.sub, deps.now())),
+    handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps, params.id, auth.sub)),
   }),
 
   route({
@@ -240,7 +241,7 @@ export const sourceRoutes = [
     auth: admin,
     params: z.object({ id: z.uuid() }),
     status: 202,
-    response: z.object({ articleId: Uuid, workflowId: Text(64) }),
+    response: z.object({ articleId: Uuid, workflowId: Text(64) }).meta({ id: 'EnrichmentStarted' }),
     errors: [404, 409, 503],
     handler: async ({ params, deps }) => {
       const { workflowId } = await enrichAgain(sourceDeps(deps), params.id);

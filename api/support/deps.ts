@@ -6,8 +6,9 @@ import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.r
 import { createReportRepo, type ReportRepo } from '../../models/support/report.repo';
 import { createReportCache, type ReportCache } from '../../models/support/report-cache.repo';
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
+import { windowLimiter } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
-import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
+import type { Limiter } from '../shared/rate-limit';
 
 export interface SupportDeps extends Infra {
   tickets: TicketRepo;
@@ -27,7 +28,7 @@ export interface SupportDeps extends Infra {
 }
 
 export function makeSupportDeps(infra: Infra): SupportDeps {
-  const { conn, ready } = infra.mongo;
+  const { conn } = infra.mongo;
   const { rateLimitPerMinute, createRateLimitPerMinute } = infra.config.support;
   return {
     ...infra,
@@ -40,18 +41,16 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     reportCache: createReportCache(conn, { ttlMs: infra.config.support.reports.cacheTtlMs }),
     now: () => new Date(),
     llm: createLlmClient(infra.config),
-    ipLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
+    ipLimiter: windowLimiter(infra, {
       name: 'support-ip',
       points: rateLimitPerMinute,
       durationSec: 60,
-      syncMs: infra.config.rateLimit.syncMs,
       message: `Rate limit exceeded: ${rateLimitPerMinute} requests per minute`,
     }),
-    createLimiter: createMongoLimiter(ready, infra.config.mongo.db, {
+    createLimiter: windowLimiter(infra, {
       name: 'support-create-ip',
       points: createRateLimitPerMinute,
       durationSec: 60,
-      syncMs: infra.config.rateLimit.syncMs,
       message: `Too many tickets created: ${createRateLimitPerMinute} per minute`,
     }),
   };

@@ -1,18 +1,28 @@
 /**
- * What the dashboard's routes use: the news service's collaborators (keys, usage, billing,
- * preferences, entities, WhatsApp), the quiz store (streak and quizzes), the accounts and the
- * mailer. Built once per process; the use cases themselves are the shared operations.
+ * What the dashboard's routes use, built once per process: the shared bundles it serves
+ * (api/shared/bundles.ts: keys and their usage, the reader's preferences, billing, the WhatsApp
+ * link, the quiz store) and its own accounts, sign-in limits and mailer. Not the webhooks' relays
+ * nor the newsroom: the news service serves those. The use cases are the shared operations.
  */
 import { createAccountRepo, type AccountRepo } from '../../models/accounts/account.repo';
 import { createMailer, type Mailer } from '../../models/infra/mail';
-import type { QuizStore } from '../../models/quiz/operations/reader-days';
-import { makeNewsDeps, type NewsDeps } from '../news/deps';
-import { createQuizStore } from '../quiz/deps';
+import {
+  billingBundle,
+  keysBundle,
+  quizBundle,
+  readerBundle,
+  whatsappBundle,
+  windowLimiter,
+  type BillingBundle,
+  type KeysBundle,
+  type QuizBundle,
+  type ReaderBundle,
+  type WhatsAppBundle,
+} from '../shared/bundles';
 import type { Infra } from '../shared/infra';
-import { createMongoLimiter, type Limiter } from '../shared/rate-limit';
+import type { Limiter } from '../shared/rate-limit';
 
-export interface WebDeps extends NewsDeps {
-  quiz: QuizStore;
+export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
   accounts: AccountRepo;
   mailer: Mailer;
   /** Sign-in and its codes, per address and per client IP (models/accounts). */
@@ -21,6 +31,8 @@ export interface WebDeps extends NewsDeps {
   codeSecret: string;
   /** The dashboard's origin (scheme, host, port), for links and the same-origin check. */
   webOrigin: string;
+  /** The clock (tests set it). */
+  now: () => Date;
 }
 
 const WINDOW_SEC = 15 * 60;
@@ -28,19 +40,17 @@ const WINDOW_SEC = 15 * 60;
 export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mailer'>> = {}): WebDeps {
   const { config, mongo } = infra;
   const limiter = (name: string, points: number, what: string) =>
-    createMongoLimiter(mongo.ready, config.mongo.db, {
-      name: `web-${name}`,
-      points,
-      durationSec: WINDOW_SEC,
-      syncMs: config.rateLimit.syncMs,
-      message: `Too many ${what}: wait a few minutes and try again`,
-    });
+    windowLimiter(infra, { name: `web-${name}`, points, durationSec: WINDOW_SEC, message: `Too many ${what}: wait a few minutes and try again` });
   const web = config.web;
   const mailer = overrides.mailer ?? createMailer(config);
   infra.closers.push(() => mailer.close());
   return {
-    ...makeNewsDeps(infra),
-    quiz: createQuizStore(mongo.conn),
+    ...infra,
+    ...keysBundle(infra),
+    ...readerBundle(infra),
+    ...billingBundle(infra),
+    ...whatsappBundle(infra),
+    ...quizBundle(infra),
     accounts: createAccountRepo(mongo.conn),
     mailer,
     signInLimits: {
@@ -51,5 +61,6 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     },
     codeSecret: web.secret,
     webOrigin: new URL(web.url).origin,
+    now: () => new Date(),
   };
 }

@@ -13,17 +13,20 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { Storage } from '../infra/storage';
-import { createArticleRepo } from './article.repo';
+import type { ArticleRepo } from './article.repo';
 import type { ArticleDoc } from './article.rules';
 import { entityModel } from './entity.model';
-import { createImportRepo, IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
+import { IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
 import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
 
 /** Lines per batch: counts are saved (and the activity heartbeats) after each. */
 export const IMPORT_BATCH_LINES = 1_000;
 
 export interface IngestDeps {
-  conn: Connection;
+  imports: Pick<ImportRepo, 'get' | 'start' | 'progress' | 'finish'>;
+  articles: Pick<ArticleRepo, 'insertNew'>;
+  /** The entity catalogue as import links mentions to it, read once per run (loadDictionary). */
+  dictionary: (signal?: AbortSignal) => Promise<EntityDictionary>;
   storage: Storage;
   /** Called after every batch (the activity heartbeats with it). */
   onBatch?: (counts: ImportCounts) => void;
@@ -42,6 +45,7 @@ function zodMessage(err: unknown): string {
   return (err as Error).message;
 }
 
+/** Reads the entity catalogue as import links mentions to it (a worker hands it to runImport as `dictionary`). */
 export async function loadDictionary(conn: Connection, signal?: AbortSignal): Promise<EntityDictionary> {
   const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).setOptions(signal ? { signal } : {}).lean();
   return buildDictionary(entities);
@@ -71,7 +75,7 @@ export const ALERT_MAX_AGE_MS = 24 * 3_600_000;
 
 /** Runs (or resumes) one import to the end; returns its final counts. */
 export async function runImport(deps: IngestDeps, importId: string): Promise<ImportCounts> {
-  const imports = createImportRepo(deps.conn);
+  const { imports } = deps;
   const record = await imports.get(importId);
   if (!record) throw new Error(`import ${importId} does not exist`);
   if (record.state === 'completed' || record.state === 'failed') return pick(record);
@@ -92,9 +96,9 @@ export async function runImport(deps: IngestDeps, importId: string): Promise<Imp
 }
 
 /** Applies the lines after `counts.linesDone`, batch by batch, saving counts after each. */
-async function applyLines(deps: IngestDeps, imports: ImportRepo, record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
-  const articles = createArticleRepo(deps.conn);
-  const dict = await loadDictionary(deps.conn, deps.signal);
+async function applyLines(deps: IngestDeps, imports: IngestDeps['imports'], record: ImportDoc, stream: Readable, counts: ImportCounts): Promise<void> {
+  const { articles } = deps;
+  const dict = await deps.dictionary(deps.signal);
   const errors = [...record.errors];
   let enrichAsked = record.enrichIds?.length ?? 0;
   for await (const batch of batches(stream, counts.linesDone, IMPORT_BATCH_LINES)) {

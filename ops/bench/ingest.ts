@@ -48,6 +48,7 @@ import type { ArticleDoc } from '../../models/news/article.rules';
 import { requestEnrichment } from '../../models/news/enrichment';
 import type { EnrichmentInput } from '../../models/news/enrichment.rules';
 import { addSource, removeSource } from '../../models/news/operations/sources';
+import { createSourceRepo } from '../../models/news/sources/source.repo';
 import type { FeedItemDoc } from '../../models/news/sources/feed-item.repo';
 import { extractPage } from '../../models/news/sources/page.rules';
 import { itemText } from '../../models/news/sources/pipeline';
@@ -402,7 +403,7 @@ async function main(): Promise<void> {
   // ---- 1. Ingest: 20 sources × 100 items ----
   timings.phase = 'ingest';
   const ingestMeter = phaseMeter();
-  const sourceDeps = { conn, temporal: { client }, taskQueuePrefix: PREFIX };
+  const sourceDeps = { sources: createSourceRepo(conn), temporal: { client }, taskQueuePrefix: PREFIX };
   const t0 = performance.now();
   const sources: SourceDoc[] = [];
   for (const { site, instance } of sites) {

@@ -14,35 +14,47 @@
  * catalogue is read while the model answers, the lease is freed while the day is settled, and the
  * curation queue is written while the article is.
  */
-import type { Connection } from 'mongoose';
 import type { Config } from '../../config';
 import type { Leases } from '../../infra/leases';
-import type { LlmClient } from '../../infra/llm';
-import { createArticleRepo } from '../article.repo';
+import { LlmError, type LlmClient } from '../../infra/llm';
+import type { ArticleRepo } from '../article.repo';
 import { urgencyRank, relevanceOf, type ArticleDoc, type EnrichmentRecord } from '../article.rules';
-import { createEntityCandidateRepo } from '../entity-candidate.repo';
-import { loadEntityCatalogue, type EntityCatalogue } from '../entity-catalogue';
+import type { EntityCandidateRepo } from '../entity-candidate.repo';
+import type { EntityCatalogue } from '../entity-catalogue';
 import { linkMentions, type ModelMention } from '../entity-link.rules';
-import { requestEnrichment } from '../enrichment';
+import { EnrichmentInvalid, requestEnrichment } from '../enrichment';
 import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput } from '../enrichment.rules';
-import { createEnrichmentUsageRepo, nextUtcMidnight, utcDay } from '../enrichment-usage.repo';
+import { nextUtcMidnight, utcDay, type EnrichmentUsageRepo } from '../enrichment-usage.repo';
 import { derivedKeys, nameKey } from '../ingest.rules';
-import { createFeedItemRepo, type FeedItemDoc } from '../sources/feed-item.repo';
+import type { FeedItemDoc, FeedItemRepo } from '../sources/feed-item.repo';
 import { itemText } from '../sources/pipeline';
-import { createSourceRepo } from '../sources/source.repo';
+import type { SourceRepo } from '../sources/source.repo';
 import type { SourceDoc } from '../sources/source.rules';
 
-export interface EnrichDeps {
-  conn: Connection;
+/** Where an article to enrich is found, and where a failed enrichment is recorded. */
+export interface EnrichTargetDeps {
+  articles: Pick<ArticleRepo, 'findById' | 'markEnrichment'>;
+  feedItems: Pick<FeedItemRepo, 'byArticle' | 'set'>;
+  sources: Pick<SourceRepo, 'get'>;
+}
+
+export interface EnrichDeps extends EnrichTargetDeps {
+  articles: Pick<ArticleRepo, 'findById' | 'markEnrichment' | 'applyEnrichment' | 'insertNew' | 'bySourceKey' | 'addReport'>;
+  feedItems: Pick<FeedItemRepo, 'byArticle' | 'set' | 'get'>;
+  sources: Pick<SourceRepo, 'get' | 'countArticle'>;
+  /** The day's token budget. */
+  enrichmentUsage: Pick<EnrichmentUsageRepo, 'reserve' | 'settle'>;
+  /** The curation queue of names the catalogue lacks. */
+  entityCandidates: Pick<EntityCandidateRepo, 'mention'>;
   llm: LlmClient;
   leases: Leases;
   config: Pick<Config, 'news'>;
   now?: () => Date;
   /**
    * The entity catalogue mentions are linked to. A worker passes one it keeps for a minute
-   * (entity-catalogue.ts cachedEntityCatalogue); without it the catalogue is read for each article.
+   * (entity-catalogue.ts cachedEntityCatalogue).
    */
-  catalogue?: () => Promise<EntityCatalogue>;
+  catalogue: () => Promise<EntityCatalogue>;
   /**
    * The activity attempt's end (activities/attempt.ts): stops the wait for a concurrency slot and
    * the model call when the attempt is cancelled or abandoned.
@@ -70,11 +82,11 @@ interface Target {
   source: SourceDoc | null;
 }
 
-async function targetOf(conn: Connection, articleId: string): Promise<Target | null> {
-  const [article, item] = await Promise.all([createArticleRepo(conn).findById(articleId), createFeedItemRepo(conn).byArticle(articleId)]);
+async function targetOf(deps: EnrichTargetDeps, articleId: string): Promise<Target | null> {
+  const [article, item] = await Promise.all([deps.articles.findById(articleId), deps.feedItems.byArticle(articleId)]);
   if (!article && item?.state !== 'extracted' && item?.state !== 'failed') return null;
   const sourceId = article?.sourceId ?? item?.sourceId;
-  const source = sourceId ? await createSourceRepo(conn).get(sourceId) : null;
+  const source = sourceId ? await deps.sources.get(sourceId) : null;
   return { article, item, source };
 }
 
@@ -95,18 +107,18 @@ function inputOf(t: Target): EnrichmentInput {
 /** Enriches one article; see the file's comment. Throws the provider's errors (LlmError) and EnrichmentInvalid. */
 export async function enrichArticle(deps: EnrichDeps, articleId: string): Promise<EnrichOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const target = await targetOf(deps.conn, articleId);
+  const target = await targetOf(deps, articleId);
   if (!target) return { state: 'gone' };
   const settings = deps.config.news.enrichment;
   const input = inputOf(target);
   // Built and counted once: its tokens are reserved, then the same messages are sent.
   const prompt = buildEnrichmentPrompt(input, { maxInputTokens: settings.maxInputTokens });
   const estimate = prompt.tokens + settings.maxOutputTokens;
-  const usage = createEnrichmentUsageRepo(deps.conn);
+  const usage = deps.enrichmentUsage;
   const day = utcDay(now);
   if (!(await usage.reserve(day, estimate, settings.dailyTokens, now))) {
     const resumeAt = nextUtcMidnight(now);
-    await markWaiting(deps.conn, articleId, target, now);
+    await markWaiting(deps, articleId, target, now);
     return { state: 'waiting', resumeAt: resumeAt.toISOString() };
   }
   let lease;
@@ -117,7 +129,7 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
     throw err;
   }
   // Read (or taken from the worker's copy) while the model answers; awaited once it has.
-  const catalogue = (deps.catalogue ?? (() => loadEntityCatalogue(deps.conn)))();
+  const catalogue = deps.catalogue();
   catalogue.catch(() => undefined);
   let answer;
   try {
@@ -167,13 +179,13 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
     enrichment: record,
   } satisfies Partial<ArticleDoc>;
   // The curation queue and the article are separate documents: written side by side.
-  const queued = queueCandidates(deps.conn, unknown, articleId, now);
+  const queued = queueCandidates(deps, unknown, articleId, now);
   if (target.article) {
     const a = target.article;
-    await together(queued, createArticleRepo(deps.conn).applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
+    await together(queued, deps.articles.applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
     return { state: 'enriched', published: false, isBreaking: fields.isBreaking, publishedAt: a.publishedAt.toISOString() };
   }
-  const [, published] = await together(queued, publishItem(deps.conn, target.item!, target.source, fields, now));
+  const [, published] = await together(queued, publishItem(deps, target.item!, target.source, fields, now));
   return { state: 'enriched', published, isBreaking: fields.isBreaking, publishedAt: (target.item!.page?.publishedAt ?? target.item!.feedPublishedAt ?? target.item!.seenAt).toISOString() };
 }
 
@@ -181,9 +193,9 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
  * Counts the names the catalogue lacks in the curation queue. Different names are written side by
  * side; mentions of the same name one after the other (one upsert of a document at a time).
  */
-async function queueCandidates(conn: Connection, unknown: readonly ModelMention[], articleId: string, now: Date): Promise<void> {
+async function queueCandidates(deps: Pick<EnrichDeps, 'entityCandidates'>, unknown: readonly ModelMention[], articleId: string, now: Date): Promise<void> {
   if (unknown.length === 0) return;
-  const candidates = createEntityCandidateRepo(conn);
+  const candidates = deps.entityCandidates;
   const byKey = new Map<string, ModelMention[]>();
   for (const m of unknown) {
     const key = nameKey(m.name);
@@ -205,9 +217,8 @@ async function together<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
 }
 
 /** Stores an enriched item as its article; false when another article holds its URL (it is reported there). */
-async function publishItem(conn: Connection, item: FeedItemDoc, source: SourceDoc | null, fields: Omit<ArticleDoc, keyof ArticleDoc & ('_id' | 'sourceName' | 'sourceUrl' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'isExclusive' | 'language' | 'createdAt' | 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms')>, now: Date): Promise<boolean> {
-  const items = createFeedItemRepo(conn);
-  const articles = createArticleRepo(conn);
+async function publishItem(deps: Pick<EnrichDeps, 'articles' | 'feedItems' | 'sources'>, item: FeedItemDoc, source: SourceDoc | null, fields: Omit<ArticleDoc, keyof ArticleDoc & ('_id' | 'sourceName' | 'sourceUrl' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'isExclusive' | 'language' | 'createdAt' | 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms')>, now: Date): Promise<boolean> {
+  const { feedItems: items, articles } = deps;
   const url = item.page?.canonicalUrl ?? item.url;
   const base = {
     _id: item.articleId,
@@ -235,18 +246,29 @@ async function publishItem(conn: Connection, item: FeedItemDoc, source: SourceDo
   // Reports that reached the item while it was being published.
   const latest = await items.get(item._id);
   for (const r of latest?.alsoReportedBy ?? []) await articles.addReport(doc._id, r);
-  await together(items.set(item._id, { state: 'published' }, now), source ? createSourceRepo(conn).countArticle(source._id) : Promise.resolve());
+  await together(items.set(item._id, { state: 'published' }, now), source ? deps.sources.countArticle(source._id) : Promise.resolve());
   return true;
 }
 
-async function markWaiting(conn: Connection, articleId: string, target: Target, now: Date): Promise<void> {
-  if (target.article) await createArticleRepo(conn).markEnrichment(articleId, { state: 'waiting-budget', at: now });
-  if (target.item) await createFeedItemRepo(conn).set(target.item._id, { error: 'waiting for the daily enrichment budget' }, now);
+async function markWaiting(deps: EnrichTargetDeps, articleId: string, target: Target, now: Date): Promise<void> {
+  if (target.article) await deps.articles.markEnrichment(articleId, { state: 'waiting-budget', at: now });
+  if (target.item) await deps.feedItems.set(target.item._id, { error: 'waiting for the daily enrichment budget' }, now);
 }
 
 /** Records a failed enrichment (the model's answers never validated, or it refused the request). */
-export async function failEnrichment(conn: Connection, articleId: string, error: string, now = new Date()): Promise<void> {
-  const target = await targetOf(conn, articleId);
-  if (target?.article) await createArticleRepo(conn).markEnrichment(articleId, { state: 'failed', error: error.slice(0, 500), at: now });
-  if (target?.item && !target.article) await createFeedItemRepo(conn).set(target.item._id, { state: 'failed', error: error.slice(0, 500) }, now);
+export async function failEnrichment(deps: EnrichTargetDeps, articleId: string, error: string, now = new Date()): Promise<void> {
+  const target = await targetOf(deps, articleId);
+  if (target?.article) await deps.articles.markEnrichment(articleId, { state: 'failed', error: error.slice(0, 500), at: now });
+  if (target?.item && !target.article) await deps.feedItems.set(target.item._id, { state: 'failed', error: error.slice(0, 500) }, now);
+}
+
+/**
+ * An enrichment error that asking again will not cure, as it is reported: the model's answers
+ * never validated, or the provider refused the request. Null for the others (the provider's 429,
+ * 5xx and timeouts, the database away), which a retry may get past.
+ */
+export function finalEnrichmentError(err: unknown): { type: 'EnrichmentInvalid' | 'ProviderRejected'; message: string } | null {
+  if (err instanceof EnrichmentInvalid) return { type: 'EnrichmentInvalid', message: err.message };
+  if (err instanceof LlmError && !err.retryable) return { type: 'ProviderRejected', message: `the AI provider refused the request (${err.kind}): ${err.message}` };
+  return null;
 }

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import type { Connection } from 'mongoose';
 import type { Config } from '../../config';
 import { AppError } from '../../errors';
 import { saveThenStartOnce, startFound } from '../../infra/idempotency';
@@ -15,13 +14,13 @@ import { storageCall, type Storage } from '../../infra/storage';
 import type { TemporalHandle } from '../../infra/temporal';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { newsImportWorkflow } from '../../../workflows/news/import.workflow';
-import { createImportRepo, ZERO_COUNTS, type ImportDoc } from '../import.repo';
+import { ZERO_COUNTS, type ImportDoc, type ImportRepo } from '../import.repo';
 
 export interface QueueDeps {
-  conn: Connection;
+  imports: Pick<ImportRepo, 'get' | 'create' | 'abandon' | 'revive'>;
   storage: Storage;
-  temporal: TemporalHandle;
-  config: Config;
+  temporal: Pick<TemporalHandle, 'client'>;
+  config: Pick<Config, 'temporal'>;
 }
 
 /** Counts bytes and fails the stream past the limit. */
@@ -50,7 +49,7 @@ export async function queueImport(
   meta: { source: ImportDoc['source']; requestedBy: string; maxBytes: number; requestKey?: string | undefined },
 ): Promise<ImportDoc> {
   const id = meta.requestKey ? uuidFromRequestKey(meta.requestKey, 'news-import') : randomUUID();
-  const imports = createImportRepo(deps.conn);
+  const { imports } = deps;
   const steps = {
     start: () =>
       deps.temporal.client.workflow.start(newsImportWorkflow, {
@@ -112,8 +111,8 @@ export async function queueImport(
 }
 
 /** Waits until an import has ended (CLI and seed); returns the final record. */
-export async function waitForImport(conn: Connection, id: string, timeoutMs: number, onProgress?: (d: ImportDoc) => void): Promise<ImportDoc> {
-  const imports = createImportRepo(conn);
+export async function waitForImport(deps: { imports: Pick<ImportRepo, 'get'> }, id: string, timeoutMs: number, onProgress?: (d: ImportDoc) => void): Promise<ImportDoc> {
+  const { imports } = deps;
   const deadline = Date.now() + timeoutMs;
   let last = -1;
   for (;;) {

@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Connection } from 'mongoose';
 import { AppError, notFound } from '../../errors';
 import { saveThenStartOnce, startFound } from '../../infra/idempotency';
 import { uuidFromRequestKey } from '../../infra/idempotency.rules';
@@ -17,13 +16,19 @@ import { NOT_STARTED, saveThenStart, settleOrphan } from '../../infra/save-then-
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { newsEnrichWorkflow } from '../../../workflows/news/enrich.workflow';
 import { newsReenrichWorkflow } from '../../../workflows/news/reenrich.workflow';
-import { createArticleRepo, type ArticleRepo } from '../article.repo';
+import type { ArticleRepo } from '../article.repo';
 import { PROMPT_VERSION } from '../enrichment.rules';
 import { isEmptyFilter, REENRICH_CHUNK_SIZE, REENRICH_MAX_ARTICLES, reenrichQuery, type ReenrichFilter } from '../reenrich.rules';
 import type { ReenrichmentDoc, ReenrichmentRepo } from '../reenrichment.repo';
 
-export async function enrichAgain(deps: { conn: Connection; temporal: { client: Pick<Client, 'workflow'> }; taskQueuePrefix: string }, articleId: string): Promise<{ workflowId: string }> {
-  if (!(await createArticleRepo(deps.conn).findById(articleId))) notFound('Article');
+export interface EnrichAgainDeps {
+  articles: Pick<ArticleRepo, 'findById'>;
+  temporal: { client: Pick<Client, 'workflow'> };
+  taskQueuePrefix: string;
+}
+
+export async function enrichAgain(deps: EnrichAgainDeps, articleId: string): Promise<{ workflowId: string }> {
+  if (!(await deps.articles.findById(articleId))) notFound('Article');
   const workflowId = workflowIds.newsEnrich(articleId);
   try {
     await deps.temporal.client.workflow.start(newsEnrichWorkflow, {

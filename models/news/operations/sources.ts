@@ -7,18 +7,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { Connection } from 'mongoose';
 import { AppError, notFound } from '../../errors';
 import { saveThenStart } from '../../infra/save-then-start';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../../workflows/ids';
 import { newsSourceWorkflow, pollNowSignal } from '../../../workflows/news/source.workflow';
-import { createSourceRepo, DuplicateFeed } from '../sources/source.repo';
+import { DuplicateFeed, type SourceRepo } from '../sources/source.repo';
 import { feedKeyOf, NEW_HEALTH, type SourceDoc, type SourceInput, type SourcePatch } from '../sources/source.rules';
 
-export interface SourceDeps {
-  conn: Connection;
+/** What starting and waking pollers uses. */
+export interface PollerDeps {
   temporal: { client: Pick<Client, 'workflow'> };
   taskQueuePrefix: string;
+}
+
+export interface SourceDeps extends PollerDeps {
+  sources: Pick<SourceRepo, 'create' | 'get' | 'list' | 'update' | 'remove'>;
   now?: () => Date;
 }
 
@@ -28,7 +31,7 @@ const conflict = (err: unknown): never => {
 };
 
 /** Wakes a source's poller, starting it when it is not running. */
-async function wake(deps: SourceDeps, sourceId: string): Promise<void> {
+async function wake(deps: PollerDeps, sourceId: string): Promise<void> {
   await deps.temporal.client.workflow.signalWithStart(newsSourceWorkflow, {
     workflowId: workflowIds.newsSource(sourceId),
     taskQueue: taskQueueName(deps.taskQueuePrefix, TASK_QUEUES.newsSources),
@@ -38,7 +41,7 @@ async function wake(deps: SourceDeps, sourceId: string): Promise<void> {
 }
 
 /** Wakes a running poller only (a disabled or deleted source's poller then ends); none running is fine. */
-async function wakeIfRunning(deps: SourceDeps, sourceId: string): Promise<void> {
+async function wakeIfRunning(deps: PollerDeps, sourceId: string): Promise<void> {
   try {
     await deps.temporal.client.workflow.getHandle(workflowIds.newsSource(sourceId)).signal(pollNowSignal);
   } catch (err) {
@@ -48,7 +51,7 @@ async function wakeIfRunning(deps: SourceDeps, sourceId: string): Promise<void> 
 
 export async function addSource(deps: SourceDeps, input: SourceInput): Promise<SourceDoc> {
   const now = (deps.now ?? (() => new Date()))();
-  const sources = createSourceRepo(deps.conn);
+  const { sources } = deps;
   const doc: SourceDoc = {
     _id: randomUUID(),
     ...input,
@@ -71,7 +74,7 @@ export async function addSource(deps: SourceDeps, input: SourceInput): Promise<S
 
 export async function changeSource(deps: SourceDeps, id: string, patch: SourcePatch): Promise<SourceDoc> {
   const now = (deps.now ?? (() => new Date()))();
-  const updated = await createSourceRepo(deps.conn).update(id, patch, now).catch(conflict);
+  const updated = await deps.sources.update(id, patch, now).catch(conflict);
   if (!updated) notFound('Source');
   // A change is saved even when Temporal is away: the poller reads the source on every poll, and
   // ensurePollers (worker start) starts those that should run.
@@ -81,12 +84,12 @@ export async function changeSource(deps: SourceDeps, id: string, patch: SourcePa
 }
 
 export async function removeSource(deps: SourceDeps, id: string): Promise<void> {
-  if (!(await createSourceRepo(deps.conn).remove(id))) notFound('Source');
+  if (!(await deps.sources.remove(id))) notFound('Source');
   await wakeIfRunning(deps, id);
 }
 
 export async function pollSourceNow(deps: SourceDeps, id: string): Promise<SourceDoc> {
-  const source = await createSourceRepo(deps.conn).get(id);
+  const source = await deps.sources.get(id);
   if (!source) notFound('Source');
   if (!source.enabled) throw new AppError('CONFLICT', 'The source is disabled: enable it to poll it');
   await wake(deps, id);
@@ -98,8 +101,8 @@ export async function pollSourceNow(deps: SourceDeps, id: string): Promise<Sourc
  * queue calls this when it starts): after a restore, a Temporal outage during a change, or a
  * poller terminated by hand. Running pollers are left as they are (not woken).
  */
-export async function ensurePollers(deps: SourceDeps): Promise<{ sources: number }> {
-  const enabled = await createSourceRepo(deps.conn).list({ enabled: true });
+export async function ensurePollers(deps: PollerDeps & { sources: Pick<SourceRepo, 'list'> }): Promise<{ sources: number }> {
+  const enabled = await deps.sources.list({ enabled: true });
   for (const s of enabled) {
     await deps.temporal.client.workflow.start(newsSourceWorkflow, {
       workflowId: workflowIds.newsSource(s._id),

@@ -12,20 +12,30 @@
  * Both are safe to repeat: items are keyed by source and guid, and an item already decided is
  * answered from what was stored.
  */
-import type { Connection } from 'mongoose';
 import type { Storage } from '../../infra/storage';
 import { FetchError, retryable, type PoliteFetcher } from '../../infra/polite-fetch';
-import { createArticleRepo } from '../article.repo';
+import type { ArticleRepo } from '../article.repo';
 import { normaliseUrl } from '../ingest.rules';
-import { createFeedItemRepo, ITEM_TEXT_MAX, SYNDICATION_WINDOW_MS, type FeedItemDoc, type ItemPage, type ItemState, type ReportedBy } from './feed-item.repo';
+import { ITEM_TEXT_MAX, SYNDICATION_WINDOW_MS, type FeedItemDoc, type FeedItemRepo, type ItemPage, type ItemState, type ReportedBy } from './feed-item.repo';
 import { FeedParseError, parseFeedDocument } from './feed.rules';
 import { extractPage } from './page.rules';
 import { isSyndicated, signatureOf, type TextSignature } from './similarity.rules';
-import { createSourceRepo } from './source.repo';
+import type { SourceRepo } from './source.repo';
 import { FLAG_AFTER_FAILURES, pollDelayMs, type SourceDoc } from './source.rules';
 
-export interface PipelineDeps {
-  conn: Connection;
+/** What polling a source uses: the source, the items seen, the feed's site. */
+export interface PollDeps {
+  sources: Pick<SourceRepo, 'get' | 'recordPoll'>;
+  feedItems: Pick<FeedItemRepo, 'addNew'>;
+  fetcher: PoliteFetcher;
+  now?: () => Date;
+}
+
+/** What deciding an item uses: the item, its source, the articles it may be a copy of, its page (kept in MinIO). */
+export interface IngestItemDeps {
+  sources: Pick<SourceRepo, 'get'>;
+  feedItems: Pick<FeedItemRepo, 'get' | 'set' | 'sameUrl' | 'candidates' | 'byArticle' | 'addReport'>;
+  articles: Pick<ArticleRepo, 'bySourceKey' | 'addReport'>;
   storage: Storage;
   fetcher: PoliteFetcher;
   now?: () => Date;
@@ -51,9 +61,9 @@ export type PollOutcome =
 const short = (text: string) => (text.length > ERROR_MAX ? `${text.slice(0, ERROR_MAX - 1)}…` : text);
 
 /** Polls one source once. Feed faults are recorded as the source's health, not thrown; only infrastructure faults throw. */
-export async function pollSource(deps: PipelineDeps, sourceId: string, random: () => number = Math.random): Promise<PollOutcome> {
+export async function pollSource(deps: PollDeps, sourceId: string, random: () => number = Math.random): Promise<PollOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const sources = createSourceRepo(deps.conn);
+  const { sources } = deps;
   const source = await sources.get(sourceId);
   if (!source) return { state: 'stopped', reason: 'deleted' };
   if (!source.enabled) return { state: 'stopped', reason: 'disabled' };
@@ -71,7 +81,7 @@ export async function pollSource(deps: PipelineDeps, sourceId: string, random: (
     if (answer.kind === 'not-modified') result = 'not-modified';
     else {
       const feed = parseFeedDocument(answer.body.toString('utf8'), answer.contentType, answer.finalUrl, { maxItems: ITEMS_PER_POLL });
-      newItemIds = await createFeedItemRepo(deps.conn).addNew(sourceId, feed.items, now);
+      newItemIds = await deps.feedItems.addNew(sourceId, feed.items, now);
       http = { etag: answer.etag, lastModified: answer.lastModified };
     }
   } catch (err) {
@@ -111,7 +121,7 @@ export interface IngestOutcome {
 export const rawPageKey = (item: Pick<FeedItemDoc, 'sourceId' | '_id'>) => `news-pages/${item.sourceId}/${item._id}.html`;
 
 /** Reads the item's page; a page we may not or cannot read leaves the feed's summary. Throws what a retry may cure. */
-async function readPage(deps: PipelineDeps, item: FeedItemDoc): Promise<ItemPage> {
+async function readPage(deps: Pick<IngestItemDeps, 'fetcher' | 'storage'>, item: FeedItemDoc): Promise<ItemPage> {
   const none = (note: string): ItemPage => ({ fetched: false, canonicalUrl: null, subtitle: null, text: null, wordCount: 0, readingTimeMinutes: 0, paywalled: false, publishedAt: null, rawObjectKey: null, note });
   let answer;
   try {
@@ -146,19 +156,18 @@ export const itemText = (item: Pick<FeedItemDoc, 'title' | 'summary' | 'page'>):
  * Decides what one new item is. `page: false` skips the page (its fetch kept failing): the feed's
  * summary stands in, so the item is not lost.
  */
-export async function ingestItem(deps: PipelineDeps, itemId: string, opts: { page: boolean }): Promise<IngestOutcome> {
+export async function ingestItem(deps: IngestItemDeps, itemId: string, opts: { page: boolean }): Promise<IngestOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const items = createFeedItemRepo(deps.conn);
+  const { feedItems: items, articles } = deps;
   const item = await items.get(itemId);
   if (!item) throw new Error(`feed item ${itemId} does not exist`);
   if (item.state !== 'new') return { state: item.state, articleId: item.sameAs ?? item.articleId, enrich: item.state === 'extracted' };
-  const source = await createSourceRepo(deps.conn).get(item.sourceId);
+  const source = await deps.sources.get(item.sourceId);
   const page = opts.page ? await readPage(deps, item) : null;
   const withPage = { ...item, page };
   const urlKey = normaliseUrl(page?.canonicalUrl ?? item.url);
   const signature: TextSignature | null = signatureOf(itemText(withPage));
   const report: ReportedBy = { sourceId: item.sourceId, sourceName: source?.name ?? 'unknown', url: page?.canonicalUrl ?? item.url, at: now };
-  const articles = createArticleRepo(deps.conn);
 
   // The same page as an article (or an item becoming one): one more report of it.
   const sameArticle = await articles.bySourceKey(urlKey);
@@ -175,8 +184,8 @@ export async function ingestItem(deps: PipelineDeps, itemId: string, opts: { pag
 }
 
 /** The article an earlier item of similar text is (the earliest seen), if any. */
-async function syndicatedOf(deps: PipelineDeps, itemId: string, signature: TextSignature, now: Date): Promise<string | null> {
-  const candidates = await createFeedItemRepo(deps.conn).candidates(signature.bands, itemId, new Date(now.getTime() - SYNDICATION_WINDOW_MS));
+async function syndicatedOf(deps: Pick<IngestItemDeps, 'feedItems'>, itemId: string, signature: TextSignature, now: Date): Promise<string | null> {
+  const candidates = await deps.feedItems.candidates(signature.bands, itemId, new Date(now.getTime() - SYNDICATION_WINDOW_MS));
   const match = candidates
     .filter((c) => c.signature && isSyndicated(signature, c.signature as TextSignature))
     .sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a._id.localeCompare(b._id))[0];
@@ -184,11 +193,10 @@ async function syndicatedOf(deps: PipelineDeps, itemId: string, signature: TextS
 }
 
 /** Adds a report to the first article, or to the item that will become it (copied when it is published). */
-async function reportAgain(deps: PipelineDeps, articleId: string, report: ReportedBy): Promise<void> {
-  const items = createFeedItemRepo(deps.conn);
-  const firstItem = await items.byArticle(articleId);
-  if (firstItem) await items.addReport(firstItem._id, report);
-  await createArticleRepo(deps.conn).addReport(articleId, report);
+async function reportAgain(deps: Pick<IngestItemDeps, 'feedItems' | 'articles'>, articleId: string, report: ReportedBy): Promise<void> {
+  const firstItem = await deps.feedItems.byArticle(articleId);
+  if (firstItem) await deps.feedItems.addReport(firstItem._id, report);
+  await deps.articles.addReport(articleId, report);
 }
 
 /** MinIO keeps raw pages NEWS_RAW_PAGE_RETENTION_DAYS days (a lifecycle rule on their prefix). */
