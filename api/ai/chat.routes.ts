@@ -226,7 +226,7 @@ export function chatRoutes(limits: AiLimits) {
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
-      response: z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }),
+      response: z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }).meta({ id: 'AiResources' }),
       handler: async ({ deps }) => {
         const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
         return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
@@ -250,7 +250,7 @@ export function chatRoutes(limits: AiLimits) {
         days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
         totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
         budget: DailyBudgetSchema,
-      }),
+      }).meta({ id: 'AiUsage' }),
       handler: async ({ query, auth, deps }) => await usageReport(deps, auth.sub, query),
     }),
   ];

@@ -10,36 +10,16 @@
  */
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import { currentSubscription, openPortal, receiveStripeEvent, startCheckout } from '../../models/billing/operations/subscriptions';
 import { AppError } from '../../models/errors';
-import { PLANS } from '../../models/news/plan.rules';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, Text } from '../shared/views';
+import { CheckoutSessionView, PortalSessionView, StripeWebhookAnswer, SubscriptionView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['subscriptions'];
-
-/** Stripe ids are at most 255 characters, its other strings at most 5,000 (Stripe's API reference). */
-const stripeId = Text(255);
-export const SubscriptionViewSchema = z.object({
-  customerId: stripeId.nullable(),
-  subscriptionId: stripeId.nullable(),
-  status: z.enum([...SUBSCRIPTION_STATUSES, 'none']).describe("Stripe's status of the subscription; none before the first one"),
-  plan: z.enum(PLANS).describe('the plan the account has now'),
-  subscribedPlan: z.enum(PLANS).nullable().describe('the plan paid for'),
-  currentPeriodEnd: IsoDateTime.nullable(),
-  cancelAtPeriodEnd: z.boolean(),
-  graceEndsAt: IsoDateTime.nullable().describe('while past_due: when the account drops to Starter unless a payment succeeds'),
-  lastPaymentFailure: z
-    .object({ at: IsoDateTime, invoiceId: stripeId, attemptCount: Count, nextAttemptAt: IsoDateTime.nullable(), message: Text(5_000).nullable() })
-    .nullable(),
-  eventsApplied: Count,
-  asOf: IsoDateTime.nullable().describe("Stripe's time of the newest event applied"),
-});
 
 /** Stripe's signature over the exact body: the webhook's only credential (spec §4.9). */
 const stripeSignature: AuthPolicy<Stripe.Event> = {
@@ -65,13 +45,6 @@ const stripeSignature: AuthPolicy<Stripe.Event> = {
   },
 };
 
-const WebhookAnswer = z.object({
-  received: z.literal(true),
-  eventId: stripeId,
-  duplicate: z.boolean().describe('the event was delivered before'),
-  handled: z.boolean().describe('the event was handed to the subscription workflow (false: a type or object billing does not use)'),
-});
-
 export const billingRoutes = [
   route({
     method: 'post',
@@ -82,7 +55,7 @@ export const billingRoutes = [
     tags,
     auth: account,
     body: z.strictObject({ plan: z.enum(['pro', 'business']) }),
-    response: z.object({ sessionId: stripeId, url: Text(5_000) }),
+    response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
     handler: async ({ body, auth, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: auth.sub, email: auth.email, plan: body.plan }) }),
@@ -95,7 +68,7 @@ export const billingRoutes = [
     description: 'Where the customer changes plan or payment method, reads invoices and cancels. The answer holds the portal URL. An account that never started a checkout has no billing account yet (404).',
     tags,
     auth: account,
-    response: z.object({ url: Text(5_000) }),
+    response: PortalSessionView,
     errors: [404, 503],
     handler: async ({ auth, deps }) => await openPortal(deps, auth.sub),
   }),
@@ -107,7 +80,7 @@ export const billingRoutes = [
     description: "As the account's subscription workflow holds it: Stripe's status, the plan paid for and the plan the account has now, the period, a cancellation at its end, the grace period of a past_due subscription and the last payment failure.",
     tags,
     auth: account,
-    response: SubscriptionViewSchema,
+    response: SubscriptionView,
     errors: [503],
     handler: async ({ auth, deps }) => await currentSubscription(deps, auth.sub),
   }),
@@ -123,7 +96,7 @@ export const billingRoutes = [
     auth: stripeSignature,
     rawBody: true,
     body: z.looseObject({ id: z.string().max(255), type: z.string().max(255), created: z.number(), data: z.looseObject({ object: z.looseObject({}) }) }).describe('a Stripe event'),
-    response: WebhookAnswer,
+    response: StripeWebhookAnswer,
     errors: [503],
     handler: async ({ auth: event, deps }) => {
       // The answer waits for the stored event only; the hand-over to its workflow follows it.

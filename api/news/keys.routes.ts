@@ -3,58 +3,16 @@
  * never by an API key. A new key is returned once; only its hash is stored.
  */
 import { z } from 'zod';
-import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { createApiKey, keyAlreadyCreated, revokeApiKey } from '../../models/news/operations/api-keys';
-import type { ApiKeyDoc } from '../../models/news/api-key.model';
+import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDateTime, Text, Uuid } from '../shared/views';
+import { CreateKey, keyCreationOnce, KeyView, NewKeyView, presentKey } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
 const tags = ['api keys'];
-
-export const KeyView = z
-  .object({
-    id: Uuid,
-    name: Text(100),
-    prefix: Text(32).describe('the first characters of the key, enough to recognise it, never to use it'),
-    mode: z.enum(KEY_MODES),
-    scopes: z.array(z.enum(KEY_SCOPES)).max(KEY_SCOPES.length),
-    expiresAt: IsoDateTime.nullable(),
-    lastUsedAt: IsoDateTime.nullable(),
-    status: z.enum(['active', 'expired', 'revoked']),
-    createdAt: IsoDateTime,
-  })
-  .meta({ id: 'ApiKey' });
-
-export const presentKey = (k: ApiKeyDoc): z.input<typeof KeyView> => ({
-  id: k.keyId,
-  name: k.name,
-  prefix: k.displayPrefix,
-  mode: k.mode,
-  scopes: k.scopes,
-  expiresAt: k.expiresAt?.toISOString() ?? null,
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-  status: keyStatus(k),
-  createdAt: k.createdAt.toISOString(),
-});
-
-export const CreateKey = z.strictObject({
-  name: z.string().max(100).trim().min(1),
-  expiry: z
-    .string()
-    .max(10)
-    .default('none')
-    .describe('none, 30d, 90d, 1y, or a date YYYY-MM-DD (the key expires at the end of that day, UTC)'),
-  scopes: z.array(z.enum(KEY_SCOPES)).max(KEY_SCOPES.length).optional().describe('read:articles, read:entities, read:breaking or *; none given means *'),
-  mode: z.enum(KEY_MODES).default('live').describe('live keys count against the monthly quota; test keys do not'),
-});
-
-/** A key's creation under an Idempotency-Key: its answer holds the secret, so a repeat gets 409 naming the key instead. */
-export const keyCreationOnce = { secretAnswer: (data: { id: string; name: string; prefix: string }) => keyAlreadyCreated({ keyId: data.id, name: data.name, displayPrefix: data.prefix }) };
 
 export const keyRoutes = [
   route({
@@ -67,7 +25,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     body: CreateKey,
-    response: KeyView.extend({ key: Text(128) }),
+    response: NewKeyView,
     status: 201,
     idempotent: keyCreationOnce,
     handler: async ({ body, auth, deps, requestKey }) => {

@@ -5,44 +5,16 @@
  */
 import { z } from 'zod';
 import * as prefs from '../../models/news/operations/preferences';
-import {
-  KEYWORD,
-  NotificationSettings,
-  PREFERENCE_LIMITS,
-  Preferences,
-  RelevanceSettings,
-  SECTOR,
-  TICKER,
-  TOPIC,
-  WEIGHT,
-} from '../../models/news/preferences.rules';
-import { SECTORS, TOPICS } from '../../models/news/article.rules';
+import { KEYWORD, NotificationSettings, Preferences, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
+import { FollowedSectorsView, FollowedTopicsView, KeywordsView, NotificationSettingsView, PreferencesView, RelevanceSettingsView, WatchlistView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const owner = apiKey(null);
 const tags = ['preferences'];
 const base = '/api/users/preferences';
-
-/** What a user follows: the bounds are those every edit is validated with (models/news/preferences.rules.ts). */
-const codes = (all: readonly string[]) => z.array(z.string().max(8)).max(all.length);
-const weightsBy = (keyLength: number) => z.record(z.string().max(keyLength), z.number().min(0).max(5));
-const Watchlist = { watchlistCompanies: z.array(z.string().max(36)).max(PREFERENCE_LIMITS.watchlist), watchlistTickers: z.array(z.string().max(8)).max(PREFERENCE_LIMITS.watchlist) };
-const Keywords = { keywords: z.array(z.string().max(PREFERENCE_LIMITS.keywordLength)).max(PREFERENCE_LIMITS.keywords), keywordWeights: weightsBy(PREFERENCE_LIMITS.keywordLength) };
-export const PreferencesView = z
-  .object({
-    sectors: codes(SECTORS),
-    sectorWeights: weightsBy(8),
-    topics: codes(TOPICS),
-    topicWeights: weightsBy(8),
-    ...Watchlist,
-    ...Keywords,
-    notificationSettings: NotificationSettings,
-    relevanceSettings: RelevanceSettings,
-  })
-  .meta({ id: 'Preferences' });
 
 const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<Preferences, K>;
 
@@ -52,7 +24,8 @@ const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Obje
  */
 function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'>(list: L, field: F, code: z.ZodEnum, noun: string, removeNote: string) {
   const weights = `${field}Weights` as const;
-  const View = z.object({ [list]: codes(list === 'sectors' ? SECTORS : TOPICS), [weights]: weightsBy(8) });
+  // The list's own view; typed loosely, as its keys are computed from `list`.
+  const View = (list === 'sectors' ? FollowedSectorsView : FollowedTopicsView) as unknown as z.ZodType<Record<string, unknown>>;
   const answer = (p: Preferences) => ({ [list]: p[list], [weights]: p[weights] });
   return [
     route({
@@ -113,7 +86,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ entityId: z.uuid() }),
-    response: z.object(Watchlist),
+    response: WatchlistView,
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistCompanies', body.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -124,7 +97,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ entityId: z.uuid() }),
-    response: z.object(Watchlist),
+    response: WatchlistView,
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistCompanies', params.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -135,7 +108,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ ticker: TICKER }),
-    response: z.object(Watchlist),
+    response: WatchlistView,
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistTickers', body.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -146,7 +119,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ ticker: TICKER }),
-    response: z.object(Watchlist),
+    response: WatchlistView,
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistTickers', params.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -158,7 +131,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: z.strictObject({ keyword: KEYWORD, weight: WEIGHT.default(1) }),
-    response: z.object(Keywords),
+    response: KeywordsView,
     handler: async ({ body, auth, deps }) => pick(await prefs.addKeyword(deps, auth.sub, body.keyword, body.weight), 'keywords', 'keywordWeights'),
   }),
 
@@ -169,7 +142,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     params: z.object({ keyword: KEYWORD }),
-    response: z.object(Keywords),
+    response: KeywordsView,
     handler: async ({ params, auth, deps }) => pick(await prefs.removeKeyword(deps, auth.sub, params.keyword), 'keywords', 'keywordWeights'),
   }),
 
@@ -181,7 +154,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: NotificationSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
-    response: NotificationSettings,
+    response: NotificationSettingsView,
     handler: async ({ body, auth, deps }) => await prefs.changeNotifications(deps, auth.sub, body),
   }),
 
@@ -193,7 +166,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     body: RelevanceSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
-    response: RelevanceSettings,
+    response: RelevanceSettingsView,
     handler: async ({ body, auth, deps }) => await prefs.changeRelevance(deps, auth.sub, body),
   }),
 ];

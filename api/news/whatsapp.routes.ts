@@ -13,6 +13,7 @@ import { linkPhone, maskPhone, receiveDelivery } from '../../models/whatsapp/ope
 import { validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
+import { PhoneLinkCode, PhoneLinkedView, WhatsAppDeliveryAnswer, WhatsAppStatusView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -87,12 +88,7 @@ export const whatsappRoutes = [
     auth: metaSignature,
     rawBody: true,
     body: WebhookPayload,
-    response: z.object({
-      received: z.literal(true),
-      messages: z.number().int().describe('messages in the delivery'),
-      duplicates: z.number().int().describe('of them, delivered before'),
-      statuses: z.number().int().describe('delivery statuses stored'),
-    }),
+    response: WhatsAppDeliveryAnswer,
     errors: [401, 503],
     handler: async ({ body, deps }) => {
       // The answer waits for the stored messages only; the hand-over to the conversations follows it.
@@ -109,7 +105,7 @@ export const whatsappRoutes = [
       'Public, like /health: it says whether readers can use WhatsApp here. `phoneNumberId` is the WhatsApp phone number id (an identifier, not a credential; empty when not configured); `flowConfigured`: a WhatsApp Flow for preferences is set up.',
     tags,
     auth: publicRoute,
-    response: z.object({ configured: z.boolean(), phoneNumberId: z.string().max(64), flowConfigured: z.boolean() }),
+    response: WhatsAppStatusView,
     handler: ({ deps }) => {
       const w = deps.config.whatsapp;
       const configured = w.api !== undefined && w.appSecret !== undefined && w.verifyToken !== undefined;
@@ -125,8 +121,8 @@ export const whatsappRoutes = [
       'A reader who sends *entrar* and the e-mail of this account on WhatsApp gets a 6-digit code in that conversation; entered here (signed in as the account), it links that phone to the account, so both are proven. A code works once, for 10 minutes, with 5 tries.',
     tags,
     auth: bearer(),
-    body: z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') }),
-    response: z.object({ linked: z.literal(true), phone: z.string().max(32).describe('the phone, masked') }),
+    body: PhoneLinkCode,
+    response: PhoneLinkedView,
     errors: [404, 429],
     handler: async ({ body, auth, deps }) => {
       const { phone } = await linkPhone(deps, { userId: auth.sub, email: auth.email, code: body.code });

@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
-import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
+import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
-import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { Answers, ManualQuestion, QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../models/quiz/operations/quizzes';
 import { wholeNumber } from '../../models/params.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { AdminQuizList, adminView, AttemptHistory, AttemptResultView, AvailableQuizzes, GenerationStarted, QuizCreated, QuizDeleted, QuizId, QuizWithQuestions } from './contracts';
 import type { QuizDeps } from './deps';
 import { QUIZ_ADMIN } from './editions.routes';
 
@@ -20,61 +21,9 @@ const admin = bearer(QUIZ_ADMIN);
 const readerTags = ['quiz'];
 const adminTags = ['quiz admin'];
 
-const AttemptResult = z.object({ passed: z.boolean(), correctAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions), streakRecovered: z.boolean() });
-
-// Bounds: a generated title and description (quizTitle, quizDescription) or an admin's (≤ 200, ≤ 1,000).
-const QuizId = z.string().max(100);
-const QuizDate = z.string().max(16);
-export const QuizSummary = z.object({
-  id: QuizId,
-  title: z.string().max(200),
-  description: z.string().max(1_000),
-  quizDate: QuizDate.describe('YYYY-MM-DD for the morning edition, YYYY-MM-DD-night for the night edition'),
-  edition: EditionName,
-  postId: z.string().max(32).describe('Id of the edition the quiz derives from'),
-  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
-  alreadyAttempted: z.boolean(),
-  attemptResult: AttemptResult.nullable(),
-  date: z.iso.date().max(10).describe('The edition day the quiz recovers'),
-  availableUntil: z.iso.date().max(10).describe('The last day it can be taken (its date + 3 days)'),
-  canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
-}).meta({ id: 'QuizSummary' });
-export const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() });
-const Pagination = z
-  .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: z.number().int().min(0), totalPages: z.number().int().min(0) })
-  .meta({ id: 'QuizPagination' });
 const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), limit: wholeNumber((n) => n.min(1).max(100)).default(20) };
 const pagination = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 const QuizIdParams = z.object({ id: QuizId });
-
-const AdminQuiz = z.object({
-  id: QuizId,
-  title: z.string().max(200),
-  description: z.string().max(1_000),
-  quizDate: QuizDate,
-  date: z.iso.date().max(10),
-  edition: EditionName,
-  postId: z.string().max(32),
-  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
-  origin: z.enum(['generated', 'manual']),
-  workflowId: z.string().max(200).nullable(),
-  model: z.string().max(200).nullable(),
-  createdAt: z.iso.datetime().max(30),
-});
-const adminView = (q: Omit<QuizDoc, 'questions'>): z.input<typeof AdminQuiz> => ({
-  id: q._id,
-  title: q.title,
-  description: q.description,
-  quizDate: q.quizDate,
-  date: q.date,
-  edition: q.edition,
-  postId: q.postId,
-  minCorrectAnswers: q.minCorrectAnswers,
-  origin: q.origin,
-  workflowId: q.workflowId ?? null,
-  model: q.model ?? null,
-  createdAt: q.createdAt.toISOString(),
-});
 
 export const quizRoutes = [
   route({
@@ -84,7 +33,7 @@ export const quizRoutes = [
     description: `The quizzes of the last ${MAX_DAYS_RECOVERY} days (newest first), whether you attempted each and how it went, and the rules. A quiz recovers its edition's day in your reading streak.`,
     tags: readerTags,
     auth: bearer(),
-    response: z.object({ quizzes: z.array(QuizSummary).max(MAX_DAYS_RECOVERY * EDITIONS.length), rules: Rules }),
+    response: AvailableQuizzes,
     handler: async ({ auth, deps }) => ({ quizzes: await availableQuizzes(deps, auth.sub), rules: { ...QUIZ_RULES } }),
   }),
 
@@ -96,24 +45,7 @@ export const quizRoutes = [
     tags: readerTags,
     auth: bearer(),
     query: z.object(paging),
-    response: z.object({
-      attempts: z.array(
-        z.object({
-          quizId: QuizId,
-          quizDate: QuizDate,
-          edition: EditionName,
-          title: z.string().max(200),
-          passed: z.boolean(),
-          correctAnswers: z.number().int(),
-          totalQuestions: z.number().int(),
-          minCorrectAnswers: z.number().int(),
-          streakRecovered: z.boolean(),
-          answers: Answers,
-          attemptedAt: z.iso.datetime().max(30),
-        }),
-      ).max(100),
-      pagination: Pagination,
-    }),
+    response: AttemptHistory,
     handler: async ({ auth, query, deps }) => {
       const { items, total } = await deps.quiz.attempts.history(auth.sub, query.page, query.limit);
       return {
@@ -146,18 +78,7 @@ export const quizRoutes = [
     tags: readerTags,
     auth: bearer(),
     body: z.strictObject({ quizId: z.string().max(100), answers: Answers }),
-    response: z.object({
-      quizId: QuizId,
-      quizDate: QuizDate,
-      passed: z.boolean(),
-      correctAnswers: z.number().int(),
-      totalQuestions: z.number().int(),
-      minCorrectAnswers: z.number().int(),
-      streakRecovered: z.boolean(),
-      results: z
-        .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), chosen: z.number().int().min(0).max(3), correct: z.number().int().min(0).max(3), isCorrect: z.boolean() }))
-        .max(QUIZ_RULES.totalQuestions),
-    }),
+    response: AttemptResultView,
     errors: [404],
     handler: async ({ auth, body, deps }) => {
       const { quiz, ...scored } = await submitAnswers(deps, { userId: auth.sub, quizId: body.quizId, answers: body.answers });
@@ -187,7 +108,7 @@ export const quizRoutes = [
     tags: adminTags,
     auth: admin,
     body: z.strictObject({ date: EditionDate.optional().describe('The edition day (YYYY-MM-DD, not a Sunday); default: the last one before today') }),
-    response: z.object({ workflowId: z.string().max(200), runId: z.string().max(64), date: z.iso.date().max(10), quizDates: z.array(QuizDate).max(EDITIONS.length) }),
+    response: GenerationStarted,
     status: 202,
     handler: async ({ body, deps }) => reply({ status: 202, message: 'Quiz generation started', data: await startDayGeneration(deps, { date: body.date }) }),
   }),
@@ -209,7 +130,7 @@ export const quizRoutes = [
       description: z.string().max(1_000).trim().min(1).optional(),
       questions: z.array(ManualQuestion).length(QUIZ_RULES.totalQuestions).optional(),
     }),
-    response: z.object({ quizId: QuizId, date: z.iso.date().max(10), quizDate: QuizDate, edition: EditionName }),
+    response: QuizCreated,
     status: 201,
     errors: [409, 503, 504],
     handler: async ({ body, deps }) => reply({ status: 201, message: 'Quiz created', data: await createQuiz(deps, body) }),
@@ -225,7 +146,7 @@ export const quizRoutes = [
     query: z
       .object({ from: z.iso.date().optional(), to: z.iso.date().optional(), edition: EditionName.optional(), ...paging })
       .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to'),
-    response: z.object({ quizzes: z.array(AdminQuiz).max(100), pagination: Pagination }),
+    response: AdminQuizList,
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.quiz.quizzes.list(query);
       return { quizzes: items.map(adminView), pagination: pagination(query.page, query.limit, total) };
@@ -240,7 +161,7 @@ export const quizRoutes = [
     tags: adminTags,
     auth: admin,
     params: QuizIdParams,
-    response: z.object({ id: QuizId }),
+    response: QuizDeleted,
     errors: [404],
     handler: async ({ params, deps }) => {
       if (!(await deps.quiz.quizzes.delete(params.id))) notFound('Quiz');
@@ -257,12 +178,7 @@ export const quizRoutes = [
     tags: readerTags,
     auth: bearer(),
     params: QuizIdParams,
-    response: QuizSummary.extend({
-      totalQuestions: z.number().int(),
-      questions: z
-        .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), text: z.string().max(500), options: z.array(z.string().max(300)).max(4) }))
-        .max(QUIZ_RULES.totalQuestions),
-    }),
+    response: QuizWithQuestions,
     errors: [404],
     handler: async ({ auth, params, deps }) => await quizForReader(deps, auth.sub, params.id),
   }),

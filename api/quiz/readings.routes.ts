@@ -3,32 +3,16 @@
  * (JWT permission quiz.readings; idempotent); a reader sees their streak with their own token.
  */
 import { z } from 'zod';
-import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import { recordReading, streakToday } from '../../models/quiz/operations/reader-days';
-import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDate, IsoDateTime, Text } from '../shared/views';
+import { presentReading, ReadingView, StreakView } from './contracts';
 import type { QuizDeps } from './deps';
 
 const route = routeFactory<QuizDeps>();
 export const QUIZ_READINGS = 'quiz.readings';
 const tags = ['quiz'];
-
-const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition: EditionName, source: z.enum(READING_SOURCES), at: IsoDateTime });
-const present = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
-
-export const StreakView = z.object({
-  current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
-  longest: z.number().int(),
-  lastReadDate: IsoDate.nullable(),
-  today: IsoDate.describe('Today in the newsletter time zone'),
-  missedRecoverable: z
-    .array(z.object({ date: IsoDate, quizDates: z.array(Text(16)).max(EDITIONS.length) }))
-    .max(MAX_DAYS_RECOVERY)
-    .describe('Edition days of the last 3 days not read, newest first, with the quizzes that recover each'),
-});
 
 export const readingRoutes = [
   route({
@@ -44,7 +28,7 @@ export const readingRoutes = [
     alsoStatus: [200],
     handler: async ({ body, deps }) => {
       const { doc, created } = await recordReading(deps, body.userId, body.date, body.edition);
-      return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: present(doc) });
+      return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: presentReading(doc) });
     },
   }),
 

@@ -19,7 +19,7 @@ export const SmokeResponse = z.object({
   verified: z.boolean(),
   workflowMs: z.number().min(0),
   roundTripMs: z.number().min(0),
-});
+}).meta({ id: 'SmokeResult' });
 
 export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
   const route = routeFactory<D>();

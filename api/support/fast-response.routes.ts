@@ -22,7 +22,7 @@ export const fastResponseRoutes = [
     auth: bearer(SUPPORT_AGENT),
     params: TicketIdParams,
     body: z.strictObject({ send: z.boolean().default(false) }),
-    response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }),
+    response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }).meta({ id: 'FastResponseResult' }),
     errors: [404, 409, 503, 504],
     handler: async ({ params, body, auth, deps }) => {
       const data = await draftFastResponse(

@@ -101,7 +101,7 @@ export const reportRoutes = [
       status: z.array(z.enum(PATCHABLE_STATUSES)).max(PATCHABLE_STATUSES.length),
       agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportFilters' }),
     handler: async ({ query, deps }) => await reports.filterOptions(deps, query.fresh),
   }),
 
@@ -119,7 +119,7 @@ export const reportRoutes = [
       comparar_com: z.enum(COMPARISONS).default('periodo_anterior'),
       fresh,
     }),
-    response: z.object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache }),
+    response: z.object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache }).meta({ id: 'ReportComparison' }),
     handler: async ({ query, deps }) => await reports.comparison(deps, query),
   }),
 
@@ -138,7 +138,7 @@ export const reportRoutes = [
       resolucao: Durations,
       reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportResolutionMetrics' }),
     handler: async ({ query, deps }) => {
       const { data, cache } = await reports.resolutionReport(deps, query);
       return { ...data, cache };
@@ -164,7 +164,7 @@ export const reportRoutes = [
       hoje: IsoDate,
       semanaDesde: IsoDate,
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportDashboard' }),
     handler: async ({ query, deps }) => await reports.dashboard(deps, query.fresh),
   }),
 
@@ -180,7 +180,7 @@ export const reportRoutes = [
       periodo: Periodo,
       categorias: z.array(z.object({ main: Label, issue: Label, total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() })),
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportCategories' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.categoryReport(deps, query);
@@ -196,7 +196,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ por: z.enum(['hora', 'dia_semana', 'newsletter']), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, por: z.enum(['hora', 'dia_semana', 'newsletter']), distribuicao: z.array(z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, por: z.enum(['hora', 'dia_semana', 'newsletter']), distribuicao: z.array(z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() })), cache: Cache }).meta({ id: 'ReportDistribution' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { por } = query;
@@ -214,7 +214,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ agrupamento: z.enum(GROUPINGS).default('dia'), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }).meta({ id: 'ReportSeries' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { agrupamento } = query;
@@ -232,7 +232,7 @@ export const reportRoutes = [
     tags,
     auth: staff,
     query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }),
+    response: z.object({ periodo: Periodo, coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }).meta({ id: 'ReportCohorts' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.cohortReport(deps, query);
@@ -254,7 +254,7 @@ export const reportRoutes = [
       resolucao: Durations,
       reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportSummary' }),
     handler: async ({ query, deps }) => await reports.summary(deps, query),
   }),
 
@@ -275,7 +275,7 @@ export const reportRoutes = [
       linhas: z.array(DetailRow).max(100),
       pagination: SupportPagination,
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportDetailed' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
     handler: async ({ query, deps, ctx }) => {
       const { page, limit } = query;
@@ -304,7 +304,7 @@ export const reportRoutes = [
       periodo: Periodo,
       agentes: z.array(z.object({ agente: Agent, respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
       cache: Cache,
-    }),
+    }).meta({ id: 'ReportAgents' }),
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.agentReport(deps, query);

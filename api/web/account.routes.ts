@@ -5,52 +5,24 @@
  */
 import { z } from 'zod';
 import { currentSubscription, openPortal, startCheckout } from '../../models/billing/operations/subscriptions';
-import { KEY_MODES } from '../../models/news/api-key.rules';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
 import { accountUsage } from '../../models/news/operations/usage';
-import { INCLUDE_MODULES, PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/news/plan.rules';
+import { PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/news/plan.rules';
 import { Preferences } from '../../models/news/preferences.rules';
-import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { availableQuizzes } from '../../models/quiz/operations/quizzes';
 import { streakToday } from '../../models/quiz/operations/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { linkPhone, maskPhone, unlinkPhone } from '../../models/whatsapp/operations/messages';
-import { SubscriptionViewSchema } from '../news/billing.routes';
-import { CreateKey, keyCreationOnce, KeyView, presentKey } from '../news/keys.routes';
-import { PreferencesView } from '../news/preferences.routes';
-import { QuizSummary, Rules } from '../quiz/quizzes.routes';
-import { StreakView } from '../quiz/readings.routes';
+import { CheckoutSessionView, CreateKey, keyCreationOnce, KeyView, NewKeyView, PhoneLinkCode, PhoneLinkedView, PortalSessionView, presentKey, PreferencesView } from '../news/contracts';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
+import { SearchText } from '../shared/views';
+import { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, PhoneUnlinkedView, ReadingOverview } from './contracts';
 import type { WebDeps } from './deps';
 import { signedIn } from './session';
 
 const route = routeFactory<WebDeps>();
 const auth = signedIn;
-
-const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const UsageView = z.object({
-  plan: Text(32),
-  month: z.object({ month: Text(7), limit: Limit.nullable(), used: Count, remaining: Limit.nullable(), resetsAt: IsoDateTime }),
-  perMinuteLimit: Limit,
-  minute: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('the account, all keys together'),
-  sandbox: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('test keys, today (UTC)'),
-  activeKeysLimit: Limit.describe('active keys the plan allows, live and test together'),
-  days: z.array(z.object({ date: z.iso.date(), total: Count, perKey: z.record(z.string().max(36), Count) })).max(31),
-  keys: z.array(z.object({ id: Uuid, name: Text(100), prefix: Text(32), mode: z.enum(KEY_MODES) })).max(KEYS_LISTED),
-});
-
-const PlanView = z.object({
-  plan: z.enum(PLANS),
-  name: Text(32),
-  monthlyPriceBRL: Count,
-  perMinute: Limit,
-  perMonth: Limit.nullable().describe('null: unlimited'),
-  modules: z.array(z.enum(INCLUDE_MODULES)).max(INCLUDE_MODULES.length),
-});
-
-const EntityOption = z.object({ id: Uuid, name: Text(300), ticker: Text(16).nullable(), type: z.enum(ENTITY_TYPES) });
 
 export const accountRoutes = [
   route({
@@ -71,7 +43,7 @@ export const accountRoutes = [
     tags: ['api keys'],
     auth,
     body: CreateKey,
-    response: KeyView.extend({ key: Text(128) }),
+    response: NewKeyView,
     status: 201,
     idempotent: keyCreationOnce,
     handler: async ({ body, auth: a, ctx, deps, requestKey }) => {
@@ -99,7 +71,7 @@ export const accountRoutes = [
     summary: 'Requests per day and key this month, against the plan',
     tags: ['usage'],
     auth,
-    response: UsageView,
+    response: AccountUsageView,
     handler: async ({ auth: a, deps }) => {
       const user = await deps.users.ensure(a.sub, a.email);
       return await accountUsage(deps, { userId: a.sub, plan: user.plan });
@@ -112,7 +84,7 @@ export const accountRoutes = [
     summary: 'The plan, the subscription, and what each plan includes',
     tags: ['billing'],
     auth,
-    response: z.object({ subscription: SubscriptionViewSchema, plans: z.array(PlanView).max(PLANS.length), billingConfigured: z.boolean() }),
+    response: BillingOverview,
     errors: [503],
     handler: async ({ auth: a, deps }) => ({
       subscription: await currentSubscription(deps, a.sub),
@@ -128,7 +100,7 @@ export const accountRoutes = [
     tags: ['billing'],
     auth,
     body: z.strictObject({ plan: z.enum(['pro', 'business']) }),
-    response: z.object({ sessionId: Text(255), url: Text(5_000) }),
+    response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
     handler: async ({ body, auth: a, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: a.sub, email: a.email, plan: body.plan }) }),
@@ -140,7 +112,7 @@ export const accountRoutes = [
     summary: "Open Stripe's customer portal",
     tags: ['billing'],
     auth,
-    response: z.object({ url: Text(5_000) }),
+    response: PortalSessionView,
     errors: [404, 503],
     handler: async ({ auth: a, deps }) => await openPortal(deps, a.sub),
   }),
@@ -193,7 +165,7 @@ export const accountRoutes = [
     summary: 'Whether a WhatsApp phone is linked to the account',
     tags: ['preferences'],
     auth,
-    response: z.object({ configured: z.boolean(), linked: z.boolean(), phone: Text(32).nullable().describe('masked'), linkedAt: IsoDateTime.nullable() }),
+    response: AccountWhatsAppView,
     handler: async ({ auth: a, deps }) => {
       const contact = await deps.whatsapp.contactOfUser(a.sub);
       const w = deps.config.whatsapp;
@@ -214,8 +186,8 @@ export const accountRoutes = [
       'A reader who sends *entrar* and the address of this account on WhatsApp gets a 6-digit code in that conversation; entered here, it links that phone to this account (so both the address and the phone are proven), moving it from any account it was linked to. A code works once, for 10 minutes, with 5 tries.',
     tags: ['preferences'],
     auth,
-    body: z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') }),
-    response: z.object({ linked: z.literal(true), phone: Text(32).describe('masked') }),
+    body: PhoneLinkCode,
+    response: PhoneLinkedView,
     errors: [404, 429],
     handler: async ({ body, auth: a, deps }) => {
       const { phone } = await linkPhone(deps, { userId: a.sub, email: a.email, code: body.code });
@@ -231,7 +203,7 @@ export const accountRoutes = [
       'Unlinks the phone linked to this account, and only that one (404 when none is): it gets no more alerts and sees nothing of the account; on WhatsApp it is a guest again, and may link to an account again by *entrar*.',
     tags: ['preferences'],
     auth,
-    response: z.object({ linked: z.literal(false), phone: Text(32).describe('the phone unlinked, masked') }),
+    response: PhoneUnlinkedView,
     errors: [404],
     handler: async ({ auth: a, deps }) => {
       const { phone } = await unlinkPhone(deps, { userId: a.sub });
@@ -245,7 +217,7 @@ export const accountRoutes = [
     summary: 'Your reading streak and your quizzes',
     tags: ['reading'],
     auth,
-    response: z.object({ streak: StreakView, quizzes: z.array(QuizSummary).max(100), rules: Rules }),
+    response: ReadingOverview,
     handler: async ({ auth: a, deps }) => {
       const [streak, quizzes] = await Promise.all([streakToday(deps, a.sub), availableQuizzes(deps, a.sub)]);
       return { streak, quizzes, rules: { ...QUIZ_RULES } };

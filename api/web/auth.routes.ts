@@ -11,7 +11,8 @@ import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in
 import { PLANS } from '../../models/news/plan.rules';
 import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, Text } from '../shared/views';
+import { IsoDateTime, Text } from '../shared/views';
+import { CodeSent, SessionsEnded, SignedOut } from './contracts';
 import type { WebDeps } from './deps';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf, signedIn, type SessionPrincipal } from './session';
 
@@ -55,7 +56,7 @@ export const authRoutes = [
     auth: publicRoute,
     rateLimit: limitedBy('perIp', 'perAddress'),
     body: z.strictObject({ email: Email, locale: z.enum(['pt', 'en']).default('en') }),
-    response: z.object({ sent: z.literal(true) }),
+    response: CodeSent,
     status: 202,
     errors: [403, 503],
     handler: async ({ body, deps }) => {
@@ -105,7 +106,7 @@ export const authRoutes = [
     summary: 'Sign out of this browser',
     tags,
     auth: signedIn,
-    response: z.object({ signedOut: z.literal(true) }),
+    response: SignedOut,
     handler: async ({ auth, ctx, deps }) => {
       await signOut(deps, auth.token);
       ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));
@@ -119,7 +120,7 @@ export const authRoutes = [
     summary: 'Sign out of every browser and device',
     tags,
     auth: signedIn,
-    response: z.object({ sessionsEnded: Count }),
+    response: SessionsEnded,
     handler: async ({ auth, ctx, deps }) => {
       const ended = await signOutEverywhere(deps, auth.sub);
       ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));

@@ -23,17 +23,17 @@ import {
   QuickReplyIdParams,
   TagIdParams,
   TagParams,
-  TagSchema,
+  TagView,
   TicketDetailSchema,
   TicketIdParams,
   SupportPagination,
   TicketSchema,
+  TicketUpdated,
   UpdateQuickReplyBody,
   UpdateTagBody,
   UpdateTicketBody,
   UseQuickReplyParams,
 } from './schemas';
-import { IsoDateTime } from '../../shared/views';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -117,7 +117,7 @@ export const ticketRoutes = [
     summary: 'List tags',
     tags: ['tags'],
     auth: anyUser,
-    response: z.array(TagSchema.extend({ createdAt: IsoDateTime, updatedAt: IsoDateTime })),
+    response: z.array(TagView),
     handler: async ({ deps }) => (await deps.tags.list()).map(tagView),
   }),
   route({
@@ -237,7 +237,7 @@ export const ticketRoutes = [
     auth: staff,
     params: TicketIdParams,
     body: UpdateTicketBody,
-    response: TicketSchema.pick({ id: true, status: true, issue: true, replied: true, updatedAt: true }),
+    response: TicketUpdated,
     errors: [404, 409],
     handler: async ({ params, body, auth, deps }) => {
       const updated = await tickets.updateTicket(deps, auth.sub, params.id, body);

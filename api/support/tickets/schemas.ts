@@ -104,3 +104,8 @@ export const CreateQuickReplyBody = z.strictObject({ title: text(LABEL_MAX), con
 export const UpdateQuickReplyBody = z
   .strictObject({ title: text(LABEL_MAX).optional(), content: text(TEXT_MAX).optional(), category: text(60).optional() })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required');
+
+/** A tag as listed, with its times. */
+export const TagView = TagSchema.extend({ createdAt: IsoDateTime, updatedAt: IsoDateTime }).meta({ id: 'TagListed' });
+/** What a change of a ticket's status or issue answers. */
+export const TicketUpdated = TicketSchema.pick({ id: true, status: true, issue: true, replied: true, updatedAt: true }).meta({ id: 'TicketUpdated' });

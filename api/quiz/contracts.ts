@@ -1,0 +1,124 @@
+/**
+ * The quiz service's contracts: the views its routes answer with, each registered with an id so
+ * that the OpenAPI document names it once (`components.schemas`). Routes import their views from
+ * here; the dashboard (api/web) does too, never from a route file.
+ */
+import { z } from 'zod';
+import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
+import { EditionName } from '../../models/quiz/edition.rules';
+import { Answers, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
+import { IsoDate, IsoDateTime, Text } from '../shared/views';
+
+// ---- Quizzes ------------------------------------------------------------------------------------
+
+const AttemptOutcome = z.object({ passed: z.boolean(), correctAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions), streakRecovered: z.boolean() });
+
+// Bounds: a generated title and description (quizTitle, quizDescription) or an admin's (≤ 200, ≤ 1,000).
+export const QuizId = z.string().max(100);
+export const QuizDate = z.string().max(16);
+export const QuizSummary = z.object({
+  id: QuizId,
+  title: z.string().max(200),
+  description: z.string().max(1_000),
+  quizDate: QuizDate.describe('YYYY-MM-DD for the morning edition, YYYY-MM-DD-night for the night edition'),
+  edition: EditionName,
+  postId: z.string().max(32).describe('Id of the edition the quiz derives from'),
+  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
+  alreadyAttempted: z.boolean(),
+  attemptResult: AttemptOutcome.nullable(),
+  date: z.iso.date().max(10).describe('The edition day the quiz recovers'),
+  availableUntil: z.iso.date().max(10).describe('The last day it can be taken (its date + 3 days)'),
+  canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
+}).meta({ id: 'QuizSummary' });
+export const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() }).meta({ id: 'QuizRules' });
+export const Pagination = z
+  .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: z.number().int().min(0), totalPages: z.number().int().min(0) })
+  .meta({ id: 'QuizPagination' });
+
+export const AdminQuiz = z.object({
+  id: QuizId,
+  title: z.string().max(200),
+  description: z.string().max(1_000),
+  quizDate: QuizDate,
+  date: z.iso.date().max(10),
+  edition: EditionName,
+  postId: z.string().max(32),
+  minCorrectAnswers: z.number().int().min(0).max(QUIZ_RULES.totalQuestions),
+  origin: z.enum(['generated', 'manual']),
+  workflowId: z.string().max(200).nullable(),
+  model: z.string().max(200).nullable(),
+  createdAt: z.iso.datetime().max(30),
+});
+export const adminView = (q: Omit<QuizDoc, 'questions'>): z.input<typeof AdminQuiz> => ({
+  id: q._id,
+  title: q.title,
+  description: q.description,
+  quizDate: q.quizDate,
+  date: q.date,
+  edition: q.edition,
+  postId: q.postId,
+  minCorrectAnswers: q.minCorrectAnswers,
+  origin: q.origin,
+  workflowId: q.workflowId ?? null,
+  model: q.model ?? null,
+  createdAt: q.createdAt.toISOString(),
+});
+
+export const AvailableQuizzes = z.object({ quizzes: z.array(QuizSummary).max(MAX_DAYS_RECOVERY * EDITIONS.length), rules: Rules }).meta({ id: 'AvailableQuizzes' });
+export const AttemptHistory = z.object({
+  attempts: z.array(
+    z.object({
+      quizId: QuizId,
+      quizDate: QuizDate,
+      edition: EditionName,
+      title: z.string().max(200),
+      passed: z.boolean(),
+      correctAnswers: z.number().int(),
+      totalQuestions: z.number().int(),
+      minCorrectAnswers: z.number().int(),
+      streakRecovered: z.boolean(),
+      answers: Answers,
+      attemptedAt: z.iso.datetime().max(30),
+    }),
+  ).max(100),
+  pagination: Pagination,
+}).meta({ id: 'AttemptHistory' });
+export const AttemptResultView = z.object({
+  quizId: QuizId,
+  quizDate: QuizDate,
+  passed: z.boolean(),
+  correctAnswers: z.number().int(),
+  totalQuestions: z.number().int(),
+  minCorrectAnswers: z.number().int(),
+  streakRecovered: z.boolean(),
+  results: z
+    .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), chosen: z.number().int().min(0).max(3), correct: z.number().int().min(0).max(3), isCorrect: z.boolean() }))
+    .max(QUIZ_RULES.totalQuestions),
+}).meta({ id: 'AttemptResult' });
+export const GenerationStarted = z.object({ workflowId: z.string().max(200), runId: z.string().max(64), date: z.iso.date().max(10), quizDates: z.array(QuizDate).max(EDITIONS.length) }).meta({ id: 'QuizGenerationStarted' });
+export const QuizCreated = z.object({ quizId: QuizId, date: z.iso.date().max(10), quizDate: QuizDate, edition: EditionName }).meta({ id: 'QuizCreated' });
+export const AdminQuizList = z.object({ quizzes: z.array(AdminQuiz).max(100), pagination: Pagination }).meta({ id: 'AdminQuizList' });
+export const QuizDeleted = z.object({ id: QuizId }).meta({ id: 'QuizDeleted' });
+export const QuizWithQuestions = QuizSummary.extend({
+  totalQuestions: z.number().int(),
+  questions: z
+    .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), text: z.string().max(500), options: z.array(z.string().max(300)).max(4) }))
+    .max(QUIZ_RULES.totalQuestions),
+}).meta({ id: 'QuizWithQuestions' });
+
+// ---- Readings and streaks -----------------------------------------------------------------------
+
+export const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition: EditionName, source: z.enum(READING_SOURCES), at: IsoDateTime }).meta({ id: 'Reading' });
+export const presentReading = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
+
+export const StreakView = z.object({
+  current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
+  longest: z.number().int(),
+  lastReadDate: IsoDate.nullable(),
+  today: IsoDate.describe('Today in the newsletter time zone'),
+  missedRecoverable: z
+    .array(z.object({ date: IsoDate, quizDates: z.array(Text(16)).max(EDITIONS.length) }))
+    .max(MAX_DAYS_RECOVERY)
+    .describe('Edition days of the last 3 days not read, newest first, with the quizzes that recover each'),
+}).meta({ id: 'Streak' });

@@ -1,0 +1,54 @@
+/**
+ * The dashboard's contracts (the web service): the views its routes answer with, each registered
+ * with an id so that the OpenAPI document names it once. What it shares with the News API and
+ * the quiz service comes from their contracts (api/news/contracts.ts, api/quiz/contracts.ts).
+ */
+import { z } from 'zod';
+import { KEY_MODES } from '../../models/news/api-key.rules';
+import { KEYS_LISTED } from '../../models/news/api-key.repo';
+import { ENTITY_TYPES } from '../../models/news/article.rules';
+import { INCLUDE_MODULES, PLANS } from '../../models/news/plan.rules';
+import { SubscriptionView } from '../news/contracts';
+import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
+import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+
+const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const AccountUsageView = z.object({
+  plan: Text(32),
+  month: z.object({ month: Text(7), limit: Limit.nullable(), used: Count, remaining: Limit.nullable(), resetsAt: IsoDateTime }),
+  perMinuteLimit: Limit,
+  minute: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('the account, all keys together'),
+  sandbox: z.object({ limit: Limit, used: Count, remaining: Limit, resetsAt: IsoDateTime }).describe('test keys, today (UTC)'),
+  activeKeysLimit: Limit.describe('active keys the plan allows, live and test together'),
+  days: z.array(z.object({ date: z.iso.date(), total: Count, perKey: z.record(z.string().max(36), Count) })).max(31),
+  keys: z.array(z.object({ id: Uuid, name: Text(100), prefix: Text(32), mode: z.enum(KEY_MODES) })).max(KEYS_LISTED),
+}).meta({ id: 'AccountUsage' });
+
+export const PlanView = z.object({
+  plan: z.enum(PLANS),
+  name: Text(32),
+  monthlyPriceBRL: Count,
+  perMinute: Limit,
+  perMonth: Limit.nullable().describe('null: unlimited'),
+  modules: z.array(z.enum(INCLUDE_MODULES)).max(INCLUDE_MODULES.length),
+}).meta({ id: 'Plan' });
+
+export const EntityOption = z.object({ id: Uuid, name: Text(300), ticker: Text(16).nullable(), type: z.enum(ENTITY_TYPES) }).meta({ id: 'EntityOption' });
+
+export const BillingOverview = z
+  .object({ subscription: SubscriptionView, plans: z.array(PlanView).max(PLANS.length), billingConfigured: z.boolean() })
+  .meta({ id: 'BillingOverview' });
+
+export const AccountWhatsAppView = z
+  .object({ configured: z.boolean(), linked: z.boolean(), phone: Text(32).nullable().describe('masked'), linkedAt: IsoDateTime.nullable() })
+  .meta({ id: 'AccountWhatsApp' });
+
+export const PhoneUnlinkedView = z.object({ linked: z.literal(false), phone: Text(32).describe('the phone unlinked, masked') }).meta({ id: 'PhoneUnlinked' });
+
+export const ReadingOverview = z.object({ streak: StreakView, quizzes: z.array(QuizSummary).max(100), rules: Rules }).meta({ id: 'ReadingOverview' });
+
+// ---- Sign-in ------------------------------------------------------------------------------------
+
+export const CodeSent = z.object({ sent: z.literal(true) }).meta({ id: 'SignInCodeSent' });
+export const SignedOut = z.object({ signedOut: z.literal(true) }).meta({ id: 'SignedOut' });
+export const SessionsEnded = z.object({ sessionsEnded: Count }).meta({ id: 'SessionsEnded' });
