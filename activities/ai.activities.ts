@@ -23,7 +23,7 @@ import type { LlmClient, LlmError, LlmRequest, LlmResponse, Usage } from '../mod
 import { classifyLlmError } from '../models/infra/llm';
 import { readMcpContext, type StdioServers } from '../models/infra/mcp';
 import { type Outbound, readCapped } from '../models/infra/outbound';
-import type { Plan } from '../models/news/plan.rules';
+import type { Plan } from '../models/shared/plan.rules';
 
 export interface AiActivityDeps {
   conn: Connection;

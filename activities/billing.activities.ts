@@ -9,7 +9,7 @@ import type { Connection } from 'mongoose';
 import type Stripe from 'stripe';
 import { createBillingRepo } from '../models/billing/billing.repo';
 import { subscriptionFacts, type PriceTable } from '../models/billing/stripe-events';
-import type { Plan } from '../models/news/plan.rules';
+import type { Plan } from '../models/shared/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 
 export interface BillingActivityDeps {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { PLAN_LIMITS, type Plan } from './news/plan.rules';
+import { PLAN_LIMITS, type Plan } from './shared/plan.rules';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z

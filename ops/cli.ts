@@ -27,7 +27,7 @@ import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { normaliseScopes, resolveExpiry } from '../models/news/api-key.rules';
 import { migrateArticles } from '../models/news/article.migrate';
 import { migrateSupport } from '../models/support/support.migrate';
-import { isPlan } from '../models/news/plan.rules';
+import { isPlan } from '../models/shared/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { EditionContent, EditionDate, EditionName } from '../models/quiz/edition.rules';

@@ -14,7 +14,8 @@
  */
 import type { Connection } from 'mongoose';
 import type { ArticleDoc } from '../models/news/article.rules';
-import { addDays, EDITIONS, hasEditions, localDate, type Edition } from '../models/quiz/calendar.rules';
+import { EDITIONS, hasEditions, type Edition } from '../models/quiz/calendar.rules';
+import { addDays, localDate } from '../models/shared/calendar.rules';
 import { createEditionRepo } from '../models/quiz/edition.repo';
 import { editionId } from '../models/quiz/edition.rules';
 import { createQuizRepo } from '../models/quiz/quiz.repo';

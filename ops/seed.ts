@@ -8,7 +8,7 @@ import type { EntityDoc } from '../models/news/entity.model';
 import { createImportRepo, type ImportCounts } from '../models/news/import.repo';
 import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
-import { PLANS, type Plan } from '../models/news/plan.rules';
+import { PLANS, type Plan } from '../models/shared/plan.rules';
 import { createQuickReplyRepo, createTagRepo } from '../models/support/catalog.repo';
 import { ticketModel } from '../models/support/support.model';
 import { createTicketRepo } from '../models/support/ticket.repo';

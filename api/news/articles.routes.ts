@@ -7,7 +7,7 @@ import type { ArticleFilters } from '../../models/news/article-query.rules';
 import { CONTENT_TYPES, LANGUAGES, ORDERINGS, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
 import * as articles from '../../models/news/operations/articles';
 import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
-import type { IncludeModule } from '../../models/news/plan.rules';
+import type { IncludeModule } from '../../models/shared/plan.rules';
 import { TICKER } from '../../models/news/preferences.rules';
 import { reply, routeFactory } from '../shared/route';
 import { IsoDateTime, Text, Uuid } from '../shared/views';

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import { hashApiKey, keyStatus, looksLikeApiKey, type KeyMode, type KeyScope } from '../../models/news/api-key.rules';
-import { PLAN_LIMITS, planName, type Plan } from '../../models/news/plan.rules';
+import { PLAN_LIMITS, planName, type Plan } from '../../models/shared/plan.rules';
 import { nextDayStart, nextMonthStart } from '../../models/news/usage.repo';
 import { AppError } from '../../models/errors';
 import type { AuthPolicy } from '../shared/auth';

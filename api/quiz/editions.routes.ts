@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
-import { addDays, localDate } from '../../models/quiz/calendar.rules';
+import { addDays, localDate } from '../../models/shared/calendar.rules';
 import { EditionContent, EditionDate, EditionName, type EditionDoc } from '../../models/quiz/edition.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -20,7 +20,7 @@ import { createHandOver, type HandOver } from '../../models/infra/hand-over';
 import { createStripe } from '../../models/infra/stripe';
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
-import { PLANS, type Plan } from '../../models/news/plan.rules';
+import { PLANS, type Plan } from '../../models/shared/plan.rules';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createAttemptRepo } from '../../models/quiz/attempt.repo';

@@ -5,7 +5,7 @@
  * decided in models/support/operations/reports.ts; here the parameters, the documents and CSV.
  */
 import { z } from 'zod';
-import { isDate } from '../../models/quiz/calendar.rules';
+import { isDate } from '../../models/shared/calendar.rules';
 import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
 import { LABEL_MAX, PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';

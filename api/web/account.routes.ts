@@ -8,7 +8,7 @@ import { currentSubscription, openPortal, startCheckout } from '../../models/bil
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
 import { accountUsage } from '../../models/news/operations/usage';
-import { PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/news/plan.rules';
+import { PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/shared/plan.rules';
 import { Preferences } from '../../models/news/preferences.rules';
 import { availableQuizzes } from '../../models/quiz/operations/quizzes';
 import { streakToday } from '../../models/quiz/operations/reader-days';

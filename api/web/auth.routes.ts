@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../models/accounts/operations/sign-in';
 import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in.rules';
-import { PLANS } from '../../models/news/plan.rules';
+import { PLANS } from '../../models/shared/plan.rules';
 import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { IsoDateTime, Text } from '../shared/views';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { KEY_MODES } from '../../models/news/api-key.rules';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
-import { INCLUDE_MODULES, PLANS } from '../../models/news/plan.rules';
+import { INCLUDE_MODULES, PLANS } from '../../models/shared/plan.rules';
 import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';

@@ -7,7 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import { callerSchemaAjv } from './json-schema.rules';
 import { hasPermission } from '../auth/token.rules';
-import { PLANS, quotePrice, type Plan } from '../news/plan.rules';
+import { PLANS, quotePrice, type Plan } from '../shared/plan.rules';
 import { SUPPORT_AGENT } from '../support/ticket.rules';
 
 export interface ToolDefinition {

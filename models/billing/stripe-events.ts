@@ -5,7 +5,7 @@
  * subscription under `parent.subscription_details`), tolerating older shapes where cheap.
  */
 import type Stripe from 'stripe';
-import { isPlan, type Plan } from '../news/plan.rules';
+import { isPlan, type Plan } from '../shared/plan.rules';
 import { isHandledEvent, SUBSCRIPTION_STATUSES, type BillingEvent, type SubscriptionStatus } from './subscription.rules';
 
 export interface PriceTable {

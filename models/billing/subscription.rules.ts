@@ -14,7 +14,7 @@
  * during the grace period of a past_due subscription, and until the end of the paid period of a
  * canceled one; Starter otherwise.
  */
-import type { Plan } from '../news/plan.rules';
+import type { Plan } from '../shared/plan.rules';
 
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

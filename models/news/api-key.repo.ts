@@ -4,7 +4,7 @@ import type { Connection } from 'mongoose';
 import { isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 import { apiKeyModel, type ApiKeyDoc } from './api-key.model';
 import { generateApiKey, type KeyMode, type KeyScope } from './api-key.rules';
-import type { Plan } from './plan.rules';
+import type { Plan } from '../shared/plan.rules';
 import { userModel } from '../users/user.model';
 
 /** GET /api/keys lists at most this many keys, the newest first. */

@@ -10,7 +10,7 @@ import { collectionOf, countMatching, READ_TIME_LIMIT_MS } from '../infra/mongo'
 import { articleModel, SORTS } from './article.model';
 import { articleFilter, feedScore, matchQuality, SCORED_FIELDS, type ArticleFilters, type FeedMatch, type FeedReason, type Scored } from './article-query.rules';
 import type { ArticleDoc, Ordering } from './article.rules';
-import { INCLUDE_MODULES, type IncludeModule } from './plan.rules';
+import { INCLUDE_MODULES, type IncludeModule } from '../shared/plan.rules';
 import type { Preferences } from './preferences.rules';
 import { terms } from './text.rules';
 

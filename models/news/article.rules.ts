@@ -3,7 +3,7 @@
  * include module, and how a stored article is shown for a set of modules. Pure data and functions.
  */
 import { z } from 'zod';
-import { INCLUDE_MODULES, PLAN_LIMITS, minimumPlanFor, type IncludeModule, type Plan } from './plan.rules';
+import { INCLUDE_MODULES, PLAN_LIMITS, minimumPlanFor, type IncludeModule, type Plan } from '../shared/plan.rules';
 
 export const SECTORS = ['FIN', 'TEC', 'SAU', 'ENE', 'MAT', 'IND', 'CON', 'IMO', 'AGR', 'TRA', 'COM', 'SER', 'GOV', 'ESP', 'CRY', 'FIP', 'CIE', 'DEF', 'CUL', 'EDU', 'AMB', 'SOC', 'TUR'] as const;
 export type Sector = (typeof SECTORS)[number];

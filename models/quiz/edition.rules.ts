@@ -4,7 +4,8 @@
  * `postId` of the quizzes made from it. Pure.
  */
 import { z } from 'zod';
-import { EDITIONS, hasEditions, isDate, type Edition } from './calendar.rules';
+import { EDITIONS, hasEditions, type Edition } from './calendar.rules';
+import { isDate } from '../shared/calendar.rules';
 
 export interface EditionDoc {
   /** `YYYY-MM-DD-<edition>`: also the quizzes' postId. */

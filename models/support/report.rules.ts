@@ -3,7 +3,7 @@
  * Pure. Days are calendar days of the reports' time zone (America/Sao_Paulo by default); a period
  * runs from its first day's midnight to the midnight after its last day.
  */
-import { addDays, daysBetween, isDate, localDate } from '../quiz/calendar.rules';
+import { addDays, daysBetween, isDate, localDate } from '../shared/calendar.rules';
 
 export const COMPARISONS = ['periodo_anterior', 'mesmo_periodo_ano_anterior'] as const;
 export type Comparison = (typeof COMPARISONS)[number];

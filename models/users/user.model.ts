@@ -7,7 +7,7 @@
  * (email.rules.ts: users WhatsApp made before that rule hold it as `email`, told apart by id).
  */
 import { type Connection, type Model, Schema } from 'mongoose';
-import { PLANS, type Plan } from '../news/plan.rules';
+import { PLANS, type Plan } from '../shared/plan.rules';
 
 export interface UserDoc {
   _id: string;

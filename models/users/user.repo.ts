@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import type { Plan } from '../news/plan.rules';
+import type { Plan } from '../shared/plan.rules';
 import { userModel, type UserDoc } from './user.model';
 import { verifiedEmailOf } from './email.rules';
 import { isDuplicateKey } from '../infra/mongo';

@@ -21,7 +21,7 @@ import { definitionFor } from '../../api/shared/server';
 import { makeNewsDeps, newsService } from '../../api/news/service';
 import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { measureLoad, say, type TimedRequest } from './load';
 
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 200);

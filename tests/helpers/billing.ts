@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import request from 'supertest';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { testConfig } from './service';
 
 const prices = () => testConfig().billing.prices;

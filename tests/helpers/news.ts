@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { makeNewsDeps, newsService, type NewsDeps } from '../../api/news/service';
 import type { KeyMode, KeyScope } from '../../models/news/api-key.rules';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createLogger } from '../../models/infra/logger';
 import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';

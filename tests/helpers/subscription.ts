@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BillingEvent, HandledEvent } from '../../models/billing/subscription.rules';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { stripeEventSignal, subscriptionQuery, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { workflowIds } from '../../workflows/ids';
 import { mockedActivitiesWorker, runThenTerminate, type workflowSuite } from './time-skipping';

@@ -16,7 +16,7 @@ import { createBillingActivities } from '../../activities/billing.activities';
 import { summariseEvent } from '../../models/billing/stripe-events';
 import { createStripe } from '../../models/infra/stripe';
 import type { SubscriptionView } from '../../models/billing/subscription.rules';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { createUserRepo } from '../../models/users/user.repo';
 import { stripeEventSignal, subscriptionWorkflow } from '../../workflows/billing/subscription.workflow';
 import { checkoutObject, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';

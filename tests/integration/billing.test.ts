@@ -9,7 +9,7 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import request from 'supertest';
 import type { StripeEventDoc } from '../../models/billing/billing.repo';
-import type { Plan } from '../../models/news/plan.rules';
+import type { Plan } from '../../models/shared/plan.rules';
 import { killGroup, startOwnWorker } from '../helpers/processes';
 import { checkoutObject, deliver, invoiceObject, newIds, stripeEvent, subscriptionObject } from '../helpers/billing';
 import { accountWithKey, startNewsService, withKey, type NewsService } from '../helpers/news';

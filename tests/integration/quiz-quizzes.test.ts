@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { addDays, weekday } from '../../models/quiz/calendar.rules';
+import { addDays, weekday } from '../../models/shared/calendar.rules';
 import { startAiService, type AiService } from '../helpers/ai';
 import { manualQuestions } from '../helpers/quiz';
 import { tokenFor } from '../helpers/service';

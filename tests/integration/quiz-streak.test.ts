@@ -1,7 +1,8 @@
 /** Reading history and streaks over HTTP (issue 12): recording readings, and a reader's streak. */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { addDays, hasEditions, localDate, previousEditionDay } from '../../models/quiz/calendar.rules';
+import { hasEditions, previousEditionDay } from '../../models/quiz/calendar.rules';
+import { addDays, localDate } from '../../models/shared/calendar.rules';
 import { startAiService, type AiService } from '../helpers/ai';
 import { tokenFor } from '../helpers/service';
 

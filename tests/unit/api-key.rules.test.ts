@@ -1,5 +1,5 @@
 import { generateApiKey, hashApiKey, keyModeOf, keyStatus, looksLikeApiKey, normaliseScopes, resolveExpiry } from '../../models/news/api-key.rules';
-import { minimumPlanFor, PLAN_LIMITS } from '../../models/news/plan.rules';
+import { minimumPlanFor, PLAN_LIMITS } from '../../models/shared/plan.rules';
 
 describe('api key rules', () => {
   it('generates live and test keys with their prefixes, unique each time', () => {

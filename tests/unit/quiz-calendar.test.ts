@@ -1,4 +1,5 @@
-import { addDays, dueQuizzes, hasEditions, isDate, localDate, parseQuizDate, previousEditionDay, quizDateOf, weekday, WEEKDAYS, withinRecovery } from '../../models/quiz/calendar.rules';
+import { dueQuizzes, hasEditions, parseQuizDate, previousEditionDay, quizDateOf, withinRecovery } from '../../models/quiz/calendar.rules';
+import { addDays, isDate, localDate, weekday, WEEKDAYS } from '../../models/shared/calendar.rules';
 import { streakOf } from '../../models/quiz/streak.rules';
 import { composeEdition } from '../../ops/quiz-editions';
 

@@ -2,7 +2,8 @@
  * streakOf walks day numbers; this checks it against the reference written with the calendar's
  * string helpers (its first version) over random histories, todays on every weekday included.
  */
-import { addDays, hasEditions, MAX_DAYS_RECOVERY, previousEditionDay } from '../../models/quiz/calendar.rules';
+import { hasEditions, MAX_DAYS_RECOVERY, previousEditionDay } from '../../models/quiz/calendar.rules';
+import { addDays } from '../../models/shared/calendar.rules';
 import { streakOf, type Streak } from '../../models/quiz/streak.rules';
 
 /** The run of read edition days ending on `day` (0 when `day` was not read). */

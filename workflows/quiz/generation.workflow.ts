@@ -15,7 +15,8 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { createQuizActivities } from '../../activities/quiz.activities';
-import { dueQuizzes, EDITIONS, localDate, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
+import { dueQuizzes, EDITIONS, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
+import { localDate } from '../../models/shared/calendar.rules';
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
 import { QUIZ_FAILURES } from '../../models/quiz/quiz.rules';
 import { workflowIds } from '../ids';

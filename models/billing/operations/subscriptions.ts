@@ -9,7 +9,7 @@ import type Stripe from 'stripe';
 import type { Config } from '../../config';
 import { AppError, dependencyUnavailable } from '../../errors';
 import { callStripe, requireStripe } from '../../infra/stripe';
-import type { Plan } from '../../news/plan.rules';
+import type { Plan } from '../../shared/plan.rules';
 import type { UserRepo } from '../../users/user.repo';
 import { workflowIds } from '../../../workflows/ids';
 import { subscriptionQuery } from '../../../workflows/billing/subscription.workflow';

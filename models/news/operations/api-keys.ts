@@ -11,7 +11,7 @@ import type { UserRepo } from '../../users/user.repo';
 import type { ApiKeyDoc } from '../api-key.model';
 import type { ApiKeyRepo } from '../api-key.repo';
 import { hashApiKey, normaliseScopes, resolveExpiry, type KeyMode, type KeyScope } from '../api-key.rules';
-import { PLAN_LIMITS, planName, type Plan } from '../plan.rules';
+import { PLAN_LIMITS, planName, type Plan } from '../../shared/plan.rules';
 
 export interface ApiKeyDeps {
   apiKeys: Pick<ApiKeyRepo, 'create' | 'createOnce' | 'findForUser' | 'revoke' | 'countActive' | 'discard'>;

@@ -10,7 +10,7 @@ import type { ArticlePage, ArticleQueries, Page } from '../article-query';
 import type { ArticleRepo } from '../article.repo';
 import { parseInclude, type ArticleDoc, type Ordering } from '../article.rules';
 import type { EntityRepo } from '../entity.repo';
-import { planName, type IncludeModule, type Plan } from '../plan.rules';
+import { planName, type IncludeModule, type Plan } from '../../shared/plan.rules';
 import type { PreferencesRepo } from '../preferences.repo';
 
 export interface ArticleDeps {

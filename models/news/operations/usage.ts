@@ -5,7 +5,7 @@
  * the monthly quota; they share the minute's limit and have the sandbox's daily cap.
  */
 import type { KeyMode } from '../api-key.rules';
-import { PLAN_LIMITS, planName, type Plan } from '../plan.rules';
+import { PLAN_LIMITS, planName, type Plan } from '../../shared/plan.rules';
 import { nextDayStart, nextMonthStart, type UsageRepo } from '../usage.repo';
 
 export interface UsageDeps {

@@ -6,7 +6,8 @@
 import type { Config } from '../../config';
 import { AppError } from '../../errors';
 import type { AttemptDoc, AttemptRepo } from '../attempt.repo';
-import { EDITIONS, localDate, quizDateOf, type Edition } from '../calendar.rules';
+import { EDITIONS, quizDateOf, type Edition } from '../calendar.rules';
+import { localDate } from '../../shared/calendar.rules';
 import { streakOf } from '../streak.rules';
 import type { EditionRepo } from '../edition.repo';
 import type { QuizRepo } from '../quiz.repo';

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../config';
 import { AppError } from '../../errors';
-import { localDate } from '../../quiz/calendar.rules';
+import { localDate } from '../../shared/calendar.rules';
 import type { ReportCache } from '../report-cache.repo';
 import type { ReportFilter, ReportRepo } from '../report.repo';
 import { comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Comparison, type Period } from '../report.rules';

@@ -1,0 +1,44 @@
+/**
+ * Calendar dates, written `YYYY-MM-DD`, as every domain counts them: pure functions (no clock).
+ * "Today" is the calendar day of an instant in a time zone (`localDate`). Quizzes and streaks
+ * (models/quiz/calendar.rules.ts) and support's reports both count days with these.
+ */
+
+export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Whether `s` is a real calendar date written YYYY-MM-DD (years 0000–9999). */
+export function isDate(s: string): boolean {
+  if (!DATE.test(s)) return false;
+  // Parsed as an ISO date-time (Date.UTC would read years 0–99 as 1900–1999); an impossible day
+  // rolls over into the next month and no longer prints the same.
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+function utc(date: string): Date {
+  if (!isDate(date)) throw new RangeError(`not a calendar date: ${date}`);
+  return new Date(`${date}T00:00:00Z`);
+}
+
+/** The date `days` calendar days after `date` (before, when negative). */
+export function addDays(date: string, days: number): string {
+  return new Date(utc(date).getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Day of the week of a calendar date: 0 Sunday … 6 Saturday. */
+export const weekday = (date: string): number => utc(date).getUTCDay();
+
+/** Calendar days from `from` to `to` (negative when `to` is earlier). */
+export const daysBetween = (from: string, to: string): number => Math.round((utc(to).getTime() - utc(from).getTime()) / 86_400_000);
+
+/** One formatter per time zone (building one costs more than formatting with it). en-CA writes YYYY-MM-DD. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day of an instant in a time zone (an IANA name such as America/Sao_Paulo). */
+export function localDate(at: Date, timeZone: string): string {
+  let format = dayFormats.get(timeZone);
+  if (!format) dayFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  return format.format(at);
+}
