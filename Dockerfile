@@ -9,6 +9,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY activities ./activities
 COPY models ./models
+COPY operations ./operations
 COPY workflows ./workflows
 COPY workers ./workers
 COPY ops ./ops

@@ -48,25 +48,25 @@ export default tseslint.config(
   },
   {
     // models/ is the bottom layer (rules, models, repositories, infra clients): it imports nothing
-    // above it, so routes, activities and workflows can all depend on it.
+    // above it, so workflows, operations, routes and activities can all depend on it.
     files: ['models/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/workflows/**', '**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'models/ is the bottom layer: move the code that needs this up (api/, activities/, ops/).' }] },
+        { patterns: [{ group: ['**/api/**', '**/workflows/**', '**/operations/**', '**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'models/ is the bottom layer: move the code that needs this up (operations/, api/, activities/, ops/).' }] },
       ],
     },
   },
   {
-    // models/<domain>/operations/: the use cases (docs/decisions.md, "Operations"). They sit above
-    // the repositories and start, signal and query workflows (their functions and message
-    // definitions, workflows/ids), and are called by routes, the CLI, activities and relays.
-    files: ['models/**/operations/**/*.ts'],
+    // operations/<domain>/: the use cases (ARCHITECTURE.md). They sit above the domain and start,
+    // signal and query workflows (their functions and message definitions, workflows/ids), and are
+    // called by routes, the CLI, activities and relays.
+    files: ['operations/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '../../../ops/**', '../../../../ops/**'], message: 'Operations are called by api/, ops/ and activities/, never the other way round.' }] },
+        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'Operations are called by api/, ops/ and activities/, never the other way round.' }] },
       ],
     },
   },
@@ -77,7 +77,7 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'Routes call operations (models/<domain>/operations); activities belong to workers.' }] },
+        { patterns: [{ group: ['**/activities/**', '**/workers/**', '../../ops/**', '../../../ops/**'], message: 'Routes call operations (operations/<domain>); activities belong to workers.' }] },
       ],
     },
   },
@@ -90,7 +90,7 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**'], message: 'ops/ calls operations (models/<domain>/operations), not the API layer.' }] },
+        { patterns: [{ group: ['**/api/**'], message: 'ops/ calls operations (operations/<domain>), not the API layer.' }] },
       ],
     },
   },

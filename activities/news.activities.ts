@@ -2,7 +2,7 @@
  * Activities of the news workflows: imports (apply one, heartbeating per batch; mark one failed),
  * sources (poll a feed, read an item's page), enrichment (one article's model call) and
  * re-enrichment (a chunk of an operation's articles, one model call each; mark the operation ended).
- * The use cases are the news operations (models/news/operations, models/news/sources/pipeline.ts,
+ * The use cases are the news operations (operations/news, models/news/sources/pipeline.ts,
  * models/news/ingest.ts); an activity gives them the worker's repositories, built once here, and
  * keeps what is Temporal's: heartbeats, the attempt's end, and errors as ApplicationFailures.
  *
@@ -23,8 +23,8 @@ import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo'
 import { cachedEntityCatalogue } from '../models/news/entity-catalogue';
 import { createImportRepo } from '../models/news/import.repo';
 import { loadDictionary, runImport } from '../models/news/ingest';
-import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps, type EnrichOutcome } from '../models/news/operations/enrich-article';
-import { reenrichChunk } from '../models/news/operations/reenrich-chunk';
+import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps, type EnrichOutcome } from '../operations/news/enrich-article';
+import { reenrichChunk } from '../operations/news/reenrich-chunk';
 import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
 import { createFeedItemRepo } from '../models/news/sources/feed-item.repo';
@@ -153,7 +153,7 @@ export function createNewsActivities(deps: NewsActivityDeps) {
     },
 
     /**
-     * Enriches again a chunk of a re-enrichment's articles (models/news/operations/reenrich-chunk.ts),
+     * Enriches again a chunk of a re-enrichment's articles (operations/news/reenrich-chunk.ts),
      * from where an earlier attempt stopped (its heartbeat). A provider outage fails the call,
      * which Temporal retries (after the provider's Retry-After when it gave one).
      */

@@ -1,6 +1,6 @@
 /**
  * Quiz generation (issue 12): find a quiz, have the model write one from its edition, store it
- * (the use cases: models/quiz/operations/generation.ts). Each is one Temporal activity, so a
+ * (the use cases: operations/quiz/generation.ts). Each is one Temporal activity, so a
  * failure repeats only its own step: a stored draft is not asked for again, and a model answer
  * that fails the checks is asked for again (retryable), while a missing edition or AI provider
  * ends that quiz's generation with its reason (non-retryable).
@@ -10,12 +10,12 @@ import type { Connection } from 'mongoose';
 import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { Edition } from '../models/quiz/calendar.rules';
 import { createEditionRepo } from '../models/quiz/edition.repo';
-import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft, type QuizDraft } from '../models/quiz/operations/generation';
+import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft, type QuizDraft } from '../operations/quiz/generation';
 import { createQuizRepo } from '../models/quiz/quiz.repo';
 import { QUIZ_FAILURES } from '../models/quiz/quiz.rules';
 import { toApplicationFailure } from './ai.activities';
 
-export type { QuizDraft } from '../models/quiz/operations/generation';
+export type { QuizDraft } from '../operations/quiz/generation';
 
 export interface QuizActivityDeps {
   conn: Connection;
@@ -33,7 +33,7 @@ export function createQuizActivities(deps: QuizActivityDeps) {
       return found ? { quizId: found._id } : null;
     },
 
-    /** The model's quiz from the edition, checked (models/quiz/operations/generation.ts). */
+    /** The model's quiz from the edition, checked (operations/quiz/generation.ts). */
     async draftQuiz(input: { date: string; edition: Edition }): Promise<QuizDraft> {
       try {
         return await draftQuiz({ editions, llm: deps.llm, model: deps.model }, input, Context.current().cancellationSignal);

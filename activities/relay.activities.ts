@@ -10,9 +10,9 @@ import { withAttempt } from './attempt';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import { createBillingRepo } from '../models/billing/billing.repo';
-import { createEventRelay } from '../models/billing/operations/relay-events';
+import { createEventRelay } from '../operations/billing/relay-events';
 import { createWhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
-import { createInboundRelay } from '../models/whatsapp/operations/relay-messages';
+import { createInboundRelay } from '../operations/whatsapp/relay-messages';
 
 export interface RelayActivityDeps {
   conn: Connection;

@@ -1,6 +1,6 @@
 /**
  * Activities of support workflows. The use cases are the support operations: a bulk chunk
- * (models/support/operations/bulk-chunk.ts: the tickets of a chunk, a group at a time, each
+ * (operations/support/bulk-chunk.ts: the tickets of a chunk, a group at a time, each
  * processed exactly once even when the worker dies mid-chunk) and an AI reply (reply-draft.ts:
  * draft it, store it, send it once). An activity gives them the worker's repositories, built once
  * here, and keeps what is Temporal's: the attempt (activities/attempt.ts: its heartbeats, where a
@@ -12,8 +12,8 @@ import type { Connection } from 'mongoose';
 import { classifyLlmError, LlmError, type LlmClient } from '../models/infra/llm';
 import { createQuickReplyRepo } from '../models/support/catalog.repo';
 import { createBulkRepo } from '../models/support/bulk.repo';
-import { processBulkChunk } from '../models/support/operations/bulk-chunk';
-import { draftReply, saveReply } from '../models/support/operations/reply-draft';
+import { processBulkChunk } from '../operations/support/bulk-chunk';
+import { draftReply, saveReply } from '../operations/support/reply-draft';
 import { createTicketRepo } from '../models/support/ticket.repo';
 import { toApplicationFailure } from './ai.activities';
 import { withAttempt } from './attempt';

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
 import type { EntityDoc } from '../models/news/entity.model';
 import { createImportRepo, type ImportCounts } from '../models/news/import.repo';
-import { queueImport, waitForImport, type QueueDeps } from '../models/news/operations/queue-import';
+import { queueImport, waitForImport, type QueueDeps } from '../operations/news/queue-import';
 import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { PLANS, type Plan } from '../models/shared/plan.rules';
 import { createQuickReplyRepo, createTagRepo } from '../models/support/catalog.repo';
@@ -16,7 +16,7 @@ import { NEWSLETTER_NAME, type TicketIssue, type TicketStatus } from '../models/
 import { createUserRepo } from '../models/users/user.repo';
 import { corpusEntities, corpusLines } from './news-corpus';
 import { isDuplicateKey } from '../models/infra/mongo';
-import { addSource, type SourceDeps } from '../models/news/operations/sources';
+import { addSource, type SourceDeps } from '../operations/news/sources';
 import type { SourceRepo } from '../models/news/sources/source.repo';
 import { SourceInput } from '../models/news/sources/source.rules';
 

@@ -13,7 +13,7 @@ import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
 import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
-import { ensurePollers } from '../models/news/operations/sources';
+import { ensurePollers } from '../operations/news/sources';
 import { createSourceRepo } from '../models/news/sources/source.repo';
 import { ensurePageRetention } from '../models/news/sources/pipeline';
 

@@ -13,8 +13,8 @@ import type { Principal } from '../../models/auth/token.rules';
 import { AppError } from '../../models/errors';
 import { type LlmError, type ResponseFormat, classifyLlmError } from '../../models/infra/llm';
 import { aiNotConfigured, aiUnavailable } from '../../models/ai/ai-failures';
-import { askAgent, chatWithTools, messagesFor, requireProvider, runChat } from '../../models/ai/operations/chat';
-import { requireBudget, usageReport } from '../../models/ai/operations/usage';
+import { askAgent, chatWithTools, messagesFor, requireProvider, runChat } from '../../operations/ai/chat';
+import { requireBudget, usageReport } from '../../operations/ai/usage';
 import { bearer } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
 import type { QuizDeps } from '../quiz/deps';
@@ -122,7 +122,7 @@ function streamError(e: LlmError): AppError {
   return aiUnavailable();
 }
 
-/** Told by each route that starts a run (models/ai/operations/usage.ts). */
+/** Told by each route that starts a run (operations/ai/usage.ts). */
 const BUDGET_NOTE =
   ' A caller whose daily token budget (AI_DAILY_TOKENS_PER_USER, shown by GET /ai/usage) is spent gets 429, with Retry-After until the next UTC midnight, and nothing runs.';
 

@@ -3,7 +3,7 @@
  * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted.
  */
 import { z } from 'zod';
-import * as registry from '../../models/ai/operations/registry';
+import * as registry from '../../operations/ai/registry';
 import { BUILTIN_TOOLS } from '../../models/ai/tool.rules';
 import { bearer } from '../shared/auth';
 import { definedFields, reply, routeFactory } from '../shared/route';

@@ -1,9 +1,9 @@
 /**
- * Ties an AI run (models/ai/operations/chat.ts) to the request that asked for it: the workflow id
+ * Ties an AI run (operations/ai/chat.ts) to the request that asked for it: the workflow id
  * goes back in X-Workflow-Id, and a client that disconnects before the answer cancels the run.
  */
 import type { Context } from 'koa';
-import type { RunOptions } from '../../models/ai/operations/chat';
+import type { RunOptions } from '../../operations/ai/chat';
 
 export function runOptions(ctx: Context): RunOptions {
   const abort = new AbortController();

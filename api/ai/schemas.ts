@@ -98,7 +98,7 @@ export const UsageQuery = z
   .object({ from: day.optional(), to: day.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
 
-/** The caller's daily token budget for today (models/ai/operations/usage.ts). */
+/** The caller's daily token budget for today (operations/ai/usage.ts). */
 export const DailyBudgetSchema = z
   .object({
     day: day.describe('Today, UTC'),

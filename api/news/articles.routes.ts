@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ArticleFilters } from '../../models/news/article-query.rules';
 import { CONTENT_TYPES, LANGUAGES, ORDERINGS, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
-import * as articles from '../../models/news/operations/articles';
+import * as articles from '../../operations/news/articles';
 import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
 import type { IncludeModule } from '../../models/shared/plan.rules';
 import { TICKER } from '../../models/news/preferences.rules';

@@ -6,11 +6,11 @@
  * the exact body is checked with the `stripe` library (endpoint secret, default tolerance); a
  * verified event is stored once by its id and answered at once; it is then signalled to its
  * customer's subscription workflow (signal-with-start), where the work happens. What could not be
- * handed over then is handed over by the relay (models/billing/operations/relay-events.ts).
+ * handed over then is handed over by the relay (operations/billing/relay-events.ts).
  */
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { currentSubscription, openPortal, receiveStripeEvent, startCheckout } from '../../models/billing/operations/subscriptions';
+import { currentSubscription, openPortal, receiveStripeEvent, startCheckout } from '../../operations/billing/subscriptions';
 import { AppError } from '../../models/errors';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -9,7 +9,7 @@ import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
 import { SECTORS, TOPICS } from '../../models/news/article.rules';
-import { keyAlreadyCreated } from '../../models/news/operations/api-keys';
+import { keyAlreadyCreated } from '../../operations/news/api-keys';
 import { PLANS } from '../../models/shared/plan.rules';
 import { NotificationSettings, PREFERENCE_LIMITS, RelevanceSettings } from '../../models/news/preferences.rules';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
 import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
-import { queueImport } from '../../models/news/operations/queue-import';
+import { queueImport } from '../../operations/news/queue-import';
 import { ImportLine } from '../../models/news/ingest.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -3,7 +3,7 @@
  * never by an API key. A new key is returned once; only its hash is stored.
  */
 import { z } from 'zod';
-import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
+import { createApiKey, revokeApiKey } from '../../operations/news/api-keys';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -4,7 +4,7 @@
  * something that is not there is not an error: the preferences end as asked.
  */
 import { z } from 'zod';
-import * as prefs from '../../models/news/operations/preferences';
+import * as prefs from '../../operations/news/preferences';
 import { KEYWORD, NotificationSettings, Preferences, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { SECTORS } from '../../models/news/article.rules';
-import { cancelReenrichment, reenrichmentProgress, startReenrichment, type ReenrichDeps, type Reenrichment } from '../../models/news/operations/reenrich';
+import { cancelReenrichment, reenrichmentProgress, startReenrichment, type ReenrichDeps, type Reenrichment } from '../../operations/news/reenrich';
 import { isEmptyFilter, REENRICH_IDS_MAX, REENRICH_MAX_ARTICLES, REENRICH_STATES } from '../../models/news/reenrich.rules';
 import { REENRICH_ERROR_MAX, REENRICH_ERRORS_KEPT } from '../../models/news/reenrichment.repo';
 import { workflowIds } from '../../workflows/ids';

@@ -1,5 +1,5 @@
 /** GET /api/usage: the account's requests this minute, this month and today in the sandbox. */
-import { keyUsage } from '../../models/news/operations/usage';
+import { keyUsage } from '../../operations/news/usage';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import { KeyUsageView } from './contracts';

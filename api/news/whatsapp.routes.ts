@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../models/errors';
-import { linkPhone, maskPhone, receiveDelivery } from '../../models/whatsapp/operations/messages';
+import { linkPhone, maskPhone, receiveDelivery } from '../../operations/whatsapp/messages';
 import { validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';

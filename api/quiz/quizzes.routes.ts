@@ -8,7 +8,7 @@ import { notFound } from '../../models/errors';
 import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import { Answers, ManualQuestion, QUIZ_RULES } from '../../models/quiz/quiz.rules';
-import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../models/quiz/operations/quizzes';
+import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../operations/quiz/quizzes';
 import { wholeNumber } from '../../models/params.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
-import { recordReading, streakToday } from '../../models/quiz/operations/reader-days';
+import { recordReading, streakToday } from '../../operations/quiz/reader-days';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { presentReading, ReadingView, StreakView } from './contracts';

@@ -10,11 +10,11 @@
  *   support  (its tickets and reports)
  *
  * Bundles are flat: their members sit side by side in the deps, under the names the use cases
- * (models/<domain>/operations) take them by.
+ * (operations/<domain>) take them by.
  */
 import type Stripe from 'stripe';
 import { createBillingRepo, type BillingRepo } from '../../models/billing/billing.repo';
-import { createEventRelay, type EventRelay } from '../../models/billing/operations/relay-events';
+import { createEventRelay, type EventRelay } from '../../operations/billing/relay-events';
 import type { BillingEvent } from '../../models/billing/subscription.rules';
 import { createHandOver, type HandOver } from '../../models/infra/hand-over';
 import { createStripe } from '../../models/infra/stripe';
@@ -25,12 +25,12 @@ import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/p
 import { createUsageRepo, type UsageRepo } from '../../models/news/usage.repo';
 import { createAttemptRepo } from '../../models/quiz/attempt.repo';
 import { createEditionRepo } from '../../models/quiz/edition.repo';
-import type { QuizStore } from '../../models/quiz/operations/reader-days';
+import type { QuizStore } from '../../operations/quiz/reader-days';
 import { createQuizRepo } from '../../models/quiz/quiz.repo';
 import { createReadDaysRepo } from '../../models/quiz/read-days.repo';
 import { createReadingRepo } from '../../models/quiz/reading.repo';
 import { createUserRepo, type UserRepo } from '../../models/users/user.repo';
-import { createInboundRelay, type InboundRef, type InboundRelay } from '../../models/whatsapp/operations/relay-messages';
+import { createInboundRelay, type InboundRef, type InboundRelay } from '../../operations/whatsapp/relay-messages';
 import { createWhatsAppRepo, type WhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
 import type { Infra } from './infra';
 import { createMongoLimiter, type Limiter } from './rate-limit';

@@ -2,7 +2,7 @@
  * Operator endpoints every service serves. POST /ops/smoke runs the smoke workflow and waits for it.
  */
 import { z } from 'zod';
-import { runSmokeCheck } from '../../models/ops/operations/smoke';
+import { runSmokeCheck } from '../../operations/ops/smoke';
 import { bearer } from './auth';
 import type { Infra } from './infra';
 import { type AnyRoute, routeFactory } from './route';

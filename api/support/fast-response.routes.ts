@@ -1,6 +1,6 @@
 /** AI fast response for a ticket (a workflow through the platform's shared LLM client). */
 import { z } from 'zod';
-import { draftFastResponse } from '../../models/support/operations/fast-response';
+import { draftFastResponse } from '../../operations/support/fast-response';
 import { SUPPORT_AGENT, TEXT_MAX } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';

@@ -2,7 +2,7 @@
  * Support reports (issue 14; spec §2.6, §4.11, §4.12; docs/decisions.md "Reports"):
  * staff only, computed by the database, cached two hours per distinct set of parameters in
  * MongoDB (shared by every process), `fresh=true` to compute again. What each report holds is
- * decided in models/support/operations/reports.ts; here the parameters, the documents and CSV.
+ * decided in operations/support/reports.ts; here the parameters, the documents and CSV.
  */
 import { z } from 'zod';
 import { isDate } from '../../models/shared/calendar.rules';
@@ -13,7 +13,7 @@ import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
 import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
 import type { CacheInfo } from '../../models/support/report-cache.repo';
-import * as reports from '../../models/support/operations/reports';
+import * as reports from '../../operations/support/reports';
 import type { SupportDeps } from './deps';
 import { SupportPagination } from './tickets/schemas';
 import { IsoDate, IsoDateTime, Text } from '../shared/views';

@@ -4,16 +4,16 @@
  * operation or repository call the news and quiz APIs do, and presents it with the same views.
  */
 import { z } from 'zod';
-import { currentSubscription, openPortal, startCheckout } from '../../models/billing/operations/subscriptions';
+import { currentSubscription, openPortal, startCheckout } from '../../operations/billing/subscriptions';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
-import { createApiKey, revokeApiKey } from '../../models/news/operations/api-keys';
-import { accountUsage } from '../../models/news/operations/usage';
+import { createApiKey, revokeApiKey } from '../../operations/news/api-keys';
+import { accountUsage } from '../../operations/news/usage';
 import { PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/shared/plan.rules';
 import { Preferences } from '../../models/news/preferences.rules';
-import { availableQuizzes } from '../../models/quiz/operations/quizzes';
-import { streakToday } from '../../models/quiz/operations/reader-days';
+import { availableQuizzes } from '../../operations/quiz/quizzes';
+import { streakToday } from '../../operations/quiz/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
-import { linkPhone, maskPhone, unlinkPhone } from '../../models/whatsapp/operations/messages';
+import { linkPhone, maskPhone, unlinkPhone } from '../../operations/whatsapp/messages';
 import { CheckoutSessionView, CreateKey, keyCreationOnce, KeyView, NewKeyView, PhoneLinkCode, PhoneLinkedView, PortalSessionView, presentKey, PreferencesView } from '../news/contracts';
 import { reply, routeFactory } from '../shared/route';
 import { SearchText } from '../shared/views';

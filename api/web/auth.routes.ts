@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../models/accounts/operations/sign-in';
+import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../operations/accounts/sign-in';
 import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in.rules';
 import { PLANS } from '../../models/shared/plan.rules';
 import { publicRoute } from '../shared/auth';

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import { AppError } from '../../models/errors';
-import { currentSession } from '../../models/accounts/operations/sign-in';
+import { currentSession } from '../../operations/accounts/sign-in';
 import { looksLikeSessionToken, hashesMatch, SESSION_MAX_MS } from '../../models/accounts/sign-in.rules';
 import type { SessionDoc } from '../../models/accounts/account.repo';
 import type { AuthPolicy } from '../shared/auth';

@@ -47,7 +47,7 @@ import { ensureBucket } from '../../models/infra/storage';
 import type { ArticleDoc } from '../../models/news/article.rules';
 import { requestEnrichment } from '../../models/news/enrichment';
 import type { EnrichmentInput } from '../../models/news/enrichment.rules';
-import { addSource, removeSource } from '../../models/news/operations/sources';
+import { addSource, removeSource } from '../../operations/news/sources';
 import { createSourceRepo } from '../../models/news/sources/source.repo';
 import type { FeedItemDoc } from '../../models/news/sources/feed-item.repo';
 import { extractPage } from '../../models/news/sources/page.rules';

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { collectionOf } from '../../models/infra/mongo';
 import { PROMPT_VERSION } from '../../models/news/enrichment.rules';
-import { enrichmentUser } from '../../models/news/operations/enrich-article';
+import { enrichmentUser } from '../../operations/news/enrich-article';
 import { NOT_STARTED } from '../../models/infra/save-then-start';
 import type { ReenrichmentDoc } from '../../models/news/reenrichment.repo';
 import { workflowIds } from '../../workflows/ids';

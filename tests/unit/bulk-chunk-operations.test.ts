@@ -9,7 +9,7 @@ import { AppError } from '../../models/errors';
 import { LlmError, type LlmRequest } from '../../models/infra/llm';
 import type { BulkOperationDoc, ChunkSummary } from '../../models/support/bulk.repo';
 import { bulkKey, type BulkParams, type BulkType } from '../../models/support/bulk.rules';
-import { processBulkChunk, type BulkChunkDeps, type ChunkAttempt } from '../../models/support/operations/bulk-chunk';
+import { processBulkChunk, type BulkChunkDeps, type ChunkAttempt } from '../../operations/support/bulk-chunk';
 import type { TicketDoc } from '../../models/support/support.model';
 import type { TicketStatus } from '../../models/support/ticket.rules';
 

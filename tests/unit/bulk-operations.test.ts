@@ -6,7 +6,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NOT_STARTED, ORPHAN_GRACE_MS } from '../../models/infra/save-then-start';
 import type { BulkOperationDoc, BulkRepo } from '../../models/support/bulk.repo';
-import { bulkOperationStatus, startBulkOperation, type BulkDeps } from '../../models/support/operations/bulk';
+import { bulkOperationStatus, startBulkOperation, type BulkDeps } from '../../operations/support/bulk';
 
 const T0 = new Date('2026-11-24T12:00:00Z');
 

@@ -6,7 +6,7 @@
 import { AppError } from '../../models/errors';
 import type { EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
 import type { EntityDoc } from '../../models/news/entity.model';
-import { acceptCandidate, dismissCandidate, entityIdForCandidate, type CandidateDeps } from '../../models/news/operations/entity-candidates';
+import { acceptCandidate, dismissCandidate, entityIdForCandidate, type CandidateDeps } from '../../operations/news/entity-candidates';
 
 const T0 = new Date('2026-11-25T12:00:00Z');
 const duplicateKey = () => Object.assign(new Error('E11000 duplicate key error'), { code: 11000 });

@@ -10,11 +10,11 @@ import { AppError } from '../../models/errors';
 import { uuidFromRequestKey } from '../../models/infra/idempotency.rules';
 import { NOT_STARTED } from '../../models/infra/save-then-start';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
-import { createApiKey, type ApiKeyDeps } from '../../models/news/operations/api-keys';
-import { startReenrichment, type ReenrichDeps } from '../../models/news/operations/reenrich';
+import { createApiKey, type ApiKeyDeps } from '../../operations/news/api-keys';
+import { startReenrichment, type ReenrichDeps } from '../../operations/news/reenrich';
 import type { ReenrichmentDoc, ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import type { BulkOperationDoc, BulkRepo } from '../../models/support/bulk.repo';
-import { startBulkOperation, type BulkDeps } from '../../models/support/operations/bulk';
+import { startBulkOperation, type BulkDeps } from '../../operations/support/bulk';
 
 const T0 = new Date('2026-11-24T12:00:00Z');
 const duplicateKey = () => Object.assign(new Error('E11000 duplicate key error'), { code: 11000 });

@@ -4,7 +4,7 @@
  * what is stored, and what a pass marks.
  */
 import type { AttemptDoc } from '../../models/quiz/attempt.repo';
-import { submitAnswers, type QuizOperationDeps } from '../../models/quiz/operations/quizzes';
+import { submitAnswers, type QuizOperationDeps } from '../../operations/quiz/quizzes';
 import type { QuizDoc } from '../../models/quiz/quiz.rules';
 
 const QUIZ: QuizDoc = {

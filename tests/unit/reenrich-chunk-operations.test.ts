@@ -7,8 +7,8 @@
  */
 import { emptyUsage, LlmError } from '../../models/infra/llm';
 import { EnrichmentInvalid } from '../../models/news/enrichment';
-import type { EnrichOutcome } from '../../models/news/operations/enrich-article';
-import { reenrichChunk, type ChunkAttempt, type ReenrichChunkDeps } from '../../models/news/operations/reenrich-chunk';
+import type { EnrichOutcome } from '../../operations/news/enrich-article';
+import { reenrichChunk, type ChunkAttempt, type ReenrichChunkDeps } from '../../operations/news/reenrich-chunk';
 import type { ReenrichmentDoc } from '../../models/news/reenrichment.repo';
 
 const T0 = new Date('2026-11-25T12:00:00Z');

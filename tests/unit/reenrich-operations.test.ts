@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { AppError } from '../../models/errors';
 import { NOT_STARTED, ORPHAN_GRACE_MS } from '../../models/infra/save-then-start';
 import { PROMPT_VERSION } from '../../models/news/enrichment.rules';
-import { cancelReenrichment, reenrichmentProgress, startReenrichment, type ReenrichDeps } from '../../models/news/operations/reenrich';
+import { cancelReenrichment, reenrichmentProgress, startReenrichment, type ReenrichDeps } from '../../operations/news/reenrich';
 import { REENRICH_CHUNK_SIZE, REENRICH_MAX_ARTICLES, reenrichQuery } from '../../models/news/reenrich.rules';
 import type { ReenrichmentDoc, ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 

@@ -4,7 +4,7 @@
  * storing and sending the draft.
  */
 import type { LlmRequest } from '../../models/infra/llm';
-import { draftReply, saveReply } from '../../models/support/operations/reply-draft';
+import { draftReply, saveReply } from '../../operations/support/reply-draft';
 import type { MessageDoc, QuickReplyDoc, TicketDoc } from '../../models/support/support.model';
 import { TEXT_MAX } from '../../models/support/ticket.rules';
 

@@ -5,7 +5,7 @@
  * when no mail went out; sessions rotate and expire.
  */
 import type { AccountDoc, SessionDoc, SignInCodeDoc } from '../../models/accounts/account.repo';
-import { currentSession, startSignIn, verifySignIn, type SignInDeps } from '../../models/accounts/operations/sign-in';
+import { currentSession, startSignIn, verifySignIn, type SignInDeps } from '../../operations/accounts/sign-in';
 import {
   SESSION_IDLE_MS,
   SESSION_MAX_MS,

@@ -6,13 +6,13 @@
 import { z } from 'zod';
 import { BULK_ERROR_MAX } from '../../../models/support/bulk.repo';
 import { BULK_MAX_TICKETS, BULK_TYPES, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
-import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../models/support/operations/bulk';
+import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
 import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
 import { reply, routeFactory, type RouteLink } from '../../shared/route';
 import { Count, IsoDateTime, Text, Uuid } from '../../shared/views';
 import type { SupportDeps } from '../deps';
-import { requireProvider } from '../../../models/ai/operations/chat';
+import { requireProvider } from '../../../operations/ai/chat';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);

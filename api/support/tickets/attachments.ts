@@ -18,8 +18,8 @@ import { RAW, reply, routeFactory } from '../../shared/route';
 import { IsoDateTime, Text } from '../../shared/views';
 import type { SupportDeps } from '../deps';
 import { AttachmentIdParams, TicketIdParams } from './schemas';
-import * as attachments from '../../../models/support/operations/attachments';
-import { visibleTicket } from '../../../models/support/operations/tickets';
+import * as attachments from '../../../operations/support/attachments';
+import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();

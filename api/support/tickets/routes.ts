@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError, notFound } from '../../../models/errors';
 import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
-import * as tickets from '../../../models/support/operations/tickets';
+import * as tickets from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer, publicRoute } from '../../shared/auth';
 import { definedFields, reply, routeFactory } from '../../shared/route';

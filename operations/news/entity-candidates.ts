@@ -1,0 +1,46 @@
+/**
+ * The entity curation queue, the use cases: accept a candidate into the catalogue, or dismiss it.
+ * Accepting creates the entity first, under an id derived from the candidate (so a retried accept
+ * creates nothing twice), then marks the candidate decided.
+ */
+import { v5 as uuidv5 } from 'uuid';
+import { AppError, notFound } from '../../models/errors';
+import { isDuplicateKey } from '../../models/infra/mongo';
+import type { EntityCandidateDoc, EntityCandidateRepo } from '../../models/news/entity-candidate.repo';
+import type { EntityRepo } from '../../models/news/entity.repo';
+import { nameKey } from '../../models/news/ingest.rules';
+
+export interface CandidateDeps {
+  entityCandidates: Pick<EntityCandidateRepo, 'get' | 'decide'>;
+  /** The catalogue an accepted candidate joins. */
+  entities: Pick<EntityRepo, 'insertMany'>;
+  now: () => Date;
+}
+
+const ENTITY_NAMESPACE = '5f0a3c2e-9d41-4b7a-8e6f-1c2d3e4f5a6b';
+export const entityIdForCandidate = (key: string) => uuidv5(key, ENTITY_NAMESPACE);
+
+const decidedAlready = (c: EntityCandidateDoc): never => {
+  throw new AppError('CONFLICT', `The candidate was ${c.state} already`);
+};
+
+export async function acceptCandidate(deps: CandidateDeps, key: string, by: string): Promise<EntityCandidateDoc> {
+  const repo = deps.entityCandidates;
+  const now = deps.now();
+  const c = (await repo.get(key)) ?? notFound('Candidate');
+  if (c.state !== 'open') decidedAlready(c);
+  const entityId = entityIdForCandidate(key);
+  try {
+    await deps.entities.insertMany([{ _id: entityId, entityType: c.entityType, canonicalName: c.name, aliases: [], ticker: c.ticker, cnpj: c.cnpj, nameKeys: [nameKey(c.name)], createdAt: now }]);
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err; // created by an earlier attempt
+  }
+  return (await repo.decide(key, 'accepted', by, entityId, now)) ?? decidedAlready((await repo.get(key))!);
+}
+
+export async function dismissCandidate(deps: Pick<CandidateDeps, 'entityCandidates' | 'now'>, key: string, by: string): Promise<EntityCandidateDoc> {
+  const repo = deps.entityCandidates;
+  const decided = await repo.decide(key, 'dismissed', by, null, deps.now());
+  if (decided) return decided;
+  return decidedAlready((await repo.get(key)) ?? notFound('Candidate'));
+}

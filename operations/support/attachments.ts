@@ -1,0 +1,79 @@
+/**
+ * Ticket attachments, the use cases (spec §4.3): a file on a ticket the caller may see (not a
+ * deleted one), optionally tied to one of its messages; reading it (whoever may see its ticket);
+ * deleting it (object, then record). The bytes travel between the route (multipart, checked by
+ * content) and MinIO; these decide who may and what is recorded, and remove a stored object that
+ * is not recorded.
+ */
+import { AppError, notFound } from '../../models/errors';
+import type { Principal } from '../../models/auth/token.rules';
+import { storageCall, type Storage } from '../../models/infra/storage';
+import type { AttachmentRepo } from '../../models/support/catalog.repo';
+import type { AttachmentDoc, TicketDoc } from '../../models/support/support.model';
+import type { TicketRepo } from '../../models/support/ticket.repo';
+import { assertNotDeleted } from '../../models/support/ticket.rules';
+import { visibleTicket } from './tickets';
+
+export interface AttachmentDeps {
+  tickets: TicketRepo;
+  attachments: AttachmentRepo;
+  storage: Storage;
+  now: () => Date;
+}
+
+/** The ticket a caller may attach a file to: one they see, not deleted. */
+export async function ticketForUpload(deps: Pick<AttachmentDeps, 'tickets'>, principal: Principal, id: number): Promise<TicketDoc> {
+  const ticket = await visibleTicket(deps, principal, id);
+  assertNotDeleted(ticket, 'A deleted ticket takes no attachments');
+  return ticket;
+}
+
+export interface StoredUpload {
+  key: string;
+  filename: string;
+  type: string;
+  size: number;
+}
+
+/**
+ * Records a file stored under `upload.key` on the ticket, tied to `mensagemId` when given (a
+ * message of this ticket, else 400). When it cannot be recorded, the stored object is removed.
+ */
+export async function recordAttachment(deps: AttachmentDeps, input: { ticket: TicketDoc; upload: StoredUpload; mensagemId: string | undefined; by: string }): Promise<AttachmentDoc> {
+  const { ticket, upload } = input;
+  try {
+    let mensagemId: number | null = null;
+    if (input.mensagemId !== undefined && input.mensagemId !== '') {
+      mensagemId = Number(input.mensagemId);
+      if (!Number.isInteger(mensagemId) || mensagemId <= 0) throw new AppError('VALIDATION_FAILED', 'Invalid request: mensagemId must be a message id');
+      if (!(await deps.tickets.messageBelongs(ticket._id, mensagemId))) throw new AppError('VALIDATION_FAILED', `Message ${mensagemId} does not belong to ticket ${ticket._id}`);
+    }
+    return await deps.attachments.create({
+      supportId: ticket._id,
+      mensagemId,
+      nomeArquivo: upload.filename,
+      caminhoArquivo: upload.key,
+      tipoArquivo: upload.type,
+      tamanhoArquivo: upload.size,
+      uploadedBy: input.by,
+      createdAt: deps.now(),
+    });
+  } catch (err) {
+    await deps.storage.client.removeObject(deps.storage.bucket, upload.key).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** An attachment whose ticket the caller may see (else 404). */
+export async function visibleAttachment(deps: Pick<AttachmentDeps, 'tickets' | 'attachments'>, principal: Principal, attachmentId: number): Promise<AttachmentDoc> {
+  const attachment = (await deps.attachments.findById(attachmentId)) ?? notFound('attachment');
+  await visibleTicket(deps, principal, attachment.supportId);
+  return attachment;
+}
+
+/** Deletes the stored object, then the record (a retry after a failure in between finds the record and finishes). */
+export async function deleteAttachment(deps: Pick<AttachmentDeps, 'attachments' | 'storage'>, attachmentId: number): Promise<void> {
+  const attachment = (await deps.attachments.findById(attachmentId)) ?? notFound('attachment');
+  await storageCall(() => deps.storage.client.removeObject(deps.storage.bucket, attachment.caminhoArquivo));
+  await deps.attachments.delete(attachment._id);
+}
