@@ -16,7 +16,7 @@ const workflowBans = {
   ],
   patterns: [
     { group: ['**/*.model', '**/*.repo', '**/infra/*', '**/config'], message: 'Workflows must not touch the database, storage or config: call an activity.', allowTypeImports: true },
-    { group: ['**/activities/*'], message: 'Import activities as types only (proxyActivities<typeof …>).', allowTypeImports: true },
+    { group: ['**/activities/*', '**/operations/**', '**/api/**', '**/workers/**'], message: "Workflows import pure rules and their own contracts: declare the activities a workflow calls in workflows/<domain>/activities.ts (the worker's factory implements it)." },
   ],
 };
 

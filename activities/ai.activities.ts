@@ -24,6 +24,7 @@ import { classifyLlmError } from '../models/infra/llm';
 import { readMcpContext, type StdioServers } from '../models/infra/mcp';
 import { type Outbound, readCapped } from '../models/infra/outbound';
 import type { Plan } from '../models/shared/plan.rules';
+import type { AiActivities } from '../workflows/ai/activities';
 
 export interface AiActivityDeps {
   conn: Connection;
@@ -72,7 +73,7 @@ export function toApplicationFailure(err: LlmError): ApplicationFailure {
   }
 }
 
-export function createAiActivities(deps: AiActivityDeps) {
+export function createAiActivities(deps: AiActivityDeps): AiActivities {
   const usage = createAiUsageRepo(deps.conn);
 
   /**

@@ -11,6 +11,7 @@ import { createBillingRepo } from '../models/billing/billing.repo';
 import { subscriptionFacts, type PriceTable } from '../models/billing/stripe-events';
 import type { Plan } from '../models/shared/plan.rules';
 import { createUserRepo } from '../models/users/user.repo';
+import type { BillingActivities } from '../workflows/billing/activities';
 
 export interface BillingActivityDeps {
   conn: Connection;
@@ -18,7 +19,7 @@ export interface BillingActivityDeps {
   prices: PriceTable;
 }
 
-export function createBillingActivities(deps: BillingActivityDeps) {
+export function createBillingActivities(deps: BillingActivityDeps): BillingActivities {
   const billing = createBillingRepo(deps.conn);
   const users = createUserRepo(deps.conn);
   return {

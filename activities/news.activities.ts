@@ -23,7 +23,8 @@ import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo'
 import { cachedEntityCatalogue } from '../models/news/entity-catalogue';
 import { createImportRepo } from '../models/news/import.repo';
 import { loadDictionary, runImport } from '../models/news/ingest';
-import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps, type EnrichOutcome } from '../operations/news/enrich-article';
+import type { EnrichOutcome } from '../models/news/enrichment.rules';
+import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps } from '../operations/news/enrich-article';
 import { reenrichChunk } from '../operations/news/reenrich-chunk';
 import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
@@ -31,6 +32,7 @@ import { createFeedItemRepo } from '../models/news/sources/feed-item.repo';
 import { ingestItem, pollSource, type IngestOutcome, type PollOutcome } from '../models/news/sources/pipeline';
 import { createSourceRepo } from '../models/news/sources/source.repo';
 import { withAttempt } from './attempt';
+import type { EnrichActivityOutcome, NewsActivities } from '../workflows/news/activities';
 
 export interface NewsActivityDeps {
   conn: Connection;
@@ -66,12 +68,6 @@ function enrichmentFailure(err: unknown): unknown {
   return err;
 }
 
-/**
- * What the enrichment workflow's activity answers: the use case's outcome and, for an enriched
- * article, whether this deployment sends WhatsApp alerts, so that a breaking article's alerts
- * start without an activity of their own (runs started before this ask `alertsEnabled`).
- */
-export type EnrichActivityOutcome = EnrichOutcome | (Extract<EnrichOutcome, { state: 'enriched' }> & { alertsEnabled: boolean });
 
 /** While the article is being enriched, the chunk heartbeats this often (its position, unchanged). */
 const HEARTBEAT_MS = 5_000;
@@ -92,7 +88,7 @@ function newsRepos(conn: Connection) {
   };
 }
 
-export function createNewsActivities(deps: NewsActivityDeps) {
+export function createNewsActivities(deps: NewsActivityDeps): NewsActivities {
   const repos = newsRepos(deps.conn);
   const { imports, reenrichments } = repos;
   const enrichDeps = (): EnrichDeps => ({ ...repos, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') });

@@ -6,13 +6,14 @@ import type { Connection } from 'mongoose';
 import { smokeCheckModel, type SmokeCheckDoc } from '../models/ops/smoke-check.model';
 import { smokeObjectKey, type SmokeInput } from '../models/ops/smoke-check.rules';
 import { type Storage, storageCall } from '../models/infra/storage';
+import type { OpsActivities } from '../workflows/ops/activities';
 
 export interface OpsActivityDeps {
   conn: Connection;
   storage: Storage;
 }
 
-export function createOpsActivities({ conn, storage }: OpsActivityDeps) {
+export function createOpsActivities({ conn, storage }: OpsActivityDeps): OpsActivities {
   const SmokeChecks = smokeCheckModel(conn);
   return {
     async recordSmokeDocument(input: SmokeInput): Promise<{ collection: string; id: string }> {

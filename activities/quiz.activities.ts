@@ -10,12 +10,13 @@ import type { Connection } from 'mongoose';
 import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { Edition } from '../models/quiz/calendar.rules';
 import { createEditionRepo } from '../models/quiz/edition.repo';
-import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft, type QuizDraft } from '../operations/quiz/generation';
+import type { QuizDraft } from '../models/quiz/quiz.rules';
+import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft } from '../operations/quiz/generation';
 import { createQuizRepo } from '../models/quiz/quiz.repo';
 import { QUIZ_FAILURES } from '../models/quiz/quiz.rules';
 import { toApplicationFailure } from './ai.activities';
+import type { QuizActivities } from '../workflows/quiz/activities';
 
-export type { QuizDraft } from '../operations/quiz/generation';
 
 export interface QuizActivityDeps {
   conn: Connection;
@@ -23,7 +24,7 @@ export interface QuizActivityDeps {
   model: string;
 }
 
-export function createQuizActivities(deps: QuizActivityDeps) {
+export function createQuizActivities(deps: QuizActivityDeps): QuizActivities {
   const quizzes = createQuizRepo(deps.conn);
   const editions = createEditionRepo(deps.conn);
   return {

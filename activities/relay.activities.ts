@@ -13,13 +13,14 @@ import { createBillingRepo } from '../models/billing/billing.repo';
 import { createEventRelay } from '../operations/billing/relay-events';
 import { createWhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
 import { createInboundRelay } from '../operations/whatsapp/relay-messages';
+import type { BillingRelayActivities, WhatsAppRelayActivities } from '../workflows/relay';
 
 export interface RelayActivityDeps {
   conn: Connection;
   config: Pick<Config, 'billing' | 'whatsapp' | 'temporal'>;
 }
 
-export function createBillingRelayActivities(deps: RelayActivityDeps) {
+export function createBillingRelayActivities(deps: RelayActivityDeps): BillingRelayActivities {
   const billing = createBillingRepo(deps.conn);
   return {
     /** Hands the stored events left behind to their subscription workflows. */
@@ -29,7 +30,7 @@ export function createBillingRelayActivities(deps: RelayActivityDeps) {
   };
 }
 
-export function createWhatsAppRelayActivities(deps: RelayActivityDeps) {
+export function createWhatsAppRelayActivities(deps: RelayActivityDeps): WhatsAppRelayActivities {
   const whatsapp = createWhatsAppRepo(deps.conn);
   return {
     /** Hands the stored messages left behind to their conversation workflows. */

@@ -17,6 +17,7 @@ import { draftReply, saveReply } from '../operations/support/reply-draft';
 import { createTicketRepo } from '../models/support/ticket.repo';
 import { toApplicationFailure } from './ai.activities';
 import { withAttempt } from './attempt';
+import type { SupportActivities } from '../workflows/support/activities';
 
 export interface SupportActivityDeps {
   conn: Connection;
@@ -26,7 +27,7 @@ export interface SupportActivityDeps {
 
 const ticketNotFound = () => ApplicationFailure.create({ message: 'ticket not found', type: 'NOT_FOUND', nonRetryable: true });
 
-export function createSupportActivities({ conn, llm, model }: SupportActivityDeps) {
+export function createSupportActivities({ conn, llm, model }: SupportActivityDeps): SupportActivities {
   const tickets = createTicketRepo(conn);
   const bulk = createBulkRepo(conn);
   const quickReplies = createQuickReplyRepo(conn);

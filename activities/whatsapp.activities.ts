@@ -23,6 +23,7 @@ import { WHATSAPP_FAILURES } from '../workflows/whatsapp/failures';
 import { collectionOf } from '../models/infra/mongo';
 import { terms as termsOf } from '../models/news/text.rules';
 import { LOGIN_CODE_TTL_MS, loginCode, loginCodeHash, signUpUserId } from '../models/whatsapp/login-code.rules';
+import type { WhatsAppActivities } from '../workflows/whatsapp/activities';
 
 export interface WhatsAppActivityDeps {
   conn: Connection;
@@ -40,7 +41,7 @@ const ALERT_CONCURRENCY = 8;
 const headline = (a: { title: string; sourceName: string; publishedAt: Date; isBreaking?: boolean }) =>
   `${a.isBreaking ? '🚨 ' : '• '}*${a.title}* (${a.sourceName}, ${a.publishedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
 
-export function createWhatsAppActivities(deps: WhatsAppActivityDeps) {
+export function createWhatsAppActivities(deps: WhatsAppActivityDeps): WhatsAppActivities {
   const repo = createWhatsAppRepo(deps.conn);
   const prefs = createPreferencesRepo(deps.conn);
   const articles = createArticleQueries(deps.conn);

@@ -7,7 +7,6 @@
  * whatsappRelayWorkflow are.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { createBillingRelayActivities, createWhatsAppRelayActivities } from '../activities/relay.activities';
 import { RETRY } from './retry-policies';
 
 export interface RelayInput {
@@ -18,7 +17,14 @@ export interface RelayInput {
 /** A run's input when it is started without one. */
 export const RELAY_DEFAULTS: RelayInput = { olderThanMs: 30_000, limit: 1_000 };
 
-type RelayActivities = ReturnType<typeof createBillingRelayActivities> & ReturnType<typeof createWhatsAppRelayActivities>;
+/** The relays' activities (activities/relay.activities.ts implements each): one per relay. */
+export interface BillingRelayActivities {
+  forwardPendingEvents(input: RelayInput): Promise<{ forwarded: number }>;
+}
+export interface WhatsAppRelayActivities {
+  forwardPendingMessages(input: RelayInput): Promise<{ forwarded: number }>;
+}
+type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities;
 
 const activities = proxyActivities<RelayActivities>({
   startToCloseTimeout: '2 minutes',

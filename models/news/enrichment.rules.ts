@@ -582,3 +582,9 @@ export function matchEntities(predicted: readonly Pick<ModelEntity, 'name' | 'ty
   const missed = labels.filter((l) => !l.taken).map((l) => l.name);
   return { matched: labels.length - missed.length, predicted: preds.length, labelled: labels.length, missed, extra };
 }
+
+/** What enriching one article came to: enriched (and published or not), waiting for the daily budget, or gone. */
+export type EnrichOutcome =
+  | { state: 'enriched'; published: boolean; isBreaking: boolean; publishedAt: string }
+  | { state: 'waiting'; resumeAt: string }
+  | { state: 'gone' };

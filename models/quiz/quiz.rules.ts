@@ -115,6 +115,15 @@ export function modelQuizSchema(editionText: string) {
 
 export type ModelQuiz = z.output<ReturnType<typeof modelQuizSchema>>;
 
+/** A quiz the model wrote for an edition, checked, before it is stored (the generation workflow carries it). */
+export interface QuizDraft {
+  date: string;
+  edition: Edition;
+  editionTitle: string;
+  questions: QuizQuestion[];
+  model: string;
+}
+
 /**
  * Parses and checks the model's output; the problems, in words, when it is unusable (the caller
  * asks again). Options are shuffled with `random` so the correct one is not always where the model

@@ -23,7 +23,7 @@ import type { EntityCandidateRepo } from '../../models/news/entity-candidate.rep
 import type { EntityCatalogue } from '../../models/news/entity-catalogue';
 import { linkMentions, type ModelMention } from '../../models/news/entity-link.rules';
 import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
-import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput } from '../../models/news/enrichment.rules';
+import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput, type EnrichOutcome } from '../../models/news/enrichment.rules';
 import { nextUtcMidnight, utcDay, type EnrichmentUsageRepo } from '../../models/news/enrichment-usage.repo';
 import { derivedKeys, nameKey } from '../../models/news/ingest.rules';
 import type { FeedItemDoc, FeedItemRepo } from '../../models/news/sources/feed-item.repo';
@@ -62,10 +62,6 @@ export interface EnrichDeps extends EnrichTargetDeps {
   signal?: AbortSignal;
 }
 
-export type EnrichOutcome =
-  | { state: 'enriched'; published: boolean; isBreaking: boolean; publishedAt: string }
-  | { state: 'waiting'; resumeAt: string }
-  | { state: 'gone' };
 
 /**
  * The `user` an article's model calls are sent as: the article, so the provider's logs (and the

@@ -13,7 +13,8 @@
  */
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../../models/news/reenrich.rules';
 import type { ReenrichmentRepo } from '../../models/news/reenrichment.repo';
-import { finalEnrichmentError, type EnrichOutcome } from './enrich-article';
+import type { EnrichOutcome } from '../../models/news/enrichment.rules';
+import { finalEnrichmentError } from './enrich-article';
 
 export interface ReenrichChunkDeps {
   reenrichments: Pick<ReenrichmentRepo, 'get' | 'resume' | 'positionOf' | 'record' | 'wait'>;

@@ -9,15 +9,8 @@ import { quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
 import type { EditionRepo } from '../../models/quiz/edition.repo';
 import { editionId } from '../../models/quiz/edition.rules';
 import type { QuizRepo } from '../../models/quiz/quiz.repo';
-import { MODEL_QUIZ_SCHEMA, QUIZ_RULES, quizDescription, quizPrompt, quizTitle, readModelQuiz, type QuizQuestion } from '../../models/quiz/quiz.rules';
+import { MODEL_QUIZ_SCHEMA, QUIZ_RULES, quizDescription, quizPrompt, quizTitle, readModelQuiz, type QuizDraft } from '../../models/quiz/quiz.rules';
 
-export interface QuizDraft {
-  date: string;
-  edition: Edition;
-  editionTitle: string;
-  questions: QuizQuestion[];
-  model: string;
-}
 
 export interface QuizDraftDeps {
   editions: Pick<EditionRepo, 'get'>;

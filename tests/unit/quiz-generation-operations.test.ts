@@ -5,7 +5,8 @@
  */
 import { LlmError, type LlmRequest } from '../../models/infra/llm';
 import type { EditionDoc } from '../../models/quiz/edition.rules';
-import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft, type QuizDraft } from '../../operations/quiz/generation';
+import type { QuizDraft } from '../../models/quiz/quiz.rules';
+import { draftQuiz, EditionMissing, QuizRefused, saveQuizDraft } from '../../operations/quiz/generation';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { editionText, modelQuiz } from '../helpers/quiz';
 

@@ -7,7 +7,7 @@
  */
 import { emptyUsage, LlmError } from '../../models/infra/llm';
 import { EnrichmentInvalid } from '../../models/news/enrichment';
-import type { EnrichOutcome } from '../../operations/news/enrich-article';
+import type { EnrichOutcome } from '../../models/news/enrichment.rules';
 import { reenrichChunk, type ChunkAttempt, type ReenrichChunkDeps } from '../../operations/news/reenrich-chunk';
 import type { ReenrichmentDoc } from '../../models/news/reenrichment.repo';
 

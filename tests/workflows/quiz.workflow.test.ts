@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { type ActivityFailure, ApplicationFailure, ChildWorkflowFailure, defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { WorkflowClient, WorkflowFailedError } from '@temporalio/client';
-import type { QuizDraft } from '../../activities/quiz.activities';
+import type { QuizDraft } from '../../models/quiz/quiz.rules';
 import { AI_FAILURES } from '../../models/ai/chat.rules';
 import type { Edition } from '../../models/quiz/calendar.rules';
 import { QUIZ_FAILURES } from '../../models/quiz/quiz.rules';

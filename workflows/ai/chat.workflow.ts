@@ -5,13 +5,12 @@
  * by Temporal (429 after the provider's Retry-After, 5xx and timeouts with backoff; never 4xx).
  */
 import { CancellationScope, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import type { createAiActivities } from '../../activities/ai.activities';
+import type { AiActivities } from './activities';
 import { addUsage, NON_RETRYABLE_AI_FAILURES, type ChatRunInput, type ChatRunResult, type ToolResult } from '../../models/ai/chat.rules';
 import type { ChatMessage, Usage } from '../../models/infra/llm';
 import { systemWithContext } from '../../models/ai/agent.rules';
 import { RETRY, withNonRetryable } from '../retry-policies';
 
-type AiActivities = ReturnType<typeof createAiActivities>;
 
 // Model calls and built-in tools are local activities: they run in the worker that runs the
 // workflow, so a tool round costs no task-queue round trips (docs/benchmarks.md: 186 → 22 ms per

@@ -14,11 +14,11 @@
  * UI). It continues as new, carrying the state, before its history grows large.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createBillingActivities } from '../../activities/billing.activities';
+import type { BillingActivities } from './activities';
 import { applyEvent, initialState, learnPeriod, nextChangeAt, planAt, viewOf, type BillingEvent, type SubscriptionState, type SubscriptionView } from '../../models/billing/subscription.rules';
 import { pauseAfterGivingUpMs, RETRY, withNonRetryable } from '../retry-policies';
 
-type Activities = ReturnType<typeof createBillingActivities>;
+type Activities = BillingActivities;
 
 // Database work: a bounded number of tries. An outage longer than them delays the plan change,
 // never loses it: the workflow notes the failure and tries again after a pause (or at the next event).

@@ -5,13 +5,12 @@
  * breaking article, started once (`whatsapp-alerts-<articleId>`).
  */
 import { ApplicationFailure, patched, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
-import type { createNewsActivities } from '../../activities/news.activities';
+import type { NewsActivities } from './activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 
-type NewsActivities = ReturnType<typeof createNewsActivities>;
 
 const { enrichArticle } = proxyActivities<NewsActivities>({
   startToCloseTimeout: '3 minutes',

@@ -8,14 +8,14 @@
  * it (`news-enrich-<articleId>`, on the news sources queue; they outlive the import too).
  */
 import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
-import type { createNewsActivities } from '../../activities/news.activities';
+import type { NewsActivities } from './activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
-export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { applyImport } = proxyActivities<NewsActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '2 minutes',
   // An outage is waited out for a while (each attempt resumes from the last saved batch, and an
@@ -23,7 +23,7 @@ export const { applyImport } = proxyActivities<ReturnType<typeof createNewsActiv
   // (missing record or staged file) is not retried.
   retry: withNonRetryable(RETRY.chunk, ['ImportUnusable']),
 });
-export const { failImport, breakingOfImport, enrichmentsOfImport } = proxyActivities<ReturnType<typeof createNewsActivities>>({
+export const { failImport, breakingOfImport, enrichmentsOfImport } = proxyActivities<NewsActivities>({
   startToCloseTimeout: '30 seconds',
   retry: RETRY.record,
 });

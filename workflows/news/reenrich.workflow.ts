@@ -12,11 +12,10 @@
  *   and a breaking article was alerted (or not) when it was first enriched.
  */
 import { ActivityCancellationType, ActivityFailure, CancellationScope, isCancellation, proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
-import type { createNewsActivities } from '../../activities/news.activities';
+import type { NewsActivities } from './activities';
 import { chunkRanges, type ReenrichWorkflowInput } from '../../models/news/reenrich.rules';
 import { RETRY } from '../retry-policies';
 
-type NewsActivities = ReturnType<typeof createNewsActivities>;
 
 const { reenrichChunk } = proxyActivities<NewsActivities>({
   // A chunk is REENRICH_CHUNK_SIZE model calls of up to a few minutes each; the heartbeat, sent

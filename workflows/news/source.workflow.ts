@@ -15,13 +15,12 @@
  * without its page is left, and counted. The poller itself never fails for them.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, isCancellation, log, proxyActivities, setCurrentDetails, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import type { createNewsActivities } from '../../activities/news.activities';
+import type { NewsActivities } from './activities';
 import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
 import { pauseAfterGivingUpMs, RETRY } from '../retry-policies';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
-type NewsActivities = ReturnType<typeof createNewsActivities>;
 
 /** Wakes the poller now: the source's settings changed, or an administrator asked for a poll. */
 export const pollNowSignal = defineSignal('pollNow');

@@ -3,11 +3,11 @@
  * which write to MongoDB and MinIO and read both back.
  */
 import { log, proxyActivities } from '@temporalio/workflow';
-import type { createOpsActivities } from '../../activities/ops.activities';
+import type { OpsActivities } from './activities';
 import type { SmokeInput, SmokeResult } from '../../models/ops/smoke-check.rules';
 import { RETRY } from '../retry-policies';
 
-const { recordSmokeDocument, writeSmokeObject, verifySmokeCheck } = proxyActivities<ReturnType<typeof createOpsActivities>>({
+const { recordSmokeDocument, writeSmokeObject, verifySmokeCheck } = proxyActivities<OpsActivities>({
   startToCloseTimeout: '30 seconds',
   retry: RETRY.quick,
 });

@@ -14,7 +14,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
-import type { createQuizActivities } from '../../activities/quiz.activities';
+import type { QuizActivities } from './activities';
 import { dueQuizzes, EDITIONS, quizDateOf, type Edition } from '../../models/quiz/calendar.rules';
 import { localDate } from '../../models/shared/calendar.rules';
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
@@ -22,7 +22,7 @@ import { QUIZ_FAILURES } from '../../models/quiz/quiz.rules';
 import { workflowIds } from '../ids';
 import { RETRY, withNonRetryable } from '../retry-policies';
 
-type Activities = ReturnType<typeof createQuizActivities>;
+type Activities = QuizActivities;
 
 const { findQuiz, saveQuiz } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

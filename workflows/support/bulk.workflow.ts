@@ -4,11 +4,11 @@
  * operation is then marked cancelled with what was done kept.
  */
 import { ActivityCancellationType, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { createSupportActivities } from '../../activities/support.activities';
+import type { SupportActivities } from './activities';
 import { chunkRanges, type BulkWorkflowInput } from '../../models/support/bulk.rules';
 import { RETRY } from '../retry-policies';
 
-const { processBulkChunk } = proxyActivities<ReturnType<typeof createSupportActivities>>({
+const { processBulkChunk } = proxyActivities<SupportActivities>({
   // The heartbeat (each group, each ticket, and during a draft's model call) is what notices a
   // stuck attempt; this only caps one. A chunk of AI drafts (200 calls of up to 60 s) may take
   // longer than 10 minutes, and a try cut short by this timeout counts against the bounded retries.
@@ -20,7 +20,7 @@ const { processBulkChunk } = proxyActivities<ReturnType<typeof createSupportActi
   // stopping its own database work when abandoned; then the operation is marked failed.
   retry: RETRY.chunk,
 });
-const { finishBulkOperation } = proxyActivities<ReturnType<typeof createSupportActivities>>({
+const { finishBulkOperation } = proxyActivities<SupportActivities>({
   startToCloseTimeout: '30 seconds',
   retry: RETRY.record,
 });

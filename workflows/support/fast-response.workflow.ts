@@ -4,11 +4,11 @@
  * it as an admin message when asked.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createSupportActivities } from '../../activities/support.activities';
+import type { SupportActivities } from './activities';
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
 import { RETRY, withNonRetryable } from '../retry-policies';
 
-type Acts = ReturnType<typeof createSupportActivities>;
+type Acts = SupportActivities;
 const { draftFastResponse } = proxyActivities<Acts>({
   startToCloseTimeout: '75 seconds',
   retry: withNonRetryable(RETRY.modelCall, [...NON_RETRYABLE_AI_FAILURES, 'NOT_FOUND']),

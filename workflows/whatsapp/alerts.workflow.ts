@@ -7,11 +7,11 @@
  * stays small however many there are.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { createWhatsAppActivities } from '../../activities/whatsapp.activities';
+import type { WhatsAppActivities } from './activities';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import { WHATSAPP_FAILURES } from './failures';
 
-type Activities = ReturnType<typeof createWhatsAppActivities>;
+type Activities = WhatsAppActivities;
 
 // A page that cannot be read after these tries fails the run: its alerts would come too late anyway.
 const { alertRecipients } = proxyActivities<Activities>({

@@ -15,13 +15,13 @@
  * remembered, its flow step undone, so a redelivery handles it; the conversation goes on.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createWhatsAppActivities } from '../../activities/whatsapp.activities';
+import type { WhatsAppActivities } from './activities';
 import { decide, preferencesList, SECTOR_LABELS, TOPIC_LABELS, type Effect, type Flow } from '../../models/whatsapp/conversation.rules';
 import type { OutboundMessage } from '../../models/infra/whatsapp';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import { WHATSAPP_FAILURES } from './failures';
 
-type Activities = ReturnType<typeof createWhatsAppActivities>;
+type Activities = WhatsAppActivities;
 
 
 // Database and news reads and writes: retried with back-off (an outage delays the answer), a

@@ -1,0 +1,29 @@
+/**
+ * The activities the news workflows call (import, source, enrich, re-enrich): their contract,
+ * declared here so that the workflows import nothing of the activities' code. The worker's
+ * implementation is `createNewsActivities` (activities/news.activities.ts).
+ */
+import type { EnrichOutcome } from '../../models/news/enrichment.rules';
+import type { ReenrichChunkInput, ReenrichChunkResult } from '../../models/news/reenrich.rules';
+import type { IngestOutcome, PollOutcome } from '../../models/news/sources/pipeline';
+
+/**
+ * What enriching an article answers the workflow: an enriched article also says whether alerts
+ * are on, so that breaking news starts without an activity of their own (runs started before this
+ * ask `alertsEnabled`).
+ */
+export type EnrichActivityOutcome = EnrichOutcome | (Extract<EnrichOutcome, { state: 'enriched' }> & { alertsEnabled: boolean });
+
+export interface NewsActivities {
+  applyImport(importId: string): Promise<{ inserted: number; duplicates: number; invalid: number }>;
+  breakingOfImport(importId: string): Promise<{ articleIds: string[]; whatsapp: boolean }>;
+  enrichmentsOfImport(importId: string): Promise<string[]>;
+  failImport(importId: string, message: string): Promise<void>;
+  pollSource(sourceId: string): Promise<PollOutcome>;
+  ingestItem(itemId: string, opts: { page: boolean }): Promise<IngestOutcome>;
+  enrichArticle(articleId: string): Promise<EnrichActivityOutcome>;
+  failEnrichment(articleId: string, error: string): Promise<void>;
+  reenrichChunk(input: ReenrichChunkInput): Promise<ReenrichChunkResult>;
+  finishReenrichment(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed'; error: string | null }): Promise<void>;
+  alertsEnabled(): Promise<boolean>;
+}

@@ -1,0 +1,9 @@
+/** The activities the quiz generation workflows call (implemented by activities/quiz.activities.ts). */
+import type { Edition } from '../../models/quiz/calendar.rules';
+import type { QuizDraft } from '../../models/quiz/quiz.rules';
+
+export interface QuizActivities {
+  findQuiz(input: { date: string; edition: Edition }): Promise<{ quizId: string } | null>;
+  draftQuiz(input: { date: string; edition: Edition }): Promise<QuizDraft>;
+  saveQuiz(input: { draft: QuizDraft; workflowId: string }): Promise<{ quizId: string; created: boolean }>;
+}
