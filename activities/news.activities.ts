@@ -2,8 +2,8 @@
  * Activities of the news workflows: imports (apply one, heartbeating per batch; mark one failed),
  * sources (poll a feed, read an item's page), enrichment (one article's model call) and
  * re-enrichment (a chunk of an operation's articles, one model call each; mark the operation ended).
- * The use cases are the news operations (operations/news, models/news/sources/pipeline.ts,
- * models/news/ingest.ts); an activity gives them the worker's repositories, built once here, and
+ * The use cases are the news operations (operations/news: the pipeline, the import runner,
+ * enrichment); an activity gives them the worker's repositories, built once here, and
  * keeps what is Temporal's: heartbeats, the attempt's end, and errors as ApplicationFailures.
  *
  * The import, an enrichment and a re-enrichment chunk run with their attempt's signal
@@ -22,14 +22,15 @@ import { createEnrichmentUsageRepo } from '../models/news/enrichment-usage.repo'
 import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo';
 import { cachedEntityCatalogue } from '../models/news/entity-catalogue';
 import { createImportRepo } from '../models/news/import.repo';
-import { loadDictionary, runImport } from '../models/news/ingest';
+import { loadDictionary, runImport } from '../operations/news/ingest';
 import type { EnrichOutcome } from '../models/news/enrichment.rules';
 import { enrichArticle, failEnrichment, finalEnrichmentError, type EnrichDeps } from '../operations/news/enrich-article';
 import { reenrichChunk } from '../operations/news/reenrich-chunk';
 import { createReenrichmentRepo } from '../models/news/reenrichment.repo';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../models/news/reenrich.rules';
 import { createFeedItemRepo } from '../models/news/sources/feed-item.repo';
-import { ingestItem, pollSource, type IngestOutcome, type PollOutcome } from '../models/news/sources/pipeline';
+import { ingestItem, pollSource } from '../operations/news/pipeline';
+import type { IngestOutcome, PollOutcome } from '../models/news/sources/source.rules';
 import { createSourceRepo } from '../models/news/sources/source.repo';
 import { withAttempt } from './attempt';
 import type { EnrichActivityOutcome, NewsActivities } from '../workflows/news/activities';

@@ -1,5 +1,5 @@
 /**
- * Evaluation of the news enrichment (models/news/enrichment.ts) against the hand-labelled articles
+ * Evaluation of the news enrichment (operations/news/enrichment.ts) against the hand-labelled articles
  * in tests/fixtures/enrichment/labelled.jsonl: per-field accuracy (primary sector, primary topic,
  * sentiment label), entity precision and recall, how often the first answer was valid, attempts,
  * tokens, cost and latency, for the provider the platform is configured with.
@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { ConfigError, parseConfig } from '../models/config';
 import { createLlmClient, LlmError, type LlmClient, type Usage } from '../models/infra/llm';
 import { SECTORS, SENTIMENT_LABELS, sentimentLabel, TOPICS, type SentimentLabel } from '../models/news/article.rules';
-import { EnrichmentInvalid, requestEnrichment } from '../models/news/enrichment';
+import { EnrichmentInvalid, requestEnrichment } from '../operations/news/enrichment';
 import { costUsd, matchEntities, PROMPT_VERSION, type EntityMatch, type ModelEnrichment } from '../models/news/enrichment.rules';
 import { percentile } from './bench/load';
 

@@ -15,7 +15,7 @@ import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsa
 import { selectQueues } from './queues';
 import { ensurePollers } from '../operations/news/sources';
 import { createSourceRepo } from '../models/news/sources/source.repo';
-import { ensurePageRetention } from '../models/news/sources/pipeline';
+import { ensurePageRetention } from '../operations/news/pipeline';
 
 async function retry<T>(what: string, fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
   let delay = 250;

@@ -22,12 +22,12 @@ import { urgencyRank, relevanceOf, type ArticleDoc, type EnrichmentRecord } from
 import type { EntityCandidateRepo } from '../../models/news/entity-candidate.repo';
 import type { EntityCatalogue } from '../../models/news/entity-catalogue';
 import { linkMentions, type ModelMention } from '../../models/news/entity-link.rules';
-import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
+import { EnrichmentInvalid, requestEnrichment } from './enrichment';
 import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput, type EnrichOutcome } from '../../models/news/enrichment.rules';
 import { nextUtcMidnight, utcDay, type EnrichmentUsageRepo } from '../../models/news/enrichment-usage.repo';
 import { derivedKeys, nameKey } from '../../models/news/ingest.rules';
 import type { FeedItemDoc, FeedItemRepo } from '../../models/news/sources/feed-item.repo';
-import { itemText } from '../../models/news/sources/pipeline';
+import { itemText } from './pipeline';
 import type { SourceRepo } from '../../models/news/sources/source.repo';
 import type { SourceDoc } from '../../models/news/sources/source.rules';
 

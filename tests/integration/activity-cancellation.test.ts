@@ -21,7 +21,7 @@ import type { LlmClient } from '../../models/infra/llm';
 import { collectionOf, connectMongo, type MongoHandle } from '../../models/infra/mongo';
 import { createStorage, ensureBucket, type Storage } from '../../models/infra/storage';
 import { createImportRepo, ZERO_COUNTS } from '../../models/news/import.repo';
-import { IMPORT_BATCH_LINES } from '../../models/news/ingest';
+import { IMPORT_BATCH_LINES } from '../../operations/news/ingest';
 import { createBulkRepo } from '../../models/support/bulk.repo';
 import { BULK_GROUP, type BulkType } from '../../models/support/bulk.rules';
 import { messageModel } from '../../models/support/support.model';

@@ -5,7 +5,7 @@
  * queue.
  */
 import { MODULE_SCHEMAS } from '../../models/news/article.rules';
-import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
+import { EnrichmentInvalid, requestEnrichment } from '../../operations/news/enrichment';
 import { cachedFor } from '../../models/news/entity-catalogue';
 import {
   b3Ticker,

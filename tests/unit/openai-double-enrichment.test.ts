@@ -4,7 +4,7 @@
  * first (an invalid answer, 429, 500), so tests of the callers can drive every path.
  */
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
-import { EnrichmentInvalid, requestEnrichment } from '../../models/news/enrichment';
+import { EnrichmentInvalid, requestEnrichment } from '../../operations/news/enrichment';
 import { buildEnrichmentMessages, MODEL_ENRICHMENT_SCHEMA, ModelEnrichment, type EnrichmentInput } from '../../models/news/enrichment.rules';
 import { openAiDoubleControl, startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double';
 

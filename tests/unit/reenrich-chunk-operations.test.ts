@@ -6,7 +6,7 @@
  * where to go on, and an attempt that is over begins no further article.
  */
 import { emptyUsage, LlmError } from '../../models/infra/llm';
-import { EnrichmentInvalid } from '../../models/news/enrichment';
+import { EnrichmentInvalid } from '../../operations/news/enrichment';
 import type { EnrichOutcome } from '../../models/news/enrichment.rules';
 import { reenrichChunk, type ChunkAttempt, type ReenrichChunkDeps } from '../../operations/news/reenrich-chunk';
 import type { ReenrichmentDoc } from '../../models/news/reenrichment.repo';

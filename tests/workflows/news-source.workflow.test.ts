@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { newsEnrichWorkflow } from '../../workflows/news/enrich.workflow';
 import { newsSourceWorkflow, pollNowSignal, pollerStatusQuery } from '../../workflows/news/source.workflow';
-import type { PollOutcome } from '../../models/news/sources/pipeline';
+import type { PollOutcome } from '../../models/news/sources/source.rules';
 import { mockedActivitiesWorker, quiescent, until, workflowSuite } from '../helpers/time-skipping';
 
 jest.setTimeout(60_000);

@@ -5,7 +5,7 @@
  */
 import type { EnrichOutcome } from '../../models/news/enrichment.rules';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../../models/news/reenrich.rules';
-import type { IngestOutcome, PollOutcome } from '../../models/news/sources/pipeline';
+import type { IngestOutcome, PollOutcome } from '../../models/news/sources/source.rules';
 
 /**
  * What enriching an article answers the workflow: an enriched article also says whether alerts

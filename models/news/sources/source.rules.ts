@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { LANGUAGES, SECTORS, type Sector } from '../article.rules';
 import { normaliseUrl } from '../ingest.rules';
+import type { ItemState } from './feed-item.repo';
 
 export const SOURCE_TIERS = [1, 2, 3] as const;
 export type SourceTier = (typeof SOURCE_TIERS)[number];
@@ -123,4 +124,25 @@ export function pollDelayMs(o: { intervalMs: number; consecutiveFailures: number
   const backoff = o.intervalMs + Math.floor(o.random * Math.max(0, ceiling - o.intervalMs));
   const asked = o.retryAfterMs === undefined ? 0 : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, o.retryAfterMs));
   return Math.max(backoff, asked);
+}
+
+/** What one poll of a source came to: the workflow's next step and wait. */
+export type PollOutcome =
+  | { state: 'stopped'; reason: 'deleted' | 'disabled' }
+  | {
+      state: 'polled';
+      result: 'ok' | 'not-modified' | 'failed';
+      newItemIds: string[];
+      /** When to poll next (back-off and Retry-After included). */
+      nextPollInMs: number;
+      consecutiveFailures: number;
+      error: string | null;
+    };
+
+export interface IngestOutcome {
+  state: ItemState;
+  /** The article this item is (its own, or the one it reported again). */
+  articleId: string;
+  /** Whether the item waits for enrichment to become its article. */
+  enrich: boolean;
 }

@@ -12,12 +12,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Connection } from 'mongoose';
-import type { Storage } from '../infra/storage';
-import type { ArticleRepo } from './article.repo';
-import type { ArticleDoc } from './article.rules';
-import { entityModel } from './entity.model';
-import { IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from './import.repo';
-import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from './ingest.rules';
+import type { Storage } from '../../models/infra/storage';
+import type { ArticleRepo } from '../../models/news/article.repo';
+import type { ArticleDoc } from '../../models/news/article.rules';
+import { entityModel } from '../../models/news/entity.model';
+import { IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from '../../models/news/import.repo';
+import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from '../../models/news/ingest.rules';
 
 /** Lines per batch: counts are saved (and the activity heartbeats) after each. */
 export const IMPORT_BATCH_LINES = 1_000;

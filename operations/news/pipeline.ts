@@ -12,16 +12,16 @@
  * Both are safe to repeat: items are keyed by source and guid, and an item already decided is
  * answered from what was stored.
  */
-import type { Storage } from '../../infra/storage';
-import { FetchError, retryable, type PoliteFetcher } from '../../infra/polite-fetch';
-import type { ArticleRepo } from '../article.repo';
-import { normaliseUrl } from '../ingest.rules';
-import { ITEM_TEXT_MAX, SYNDICATION_WINDOW_MS, type FeedItemDoc, type FeedItemRepo, type ItemPage, type ItemState, type ReportedBy } from './feed-item.repo';
-import { FeedParseError, parseFeedDocument } from './feed.rules';
-import { extractPage } from './page.rules';
-import { isSyndicated, signatureOf, type TextSignature } from './similarity.rules';
-import type { SourceRepo } from './source.repo';
-import { FLAG_AFTER_FAILURES, pollDelayMs, type SourceDoc } from './source.rules';
+import type { Storage } from '../../models/infra/storage';
+import { FetchError, retryable, type PoliteFetcher } from '../../models/infra/polite-fetch';
+import type { ArticleRepo } from '../../models/news/article.repo';
+import { normaliseUrl } from '../../models/news/ingest.rules';
+import { ITEM_TEXT_MAX, SYNDICATION_WINDOW_MS, type FeedItemDoc, type FeedItemRepo, type ItemPage, type ItemState, type ReportedBy } from '../../models/news/sources/feed-item.repo';
+import { FeedParseError, parseFeedDocument } from '../../models/news/sources/feed.rules';
+import { extractPage } from '../../models/news/sources/page.rules';
+import { isSyndicated, signatureOf, type TextSignature } from '../../models/news/sources/similarity.rules';
+import type { SourceRepo } from '../../models/news/sources/source.repo';
+import { FLAG_AFTER_FAILURES, pollDelayMs, type IngestOutcome, type PollOutcome, type SourceDoc } from '../../models/news/sources/source.rules';
 
 /** What polling a source uses: the source, the items seen, the feed's site. */
 export interface PollDeps {
@@ -46,17 +46,6 @@ export const ITEMS_PER_POLL = 100;
 /** Feed errors kept this long in a source's health. */
 const ERROR_MAX = 500;
 
-export type PollOutcome =
-  | { state: 'stopped'; reason: 'deleted' | 'disabled' }
-  | {
-      state: 'polled';
-      result: 'ok' | 'not-modified' | 'failed';
-      newItemIds: string[];
-      /** When to poll next (back-off and Retry-After included). */
-      nextPollInMs: number;
-      consecutiveFailures: number;
-      error: string | null;
-    };
 
 const short = (text: string) => (text.length > ERROR_MAX ? `${text.slice(0, ERROR_MAX - 1)}…` : text);
 
@@ -109,13 +98,6 @@ export async function pollSource(deps: PollDeps, sourceId: string, random: () =>
 /** A source is flagged once it failed this often in a row (still polled, backed off). */
 export const isFlagged = (consecutiveFailures: number) => consecutiveFailures >= FLAG_AFTER_FAILURES;
 
-export interface IngestOutcome {
-  state: ItemState;
-  /** The article this item is (its own, or the one it reported again). */
-  articleId: string;
-  /** Whether the item waits for enrichment to become its article. */
-  enrich: boolean;
-}
 
 /** The object key of an item's raw page (a lifecycle rule expires the prefix: ensurePageRetention). */
 export const rawPageKey = (item: Pick<FeedItemDoc, 'sourceId' | '_id'>) => `news-pages/${item.sourceId}/${item._id}.html`;

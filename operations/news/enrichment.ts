@@ -4,7 +4,7 @@
  * JSON or breaks the schema's checks. Provider failures (LlmError) are not handled here: the caller
  * is a Temporal activity, which retries the retryable kinds with back-off.
  */
-import { LlmError, emptyUsage, type ChatMessage, type LlmClient, type Usage } from '../infra/llm';
+import { LlmError, emptyUsage, type ChatMessage, type LlmClient, type Usage } from '../../models/infra/llm';
 import {
   buildEnrichmentMessages,
   correctionMessage,
@@ -14,7 +14,7 @@ import {
   readModelEnrichment,
   type EnrichmentInput,
   type ModelEnrichment,
-} from './enrichment.rules';
+} from '../../models/news/enrichment.rules';
 
 /** The model's answers broke the format on every attempt; carries what the attempts cost. */
 export class EnrichmentInvalid extends Error {
