@@ -46,3 +46,9 @@ export function cachedFor<T extends object | string | number | boolean>(ttlMs: n
   const cache = new LRUCache<'value', T>({ max: 1, ttl: ttlMs, ttlResolution: 0, perf: { now }, fetchMethod: () => load() });
   return async () => (await cache.fetch('value')) as T;
 }
+
+/** Reads the entity catalogue as import links mentions to it (a worker hands it to runImport as `dictionary`). */
+export async function loadDictionary(conn: Connection, signal?: AbortSignal): Promise<EntityDictionary> {
+  const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).setOptions(signal ? { signal } : {}).lean();
+  return buildDictionary(entities);
+}

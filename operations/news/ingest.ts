@@ -11,13 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { Connection } from 'mongoose';
 import type { Storage } from '../../models/infra/storage';
 import type { ArticleRepo } from '../../models/news/article.repo';
 import type { ArticleDoc } from '../../models/news/article.rules';
-import { entityModel } from '../../models/news/entity.model';
 import { IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from '../../models/news/import.repo';
-import { articleIdFor, buildArticle, buildDictionary, ImportLine, type EntityDictionary } from '../../models/news/ingest.rules';
+import { articleIdFor, buildArticle, ImportLine, type EntityDictionary } from '../../models/news/ingest.rules';
 
 /** Lines per batch: counts are saved (and the activity heartbeats) after each. */
 export const IMPORT_BATCH_LINES = 1_000;
@@ -43,12 +41,6 @@ function zodMessage(err: unknown): string {
   const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
   if (issues) return issues.slice(0, 3).map((i) => `${i.path.join('.') || 'line'}: ${i.message}`).join('; ');
   return (err as Error).message;
-}
-
-/** Reads the entity catalogue as import links mentions to it (a worker hands it to runImport as `dictionary`). */
-export async function loadDictionary(conn: Connection, signal?: AbortSignal): Promise<EntityDictionary> {
-  const entities = await entityModel(conn).find({}, { entityType: 1, canonicalName: 1, aliases: 1, ticker: 1 }).setOptions(signal ? { signal } : {}).lean();
-  return buildDictionary(entities);
 }
 
 async function* batches(stream: Readable, skip: number, size: number): AsyncGenerator<{ line: number; text: string }[]> {
