@@ -71,6 +71,22 @@ export async function visibleAttachment(deps: Pick<AttachmentDeps, 'tickets' | '
   return attachment;
 }
 
+/**
+ * An attachment the caller may see, with its file's stream. A record whose file is gone is 404:
+ * a deletion removes the file first and the record after, so a download between the two (or after
+ * a deletion that failed in between, which a retry finishes) finds the record alone.
+ */
+export async function openAttachment(deps: Pick<AttachmentDeps, 'tickets' | 'attachments' | 'storage'>, principal: Principal, attachmentId: number) {
+  const attachment = await visibleAttachment(deps, principal, attachmentId);
+  try {
+    const stream = await storageCall(() => deps.storage.client.getObject(deps.storage.bucket, attachment.caminhoArquivo));
+    return { attachment, stream };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'NoSuchKey') notFound('attachment');
+    throw err;
+  }
+}
+
 /** Deletes the stored object, then the record (a retry after a failure in between finds the record and finishes). */
 export async function deleteAttachment(deps: Pick<AttachmentDeps, 'attachments' | 'storage'>, attachmentId: number): Promise<void> {
   const attachment = (await deps.attachments.findById(attachmentId)) ?? notFound('attachment');

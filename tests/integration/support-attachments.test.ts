@@ -143,4 +143,16 @@ describe('download and delete', () => {
     await request(svc.callback).get(`/support/anexos/${up.body.data.id}/download`).set('Authorization', agentAuth).expect(404);
     await request(svc.callback).delete(`/support/anexos/${up.body.data.id}`).set('Authorization', agentAuth).expect(404);
   });
+
+  it('a record whose file is already gone (a deletion half-way: the object first, then the record) downloads as 404, not 500', async () => {
+    // The fuzzer met this: a download between a deletion's two steps found the record, not the object.
+    const t = await newTicket();
+    const up = await upload(svc, t.id, agentAuth).attach('arquivo', PNG, { filename: 'a.png' }).expect(201);
+    const [key] = await objectsUnder(`tickets/${t.id}/`);
+    await svc.deps.storage.client.removeObject(svc.deps.storage.bucket, key!);
+    const res = await request(svc.callback).get(`/support/anexos/${up.body.data.id}/download`).set('Authorization', agentAuth).expect(404);
+    expect(res.body).toMatchObject({ success: false, error: 'NOT_FOUND' });
+    // The deletion still finishes.
+    await request(svc.callback).delete(`/support/anexos/${up.body.data.id}`).set('Authorization', agentAuth).expect(200);
+  });
 });

@@ -316,8 +316,7 @@ export const attachmentRoutes = [
     produces: ALLOWED_TYPES,
     errors: [404, 503],
     handler: async ({ params, auth, ctx, deps }) => {
-      const attachment = await attachments.visibleAttachment(deps, auth, params.attachmentId);
-      const stream = await storageCall(() => deps.storage.client.getObject(deps.storage.bucket, attachment.caminhoArquivo));
+      const { attachment, stream } = await attachments.openAttachment(deps, auth, params.attachmentId);
       // An ASCII fallback for old clients, and the exact name as filename* (RFC 6266/8187).
       ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo) });
       ctx.type = attachment.tipoArquivo;
