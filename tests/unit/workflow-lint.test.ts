@@ -1,4 +1,4 @@
-/** The lint rule that keeps Node modules, I/O libraries and models out of workflow code. */
+/** The lint rule that keeps Node modules, I/O libraries, models and the activities' code out of workflow code. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -35,10 +35,12 @@ describe('workflow lint rule', () => {
     ["import { Client } from 'minio';", /I\/O libraries/],
     ["import OpenAI from 'openai';", /I\/O libraries/],
     ["import { smokeCheckModel } from '../../models/ops/smoke-check.model';", /database/],
-    ["import { createOpsActivities } from '../../activities/ops.activities';", /types only/],
+    ["import { createOpsActivities } from '../../activities/ops.activities';", /their own contracts/],
+    ["import type { createOpsActivities } from '../../activities/ops.activities';", /their own contracts/],
+    ["import { runSmokeCheck } from '../../operations/ops/smoke';", /their own contracts/],
   ];
 
-  it('rejects Node built-ins, I/O libraries, models and value imports of activities', () => {
+  it('rejects Node built-ins, I/O libraries, models, and the activities and operations even as types', () => {
     const messages = lintAsWorkflow(`${banned.map(([l]) => l).join('\n')}\nexport const x = 1;\n`);
     banned.forEach(([line, message], i) => {
       const onLine = messages.filter((m) => m.line === i + 1).map((m) => m.message);
@@ -46,11 +48,12 @@ describe('workflow lint rule', () => {
     });
   });
 
-  it('allows type-only imports of activities and pure rules', () => {
+  it('allows its own contract, pure rules, and types of the domain', () => {
     const messages = lintAsWorkflow(
-      "import type { createOpsActivities } from '../../activities/ops.activities';\n" +
+      "import type { OpsActivities } from './activities';\n" +
         "import { smokeObjectKey } from '../../models/ops/smoke-check.rules';\n" +
-        'export type A = ReturnType<typeof createOpsActivities>;\nexport const k = smokeObjectKey;\n',
+        "import type { SmokeCheckDoc } from '../../models/ops/smoke-check.model';\n" +
+        'export type A = OpsActivities;\nexport type D = SmokeCheckDoc;\nexport const k = smokeObjectKey;\n',
     );
     expect(messages).toEqual([]);
   });
