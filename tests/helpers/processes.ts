@@ -2,8 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../../models/config';
-import { freePort } from '../../ops/dev-services';
-import { workerPolling } from '../../ops/processes';
+import { freePort, freePortRange } from '../../ops/dev-services';
+import { NEWS_WEB_SITE_PORTS, workerPolling } from '../../ops/processes';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -116,4 +116,36 @@ export async function startServiceProcess(name: 'news' | 'support' | 'quiz', env
       await exited;
     },
   };
+}
+
+/**
+ * Every port `npm start` listens on, picked free, for a test that runs it (tests/integration/stack
+ * and start-signals). With a default left in place, two such tests running at once in different Jest
+ * workers both found the default free and then raced for it (the news sites double lost and exited
+ * with EADDRINUSE); so no port is left to its default here.
+ */
+export async function startPorts(): Promise<{ ports: Record<string, number>; env: Record<string, string> }> {
+  const names = ['news', 'support', 'quiz', 'web', 'temporal', 'ui', 'ferretdb', 'postgres', 'minio', 'console', 'stripe', 'whatsapp', 'openai', 'mailpitSmtp', 'mailpitUi'] as const;
+  const ports: Record<string, number> = {};
+  for (const k of names) ports[k] = await freePort();
+  ports.newsWeb = await freePortRange(1 + NEWS_WEB_SITE_PORTS);
+  const env = {
+    NEWS_PORT: ports.news,
+    SUPPORT_PORT: ports.support,
+    QUIZ_PORT: ports.quiz,
+    WEB_PORT: ports.web,
+    TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+    TEMPORAL_UI_PORT: ports.ui,
+    FERRETDB_PORT: ports.ferretdb,
+    POSTGRES_PORT: ports.postgres,
+    MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
+    MINIO_CONSOLE_PORT: ports.console,
+    STRIPE_MOCK_PORT: ports.stripe,
+    WHATSAPP_DOUBLE_PORT: ports.whatsapp,
+    OPENAI_DOUBLE_PORT: ports.openai,
+    NEWS_WEB_DOUBLE_PORT: ports.newsWeb,
+    MAILPIT_SMTP_PORT: ports.mailpitSmtp,
+    MAILPIT_UI_PORT: ports.mailpitUi,
+  };
+  return { ports, env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) };
 }

@@ -11,9 +11,8 @@ import Stripe from 'stripe';
 import { signToken } from '../../models/auth/token.rules';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { defaultCacheDir } from '../../ops/binaries';
-import { freePort } from '../../ops/dev-services';
 import { postgresBin, postgresPrefix } from '../../ops/postgres';
-import { ROOT, alive, runTs } from '../helpers/processes';
+import { ROOT, alive, runTs, startPorts } from '../helpers/processes';
 
 jest.setTimeout(240_000);
 
@@ -38,10 +37,11 @@ describe('npm start (the whole stack, supervised)', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'newsletter-stack-'));
   let child: ChildProcess;
   let output = '';
-  const ports: Record<string, number> = {};
+  let ports: Record<string, number> = {};
 
   beforeAll(async () => {
-    for (const k of ['news', 'support', 'quiz', 'web', 'temporal', 'ui', 'ferretdb', 'minio', 'console', 'stripe', 'whatsapp']) ports[k] = await freePort();
+    const picked = await startPorts();
+    ports = picked.ports;
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
     for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL']) delete env[k];
@@ -49,18 +49,8 @@ describe('npm start (the whole stack, supervised)', () => {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
-      NEWS_PORT: String(ports.news),
-      SUPPORT_PORT: String(ports.support),
-      QUIZ_PORT: String(ports.quiz),
-      WEB_PORT: String(ports.web),
+      ...picked.env,
       WEB_URL: `http://127.0.0.1:${ports.web}`,
-      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
-      TEMPORAL_UI_PORT: String(ports.ui),
-      FERRETDB_PORT: String(ports.ferretdb),
-      MINIO_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
-      MINIO_CONSOLE_PORT: String(ports.console),
-      STRIPE_MOCK_PORT: String(ports.stripe),
-      WHATSAPP_DOUBLE_PORT: String(ports.whatsapp),
       // The database-fault test sends requests as fast as they are answered.
       SUPPORT_RATE_LIMIT_PER_MINUTE: '100000',
       SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '100000',

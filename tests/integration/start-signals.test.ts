@@ -13,8 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../ops/dev-services';
-import { ROOT } from '../helpers/processes';
+import { ROOT, startPorts } from '../helpers/processes';
 
 jest.setTimeout(240_000);
 
@@ -60,15 +59,7 @@ async function npmStart(shellLine: string): Promise<Started> {
   Object.assign(env, {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
-    NEWS_PORT: String(await freePort()),
-    SUPPORT_PORT: String(await freePort()),
-    QUIZ_PORT: String(await freePort()),
-    WEB_PORT: String(await freePort()),
-    TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
-    TEMPORAL_UI_PORT: String(await freePort()),
-    FERRETDB_PORT: String(await freePort()),
-    MINIO_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
-    MINIO_CONSOLE_PORT: String(await freePort()),
+    ...(await startPorts()).env,
   });
   // npm as `npm test` ran it (npm_execpath), under this Node.js.
   const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
