@@ -13,6 +13,7 @@ import type { ArticleDoc, Ordering } from './article.rules';
 import { INCLUDE_MODULES, type IncludeModule } from '../shared/plan.rules';
 import type { Preferences } from './preferences.rules';
 import { terms } from './text.rules';
+import type { AlertTarget } from './alert.rules';
 
 export interface Page {
   limit: number;
@@ -155,7 +156,36 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
         .sort((a, b) => b.score - a.score || b.article.publishedAt.getTime() - a.article.publishedAt.getTime() || (a.article._id < b.article._id ? -1 : 1));
       return { items: scored.slice(p.offset, p.offset + p.limit), total: scored.length };
     },
+
+    /** The ids of the newest `limit` articles. */
+    newestIds: async (limit: number): Promise<string[]> =>
+      (await articles().find({}, { projection: { _id: 1 }, sort: SORTS.publishedAt as never, limit, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()).map((a) => a._id),
+
+    /** The headlines of these articles, in the order of `ids` (an id no longer there is left out). */
+    async headlines(ids: string[]): Promise<Headline[]> {
+      const found = (await articles().find({ _id: { $in: ids } }, { projection: HEADLINE, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as Headline[];
+      const byId = new Map(found.map((a) => [a._id, a]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    /** The newest `limit` breaking articles' headlines. */
+    breaking: async (limit: number): Promise<Headline[]> =>
+      (await articles().find({ isBreaking: true }, { projection: HEADLINE, sort: SORTS.publishedAt as never, limit, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as Headline[],
+
+    /** What an alert of this article needs (null: no such article). */
+    alertTarget: async (id: string): Promise<AlertTarget | null> =>
+      (await articles().findOne({ _id: id }, { projection: { title: 1, isBreaking: 1, primarySector: 1, primaryTopic: 1, entityIds: 1, tickers: 1, terms: 1, baseScore: 1 }, maxTimeMS: READ_TIME_LIMIT_MS })) as AlertTarget | null,
   };
 }
+
+/** An article as a one-line message names it. */
+export interface Headline {
+  _id: string;
+  title: string;
+  sourceName: string;
+  publishedAt: Date;
+  isBreaking: boolean;
+}
+const HEADLINE = { title: 1, sourceName: 1, publishedAt: 1, isBreaking: 1 };
 
 export type ArticleQueries = ReturnType<typeof createArticleQueries>;

@@ -6,6 +6,7 @@
 import type { Connection } from 'mongoose';
 import { defaultPreferences, type Preferences } from './preferences.rules';
 import { collectionOf, isDuplicateKey } from '../infra/mongo';
+import type { AlertFollows, AlertTarget } from './alert.rules';
 
 type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
 
@@ -48,6 +49,31 @@ export function createPreferencesRepo(conn: Connection) {
       await ensure(userId);
       const res = await prefs().updateOne({ _id: userId, ...condition }, { ...update, $set: { ...(update.$set ?? {}), updatedAt: new Date() } });
       return res.matchedCount === 1 ? await get(userId) : null;
+    },
+
+    /**
+     * A page of the readers who may follow a breaking article, by user id after `after`: WhatsApp
+     * alerts on, a minimum score the article reaches, and one of its lists or any keyword (which
+     * alert.rules followsArticle then decides).
+     */
+    async alertCandidates(article: AlertTarget, after: string | null, limit: number): Promise<AlertFollows[]> {
+      return await collectionOf<AlertFollows>(conn, 'user_preferences')
+        .find(
+          {
+            'notificationSettings.whatsapp': true,
+            'notificationSettings.minScore': { $lte: article.baseScore },
+            ...(after ? { _id: { $gt: after } } : {}),
+            $or: [
+              { sectors: article.primarySector },
+              { topics: article.primaryTopic },
+              { watchlistCompanies: { $in: article.entityIds } },
+              { watchlistTickers: { $in: article.tickers } },
+              { 'keywords.0': { $exists: true } },
+            ],
+          },
+          { projection: { sectors: 1, topics: 1, watchlistCompanies: 1, watchlistTickers: 1, keywords: 1 }, sort: { _id: 1 }, limit },
+        )
+        .toArray();
     },
   };
 }
