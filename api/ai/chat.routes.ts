@@ -4,7 +4,6 @@
  */
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import type { ChatRunResult } from '../../models/ai/chat.rules';
 import { compileCallerSchema } from '../../models/ai/json-schema.rules';
 import { resolveModel } from '../../models/ai/model.rules';
@@ -23,12 +22,13 @@ import {
   AgentNameParams,
   AgentRunBody,
   type AiLimits,
+  AiResources,
+  AiUsageView,
   ChatResult,
-  DailyBudgetSchema,
   UsageQuery,
   chatBody,
   chatWithToolsBody,
-} from './schemas';
+} from './contracts';
 
 const route = routeFactory<QuizDeps>();
 export const AI_VIEW = 'ai.view';
@@ -226,7 +226,7 @@ export function chatRoutes(limits: AiLimits) {
       tags: ['ai'],
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
-      response: z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }).meta({ id: 'AiResources' }),
+      response: AiResources,
       handler: async ({ deps }) => {
         const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
         return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
@@ -244,13 +244,7 @@ export function chatRoutes(limits: AiLimits) {
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
       query: UsageQuery,
-      response: z.object({
-        from: z.iso.date().max(10),
-        to: z.iso.date().max(10),
-        days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
-        totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
-        budget: DailyBudgetSchema,
-      }).meta({ id: 'AiUsage' }),
+      response: AiUsageView,
       handler: async ({ query, auth, deps }) => await usageReport(deps, auth.sub, query),
     }),
   ];

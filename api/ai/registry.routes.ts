@@ -2,7 +2,7 @@
  * Registration of agents, HTTP tools and MCP context providers (permission ai.edit; listing needs
  * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import * as registry from '../../operations/ai/registry';
 import { BUILTIN_TOOLS } from '../../models/ai/tool.rules';
 import { bearer } from '../shared/auth';
@@ -15,16 +15,16 @@ import {
   ProviderBody,
   ProviderNameParams,
   ProviderPatch,
+  RegistryEntryDeleted,
   ToolBody,
   ToolNameParams,
   ToolPatch,
   agentBody,
   agentPatch,
-} from './schemas';
+} from './contracts';
 
 const route = routeFactory<QuizDeps>();
 const tags = ['ai registry'];
-const deleted = z.object({ deleted: z.string().max(64) }).meta({ id: 'RegistryEntryDeleted' });
 
 /**
  * One kind of registration (agents, HTTP tools, MCP context providers) at `path`: its register,
@@ -71,7 +71,7 @@ function editRoutes<C extends z.ZodType, U extends z.ZodType<object>>(r: Registr
       summary: r.remove.summary,
       ...edit,
       params: r.params,
-      response: deleted,
+      response: RegistryEntryDeleted,
       errors: r.remove.errors,
       handler: async ({ params, deps }) => {
         await r.remove.run(deps, params.name);

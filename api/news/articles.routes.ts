@@ -4,66 +4,29 @@
  */
 import { z } from 'zod';
 import type { ArticleFilters } from '../../models/news/article-query.rules';
-import { CONTENT_TYPES, LANGUAGES, ORDERINGS, presentArticle, SECTORS, TOPICS, URGENCY_LEVELS, type ArticleDoc } from '../../models/news/article.rules';
+import { presentArticle, type ArticleDoc, type ORDERINGS } from '../../models/news/article.rules';
 import * as articles from '../../operations/news/articles';
-import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
+import { type PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
 import type { IncludeModule } from '../../models/shared/plan.rules';
-import { TICKER } from '../../models/news/preferences.rules';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDateTime, Text, Uuid } from '../shared/views';
 import { apiKey, type KeyPrincipal } from './auth';
+import {
+  ArticleIdParams,
+  ArticleListQuery,
+  ArticlePageQuery,
+  ArticleQuery,
+  ArticleSearchQuery,
+  ArticleView,
+  BreakingArticlesQuery,
+  EntityIdParams,
+  SectorArticlesQuery,
+  SectorParams,
+} from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const reader = apiKey('read:articles');
 const tags = ['articles'];
-
-const isoDate = (name: string) =>
-  z.iso
-    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time such as 2026-11-21T09:00:00Z` })
-    .max(64)
-    .transform((s) => new Date(s))
-    .optional();
-const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-const Include = z.object({ include: z.string().max(200).optional() });
-/** Filters every list takes (spec §4.1, named as users expect: issue 5). */
-const Filters = z.object({
-  sector: z.enum(SECTORS).optional(),
-  topic: z.enum(TOPICS).optional(),
-  from: isoDate('from'),
-  to: isoDate('to'),
-  language: z.enum(LANGUAGES).optional(),
-  urgencyLevel: z.enum(URGENCY_LEVELS).optional(),
-  contentType: z.enum(CONTENT_TYPES).optional(),
-  isBreaking: bool.optional(),
-  entity: z.uuid().optional(),
-  ticker: TICKER.optional(),
-});
-const Sort = z.object({ sort: z.enum(ORDERINGS).default('publishedAt') });
-
-/** Bounds: those of an imported line (models/news/ingest.rules.ts ImportLine), which every article passed. */
-const ArticleView = z
-  .object({
-    id: Uuid,
-    sourceName: Text(200),
-    title: Text(500),
-    subtitle: Text(1_000).nullable(),
-    summary: Text(5_000).nullable(),
-    publishedAt: IsoDateTime,
-    primarySector: z.enum(SECTORS),
-    primaryTopic: z.enum(TOPICS),
-    contentType: z.enum(CONTENT_TYPES),
-    urgencyLevel: z.enum(URGENCY_LEVELS),
-    isBreaking: z.boolean(),
-    language: Text(8).describe('ISO 639-1 code (pt, en, es)'),
-    alsoReportedBy: z
-      .array(z.object({ sourceName: Text(200), url: Text(2_048) }))
-      .max(50)
-      .describe('Other sources that published the same story (a syndicated copy, or the same page)'),
-  })
-  .catchall(z.unknown())
-  .meta({ id: 'ArticleView', description: 'Base fields always; each requested include module adds its fields (docs/api/news.md)' });
 
 const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.map((d) => presentArticle(d, modules));
 
@@ -87,7 +50,7 @@ export const articleRoutes = [
     description: listDescription,
     tags,
     auth: reader,
-    query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.shape),
+    query: ArticleListQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
@@ -101,8 +64,8 @@ export const articleRoutes = [
     description: `The list of GET /api/articles confined to a sector. ${listDescription}`,
     tags,
     auth: reader,
-    params: z.object({ sector: z.enum(SECTORS) }),
-    query: PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.omit({ sector: true }).shape),
+    params: SectorParams,
+    query: SectorArticlesQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
@@ -118,9 +81,7 @@ export const articleRoutes = [
       'The newest 500 matches are ranked by match quality (title > subtitle > summary) and then recency; older matches follow, newest first. Filters as on the list.',
     tags,
     auth: reader,
-    query: PageQuery.extend(Include.shape)
-      .extend(Filters.shape)
-      .extend({ q: z.string().max(200).trim().min(2, 'q must have at least 2 characters') }),
+    query: ArticleSearchQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
@@ -137,7 +98,7 @@ export const articleRoutes = [
     description: 'Breaking articles, newest first; since (ISO 8601) keeps those published after it. Needs the read:breaking scope.',
     tags,
     auth: apiKey('read:breaking'),
-    query: PageQuery.extend(Include.shape).extend({ since: isoDate('since') }),
+    query: BreakingArticlesQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
@@ -153,8 +114,8 @@ export const articleRoutes = [
     summary: 'One article',
     tags,
     auth: reader,
-    params: z.object({ id: z.uuid() }),
-    query: Include,
+    params: ArticleIdParams,
+    query: ArticleQuery,
     response: ArticleView,
     errors: [403, 404],
     handler: async ({ params, query, auth, deps }) => {
@@ -170,8 +131,8 @@ export const articleRoutes = [
     description: 'Newest first. Needs read:articles (the entity itself needs read:entities).',
     tags: ['entities'],
     auth: reader,
-    params: z.object({ id: z.uuid() }),
-    query: PageQuery.extend(Include.shape),
+    params: EntityIdParams,
+    query: ArticlePageQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403, 404],
@@ -191,7 +152,7 @@ export const articleRoutes = [
       'Each item carries feedScore and feedReasons. With nothing followed, the newest articles by quality and recency.',
     tags,
     auth: reader,
-    query: PageQuery.extend(Include.shape),
+    query: ArticlePageQuery,
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],

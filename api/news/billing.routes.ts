@@ -9,12 +9,11 @@
  * handed over then is handed over by the relay (operations/billing/relay-events.ts).
  */
 import Stripe from 'stripe';
-import { z } from 'zod';
 import { currentSubscription, openPortal, receiveStripeEvent, startCheckout } from '../../operations/billing/subscriptions';
 import { AppError } from '../../models/errors';
 import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { CheckoutSessionView, PortalSessionView, StripeWebhookAnswer, SubscriptionView } from './contracts';
+import { CheckoutBody, CheckoutSessionView, PortalSessionView, StripeEvent, StripeWebhookAnswer, SubscriptionView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -54,7 +53,7 @@ export const billingRoutes = [
       'Monthly billing. The answer holds the Checkout URL to send the customer to; when it is paid, the plan of every API key of the account changes within seconds (Stripe tells us by webhook). An account with a subscription changes or cancels it in the customer portal instead (409).',
     tags,
     auth: account,
-    body: z.strictObject({ plan: z.enum(['pro', 'business']) }),
+    body: CheckoutBody,
     response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
@@ -95,7 +94,7 @@ export const billingRoutes = [
     tags,
     auth: stripeSignature,
     rawBody: true,
-    body: z.looseObject({ id: z.string().max(255), type: z.string().max(255), created: z.number(), data: z.looseObject({ object: z.looseObject({}) }) }).describe('a Stripe event'),
+    body: StripeEvent,
     response: StripeWebhookAnswer,
     errors: [503],
     handler: async ({ auth: event, deps }) => {

@@ -1,18 +1,37 @@
 /**
- * The News API's contracts: the views its routes answer with and the bodies they take that another
- * service reuses (the dashboard, api/web), each registered with an id so that the OpenAPI
- * documents name it once (`components.schemas`) and refer to it everywhere. Routes import their
- * views from here; other services import them from here too, never from a route file.
+ * The News API's contracts: the views its routes answer with and the requests they take (bodies,
+ * query strings, path parameters), each registered with an id so that the OpenAPI documents name
+ * it once (`components.schemas`) and refer to it everywhere. Routes import them from here; another
+ * service (the dashboard, api/web) imports them from here too, never from a route file.
  */
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { SECTORS, TOPICS } from '../../models/news/article.rules';
+import { CONTENT_TYPES, ENTITY_TYPES, LANGUAGES, ORDERINGS, SECTORS, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { CANDIDATE_STATES } from '../../models/news/entity-candidate.repo';
+import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT } from '../../models/news/import.repo';
+import { ImportLine } from '../../models/news/ingest.rules';
+import { PageQuery } from '../../models/news/pagination.rules';
+import { isEmptyFilter, REENRICH_IDS_MAX, REENRICH_STATES } from '../../models/news/reenrich.rules';
+import { REENRICH_ERROR_MAX, REENRICH_ERRORS_KEPT } from '../../models/news/reenrichment.repo';
+import { POLL_MINUTES, SourceInput, SourcePatch } from '../../models/news/sources/source.rules';
 import { keyAlreadyCreated } from '../../operations/news/api-keys';
 import { PLANS } from '../../models/shared/plan.rules';
-import { NotificationSettings, PREFERENCE_LIMITS, RelevanceSettings } from '../../models/news/preferences.rules';
+import { KEYWORD, NotificationSettings, Preferences, PREFERENCE_LIMITS, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
+import { WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+
+// ---- Path parameters ----------------------------------------------------------------------------
+
+/** A path's `id` that is a UUID: an article, an entity, an import, a source, a re-enrichment, a key. */
+const uuidId = () => z.object({ id: z.uuid() });
+export const ArticleIdParams = uuidId().meta({ id: 'ArticleIdParams' });
+export const EntityIdParams = uuidId().meta({ id: 'EntityIdParams' });
+export const ImportIdParams = uuidId().meta({ id: 'ImportIdParams' });
+export const SourceIdParams = uuidId().meta({ id: 'SourceIdParams' });
+export const ReenrichmentIdParams = uuidId().meta({ id: 'ReenrichmentIdParams' });
+export const KeyIdParams = uuidId().meta({ id: 'ApiKeyIdParams' });
 
 // ---- API keys ----------------------------------------------------------------------------------
 
@@ -54,7 +73,7 @@ export const CreateKey = z.strictObject({
     .describe('none, 30d, 90d, 1y, or a date YYYY-MM-DD (the key expires at the end of that day, UTC)'),
   scopes: z.array(z.enum(KEY_SCOPES)).max(KEY_SCOPES.length).optional().describe('read:articles, read:entities, read:breaking or *; none given means *'),
   mode: z.enum(KEY_MODES).default('live').describe('live keys count against the monthly quota; test keys do not'),
-});
+}).meta({ id: 'CreateApiKeyRequest' });
 
 /** A key's creation under an Idempotency-Key: its answer holds the secret, so a repeat gets 409 naming the key instead. */
 export const keyCreationOnce = { secretAnswer: (data: { id: string; name: string; prefix: string }) => keyAlreadyCreated({ keyId: data.id, name: data.name, displayPrefix: data.prefix }) };
@@ -101,6 +120,25 @@ export const KeywordsView = z.object(Keywords).meta({ id: 'Keywords' });
 export const NotificationSettingsView = NotificationSettings.meta({ id: 'NotificationSettings' });
 export const RelevanceSettingsView = RelevanceSettings.meta({ id: 'RelevanceSettings' });
 
+/** The whole document, replaced (PUT): absent fields take their defaults. */
+export const PreferencesBody = Preferences.meta({ id: 'PreferencesRequest' });
+export const FollowSectorBody = z.strictObject({ sector: SECTOR, weight: WEIGHT.default(1) }).meta({ id: 'FollowSectorRequest' });
+export const FollowedSectorParams = z.object({ sector: SECTOR }).meta({ id: 'FollowedSectorParams' });
+export const FollowTopicBody = z.strictObject({ topic: TOPIC, weight: WEIGHT.default(1) }).meta({ id: 'FollowTopicRequest' });
+export const FollowedTopicParams = z.object({ topic: TOPIC }).meta({ id: 'FollowedTopicParams' });
+export const WatchCompanyBody = z.strictObject({ entityId: z.uuid() }).meta({ id: 'WatchCompanyRequest' });
+export const WatchedCompanyParams = z.object({ entityId: z.uuid() }).meta({ id: 'WatchedCompanyParams' });
+export const WatchTickerBody = z.strictObject({ ticker: TICKER }).meta({ id: 'WatchTickerRequest' });
+export const WatchedTickerParams = z.object({ ticker: TICKER }).meta({ id: 'WatchedTickerParams' });
+export const AddKeywordBody = z.strictObject({ keyword: KEYWORD, weight: WEIGHT.default(1) }).meta({ id: 'AddKeywordRequest' });
+export const KeywordParams = z.object({ keyword: KEYWORD }).meta({ id: 'KeywordParams' });
+export const NotificationSettingsPatch = NotificationSettings.partial()
+  .refine((b) => Object.keys(b).length > 0, 'send at least one setting')
+  .meta({ id: 'NotificationSettingsPatch' });
+export const RelevanceSettingsPatch = RelevanceSettings.partial()
+  .refine((b) => Object.keys(b).length > 0, 'send at least one setting')
+  .meta({ id: 'RelevanceSettingsPatch' });
+
 // ---- Billing ------------------------------------------------------------------------------------
 
 /** Stripe ids are at most 255 characters, its other strings at most 5,000 (Stripe's API reference). */
@@ -127,6 +165,14 @@ export const SubscriptionView = z
 export const CheckoutSessionView = z.object({ sessionId: StripeId, url: Text(5_000) }).meta({ id: 'CheckoutSession' });
 export const PortalSessionView = z.object({ url: Text(5_000) }).meta({ id: 'PortalSession' });
 
+export const CheckoutBody = z.strictObject({ plan: z.enum(['pro', 'business']) }).meta({ id: 'CheckoutRequest' });
+
+/** What the webhook reads of an event (Stripe's signature is checked on the exact body first). */
+export const StripeEvent = z
+  .looseObject({ id: z.string().max(255), type: z.string().max(255), created: z.number(), data: z.looseObject({ object: z.looseObject({}) }) })
+  .describe('a Stripe event')
+  .meta({ id: 'StripeEvent' });
+
 export const StripeWebhookAnswer = z
   .object({
     received: z.literal(true),
@@ -137,6 +183,23 @@ export const StripeWebhookAnswer = z
   .meta({ id: 'StripeWebhookAnswer' });
 
 // ---- WhatsApp -----------------------------------------------------------------------------------
+
+/**
+ * Meta's webhook verification. Bounded so that the longest URL fits the server's request-header
+ * limit (tests/integration/platform.test.ts): Meta's challenge is a short number, the verify token
+ * at most 256 (config).
+ */
+export const WhatsAppVerificationQuery = z
+  .looseObject({
+    'hub.mode': z.string().max(32).optional(),
+    'hub.verify_token': z.string().max(256).optional(),
+    'hub.challenge': z.string().max(256).optional(),
+  })
+  .meta({ id: 'WhatsAppVerificationQuery' });
+/** The verification's answer, as text/plain (no JSON envelope, so no component). */
+export const WhatsAppChallenge = z.string().max(256).describe('hub.challenge, as sent');
+export const WhatsAppWebhookBody = WebhookPayload.meta({ id: 'WhatsAppWebhookPayload' });
+
 
 export const WhatsAppDeliveryAnswer = z
   .object({
@@ -149,5 +212,240 @@ export const WhatsAppDeliveryAnswer = z
 
 export const WhatsAppStatusView = z.object({ configured: z.boolean(), phoneNumberId: z.string().max(64), flowConfigured: z.boolean() }).meta({ id: 'WhatsAppStatus' });
 
-export const PhoneLinkCode = z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') });
+export const PhoneLinkCode = z.strictObject({ code: z.string().length(6).regex(/^\d{6}$/, 'the 6-digit code') }).meta({ id: 'PhoneLinkRequest' });
 export const PhoneLinkedView = z.object({ linked: z.literal(true), phone: z.string().max(32).describe('the phone, masked') }).meta({ id: 'PhoneLinked' });
+
+// ---- Articles -----------------------------------------------------------------------------------
+
+const isoDate = (name: string) =>
+  z.iso
+    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time such as 2026-11-21T09:00:00Z` })
+    .max(64)
+    .transform((s) => new Date(s))
+    .optional();
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const Include = z.object({ include: z.string().max(200).optional() });
+/** Filters every list takes (spec §4.1, named as users expect: issue 5). */
+const Filters = z.object({
+  sector: z.enum(SECTORS).optional(),
+  topic: z.enum(TOPICS).optional(),
+  from: isoDate('from'),
+  to: isoDate('to'),
+  language: z.enum(LANGUAGES).optional(),
+  urgencyLevel: z.enum(URGENCY_LEVELS).optional(),
+  contentType: z.enum(CONTENT_TYPES).optional(),
+  isBreaking: bool.optional(),
+  entity: z.uuid().optional(),
+  ticker: TICKER.optional(),
+});
+const Sort = z.object({ sort: z.enum(ORDERINGS).default('publishedAt') });
+
+export const ArticleListQuery = PageQuery.extend(Include.shape).extend(Sort.shape).extend(Filters.shape).meta({ id: 'ArticleListQuery' });
+export const SectorParams = z.object({ sector: z.enum(SECTORS) }).meta({ id: 'ArticleSectorParams' });
+export const SectorArticlesQuery = PageQuery.extend(Include.shape)
+  .extend(Sort.shape)
+  .extend(Filters.omit({ sector: true }).shape)
+  .meta({ id: 'SectorArticlesQuery' });
+export const ArticleSearchQuery = PageQuery.extend(Include.shape)
+  .extend(Filters.shape)
+  .extend({ q: z.string().max(200).trim().min(2, 'q must have at least 2 characters') })
+  .meta({ id: 'ArticleSearchQuery' });
+export const BreakingArticlesQuery = PageQuery.extend(Include.shape).extend({ since: isoDate('since') }).meta({ id: 'BreakingArticlesQuery' });
+/** One article: the include modules only. */
+export const ArticleQuery = Include.meta({ id: 'ArticleQuery' });
+/** A page of articles with include modules (an entity's articles, the feed). */
+export const ArticlePageQuery = PageQuery.extend(Include.shape).meta({ id: 'ArticlePageQuery' });
+
+/** Bounds: those of an imported line (models/news/ingest.rules.ts ImportLine), which every article passed. */
+export const ArticleView = z
+  .object({
+    id: Uuid,
+    sourceName: Text(200),
+    title: Text(500),
+    subtitle: Text(1_000).nullable(),
+    summary: Text(5_000).nullable(),
+    publishedAt: IsoDateTime,
+    primarySector: z.enum(SECTORS),
+    primaryTopic: z.enum(TOPICS),
+    contentType: z.enum(CONTENT_TYPES),
+    urgencyLevel: z.enum(URGENCY_LEVELS),
+    isBreaking: z.boolean(),
+    language: Text(8).describe('ISO 639-1 code (pt, en, es)'),
+    alsoReportedBy: z
+      .array(z.object({ sourceName: Text(200), url: Text(2_048) }))
+      .max(50)
+      .describe('Other sources that published the same story (a syndicated copy, or the same page)'),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'ArticleView', description: 'Base fields always; each requested include module adds its fields (docs/api/news.md)' });
+
+// ---- Entities -----------------------------------------------------------------------------------
+
+export const EntityListQuery = PageQuery.extend({ type: z.enum(ENTITY_TYPES).optional(), ticker: TICKER.optional() }).meta({ id: 'EntityListQuery' });
+
+/** Entities come from the curated dictionary (ops/seed.ts): names and aliases are short. */
+export const EntityView = z
+  .object({
+    id: Uuid,
+    entityType: z.enum(ENTITY_TYPES),
+    canonicalName: Text(200),
+    aliases: z.array(Text(200)).max(100),
+    ticker: Text(16).nullable(),
+    cnpj: Text(18).nullable().describe('formatted 00.000.000/0000-00'),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Entity' });
+
+// ---- Imports (administrators) -------------------------------------------------------------------
+
+/** The body of an import: JSON lines, each one article. */
+export const ImportBody = ImportLine.describe('One article per line (JSON lines)').meta({ id: 'ImportLine' });
+
+export const ImportView = z
+  .object({
+    id: Uuid,
+    state: z.enum(IMPORT_STATES),
+    source: z.enum(IMPORT_SOURCES),
+    bytes: Count,
+    linesDone: Count,
+    inserted: Count,
+    duplicates: Count,
+    invalid: Count,
+    unlinkedMentions: Count,
+    errors: z
+      .array(z.object({ line: Count, error: Text(IMPORT_ERROR_MAX) }))
+      .max(INVALID_KEPT)
+      .describe(`The first ${INVALID_KEPT} invalid lines`),
+    error: Text(IMPORT_ERROR_MAX).nullable(),
+    createdAt: IsoDateTime,
+    startedAt: IsoDateTime.nullable(),
+    finishedAt: IsoDateTime.nullable(),
+    statusUrl: Text(64),
+  })
+  .meta({ id: 'Import' });
+
+// ---- Re-enrichment (administrators) -------------------------------------------------------------
+
+/** Prompt versions are short names (`enrich-2026-11-25.1`). */
+const PROMPT_VERSION_MAX = 100;
+
+const dateTime = (name: string) =>
+  z.iso
+    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time such as 2026-11-21T09:00:00Z` })
+    .max(64)
+    .transform((s) => new Date(s));
+
+export const ReenrichmentFilter = z
+  .strictObject({
+    sourceId: z.uuid().optional().describe('Articles of this news source'),
+    sector: z.enum(SECTORS).optional().describe('Articles whose primary sector is this'),
+    from: dateTime('from').optional().describe('Published at or after this time'),
+    to: dateTime('to').optional().describe('Published at or before this time'),
+    promptVersionNot: z.string().trim().min(1).max(PROMPT_VERSION_MAX).optional().describe('Articles whose last enrichment used another prompt version, or that were never enriched'),
+    articleIds: z
+      .array(z.uuid())
+      .min(1)
+      .max(REENRICH_IDS_MAX, `at most ${REENRICH_IDS_MAX} article ids`)
+      .transform((ids) => [...new Set(ids)])
+      .optional()
+      .describe('These articles (ids no article has are left out)'),
+  })
+  .refine((f) => !isEmptyFilter(f), 'give at least one filter field')
+  .refine((f) => !f.from || !f.to || f.from <= f.to, { message: 'from must not be after to', path: ['to'] })
+  .meta({ id: 'ReenrichmentFilter', description: 'Which articles to enrich again: every field given narrows the match; at least one.' });
+
+const FilterView = z.object({
+  sourceId: Uuid.optional(),
+  sector: z.enum(SECTORS).optional(),
+  from: IsoDateTime.optional(),
+  to: IsoDateTime.optional(),
+  promptVersionNot: Text(PROMPT_VERSION_MAX).optional(),
+  articleIds: z.array(Uuid).max(REENRICH_IDS_MAX).optional(),
+});
+
+export const ReenrichmentView = z
+  .object({
+    id: Uuid,
+    state: z.enum(REENRICH_STATES),
+    filter: FilterView,
+    promptVersion: Text(PROMPT_VERSION_MAX).describe('The prompt version current when the operation was created'),
+    total: Count.describe('Articles the filter matched when the operation was created'),
+    done: Count.describe('Enriched again'),
+    failed: Count.describe("The model's answers never validated, or the provider refused the article"),
+    gone: Count.describe('Deleted before their turn'),
+    waiting: Count.describe('Articles left that wait for the daily token budget to renew (0 unless the operation waits)'),
+    resumeAt: IsoDateTime.nullable().describe('When a waiting operation goes on'),
+    errors: z
+      .array(z.object({ articleId: Uuid, error: Text(REENRICH_ERROR_MAX) }))
+      .max(REENRICH_ERRORS_KEPT)
+      .describe(`The first ${REENRICH_ERRORS_KEPT} failed articles and why`),
+    error: Text(REENRICH_ERROR_MAX).nullable().describe('Why a failed operation failed as a whole'),
+    workflowId: Text(64).describe('Its workflow in the Temporal UI'),
+    createdBy: Text(200),
+    createdAt: IsoDateTime,
+    finishedAt: IsoDateTime.nullable(),
+    statusUrl: Text(64),
+  })
+  .meta({ id: 'Reenrichment' });
+
+export const ReenrichmentCancelling = z.object({ id: Uuid, state: z.literal('cancelling') }).meta({ id: 'ReenrichmentCancelling' });
+
+// ---- News sources, entity curation, enriching one article (administrators) ----------------------
+
+export const SourceListQuery = z.object({ enabled: z.enum(['true', 'false']).optional() }).meta({ id: 'SourceListQuery' });
+export const NewSourceBody = SourceInput.meta({ id: 'NewSourceRequest' });
+export const SourcePatchBody = SourcePatch.meta({ id: 'SourcePatchRequest' });
+
+export const SourceView = z
+  .object({
+    id: Uuid,
+    name: Text(200),
+    feedUrl: Text(2_048),
+    tier: z.number().int().min(1).max(3),
+    language: z.enum(LANGUAGES),
+    defaultSector: z.enum(SECTORS).nullable(),
+    pollIntervalMinutes: z.number().int().min(POLL_MINUTES.min).max(POLL_MINUTES.max),
+    enabled: z.boolean(),
+    state: z.enum(['disabled', 'new', 'ok', 'backing-off', 'failing']).describe('failing: 5 or more failed polls in a row (still polled, backed off)'),
+    health: z.object({
+      lastPollAt: IsoDateTime.nullable(),
+      lastSuccessAt: IsoDateTime.nullable(),
+      lastError: Text(500).nullable(),
+      lastErrorAt: IsoDateTime.nullable(),
+      consecutiveFailures: Count,
+      itemsSeen: Count,
+      articlesCreated: Count,
+      nextPollAt: IsoDateTime.nullable(),
+    }),
+    workflowId: Text(64).describe('Its poller in the Temporal UI'),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'NewsSource' });
+
+export const SourceDeleted = z.object({ id: Uuid, deleted: z.literal(true) }).meta({ id: 'SourceDeleted' });
+
+export const CandidateListQuery = z
+  .object({ state: z.enum(CANDIDATE_STATES).default('open'), limit: z.coerce.number().int().min(1).max(200).default(50) })
+  .meta({ id: 'EntityCandidateListQuery' });
+/** A candidate's id is its folded name. */
+export const CandidateIdParams = z.object({ id: z.string().min(1).max(300) }).meta({ id: 'EntityCandidateIdParams' });
+
+export const CandidateView = z
+  .object({
+    id: Text(300).describe('The folded name'),
+    name: Text(200),
+    entityType: z.enum(ENTITY_TYPES),
+    ticker: Text(12).nullable(),
+    cnpj: Text(20).nullable(),
+    mentions: Count,
+    articleIds: z.array(Uuid).max(20),
+    state: z.enum(CANDIDATE_STATES),
+    entityId: Uuid.nullable(),
+    firstSeenAt: IsoDateTime,
+    lastSeenAt: IsoDateTime,
+  })
+  .meta({ id: 'EntityCandidate' });
+
+export const EnrichmentStarted = z.object({ articleId: Uuid, workflowId: Text(64) }).meta({ id: 'EnrichmentStarted' });

@@ -1,31 +1,16 @@
 /** Entities (spec §2.3, §4.4) and a single entity (named by the spec, not shown): scope read:entities. */
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
-import { ENTITY_TYPES } from '../../models/news/article.rules';
 import type { EntityDoc } from '../../models/news/entity.model';
-import { PageQuery, paginate, PaginationView } from '../../models/news/pagination.rules';
-import { TICKER } from '../../models/news/preferences.rules';
+import { paginate, PaginationView } from '../../models/news/pagination.rules';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDateTime, Text, Uuid } from '../shared/views';
 import { apiKey } from './auth';
+import { EntityIdParams, EntityListQuery, EntityView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const reader = apiKey('read:entities');
 const tags = ['entities'];
-
-/** Entities come from the curated dictionary (ops/seed.ts): names and aliases are short. */
-const EntityView = z
-  .object({
-    id: Uuid,
-    entityType: z.enum(ENTITY_TYPES),
-    canonicalName: Text(200),
-    aliases: z.array(Text(200)).max(100),
-    ticker: Text(16).nullable(),
-    cnpj: Text(18).nullable().describe('formatted 00.000.000/0000-00'),
-    createdAt: IsoDateTime,
-  })
-  .meta({ id: 'Entity' });
 
 const present = (e: EntityDoc): z.input<typeof EntityView> => ({
   id: e._id,
@@ -45,7 +30,7 @@ export const entityRoutes = [
     description: 'By canonical name. Filters: type (entity type), ticker. Pagination: limit 1–100 (default 20), offset ≥ 0.',
     tags,
     auth: reader,
-    query: PageQuery.extend({ type: z.enum(ENTITY_TYPES).optional(), ticker: TICKER.optional() }),
+    query: EntityListQuery,
     response: z.array(EntityView).max(100),
     pagination: PaginationView,
     handler: async ({ query, deps }) => {
@@ -60,7 +45,7 @@ export const entityRoutes = [
     summary: 'One entity',
     tags,
     auth: reader,
-    params: z.object({ id: z.uuid() }),
+    params: EntityIdParams,
     response: EntityView,
     errors: [404],
     handler: async ({ params, deps }) => {

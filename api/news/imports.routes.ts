@@ -4,14 +4,13 @@
  * source URL and links entities by name, alias and ticker. 202 with where to follow the import.
  */
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError, notFound } from '../../models/errors';
-import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT, type ImportDoc } from '../../models/news/import.repo';
+import type { ImportDoc } from '../../models/news/import.repo';
 import { queueImport } from '../../operations/news/queue-import';
-import { ImportLine } from '../../models/news/ingest.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+import { ImportBody, ImportIdParams, ImportView } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -21,29 +20,6 @@ const tags = ['admin'];
 /** Largest import accepted in one request. */
 export const IMPORT_MAX_BYTES = 200 * 1024 * 1024;
 const NDJSON = ['application/x-ndjson', 'application/jsonl', 'application/jsonlines'];
-
-const ImportView = z
-  .object({
-    id: Uuid,
-    state: z.enum(IMPORT_STATES),
-    source: z.enum(IMPORT_SOURCES),
-    bytes: Count,
-    linesDone: Count,
-    inserted: Count,
-    duplicates: Count,
-    invalid: Count,
-    unlinkedMentions: Count,
-    errors: z
-      .array(z.object({ line: Count, error: Text(IMPORT_ERROR_MAX) }))
-      .max(INVALID_KEPT)
-      .describe(`The first ${INVALID_KEPT} invalid lines`),
-    error: Text(IMPORT_ERROR_MAX).nullable(),
-    createdAt: IsoDateTime,
-    startedAt: IsoDateTime.nullable(),
-    finishedAt: IsoDateTime.nullable(),
-    statusUrl: Text(64),
-  })
-  .meta({ id: 'Import' });
 
 const statusUrl = (id: string) => `/api/admin/imports/${id}`;
 const present = (d: ImportDoc): z.input<typeof ImportView> => ({
@@ -76,7 +52,7 @@ export const importRoutes = [
       'With an Idempotency-Key a retry makes no second import: the streamed body is not compared, so the key alone names the import (a repeat gets the first import, as it is now, without its body being read).',
     tags,
     auth: admin,
-    body: ImportLine.describe('One article per line (JSON lines)'),
+    body: ImportBody,
     bodyType: 'application/x-ndjson',
     status: 202,
     response: ImportView,
@@ -95,7 +71,7 @@ export const importRoutes = [
     summary: 'One import: state and counts',
     tags,
     auth: admin,
-    params: z.object({ id: z.uuid() }),
+    params: ImportIdParams,
     response: ImportView,
     errors: [404],
     handler: async ({ params, deps }) => {

@@ -7,7 +7,7 @@ import { createApiKey, revokeApiKey } from '../../operations/news/api-keys';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { CreateKey, keyCreationOnce, KeyView, NewKeyView, presentKey } from './contracts';
+import { CreateKey, keyCreationOnce, KeyIdParams, KeyView, NewKeyView, presentKey } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -52,7 +52,7 @@ export const keyRoutes = [
     description: 'Requests with a revoked key get 401: at once on the server that revoked it, within API_KEY_CACHE_SECONDS (5 s) on every other API process. Revoking twice is harmless.',
     tags,
     auth: account,
-    params: z.object({ id: z.uuid() }),
+    params: KeyIdParams,
     response: KeyView,
     errors: [404],
     handler: async ({ params, auth, deps }) => presentKey(await revokeApiKey(deps, auth.sub, params.id)),

@@ -3,12 +3,33 @@
  * edit. Any valid key of the account may use them (no read scope is about preferences). Removing
  * something that is not there is not an error: the preferences end as asked.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import * as prefs from '../../operations/news/preferences';
-import { KEYWORD, NotificationSettings, Preferences, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
+import type { Preferences } from '../../models/news/preferences.rules';
 import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
-import { FollowedSectorsView, FollowedTopicsView, KeywordsView, NotificationSettingsView, PreferencesView, RelevanceSettingsView, WatchlistView } from './contracts';
+import {
+  AddKeywordBody,
+  FollowedSectorParams,
+  FollowedSectorsView,
+  FollowedTopicParams,
+  FollowedTopicsView,
+  FollowSectorBody,
+  FollowTopicBody,
+  KeywordParams,
+  KeywordsView,
+  NotificationSettingsPatch,
+  NotificationSettingsView,
+  PreferencesBody,
+  PreferencesView,
+  RelevanceSettingsPatch,
+  RelevanceSettingsView,
+  WatchCompanyBody,
+  WatchedCompanyParams,
+  WatchedTickerParams,
+  WatchlistView,
+  WatchTickerBody,
+} from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -22,7 +43,13 @@ const pick = <K extends keyof Preferences>(p: Preferences, ...keys: K[]) => Obje
  * Follow (or re-weigh) and unfollow routes of a weighted list of codes: sectors and topics. Each
  * answers with the list and its weights (spec §4.7's shape for sectors).
  */
-function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'>(list: L, field: F, code: z.ZodEnum, noun: string, removeNote: string) {
+function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'>(
+  list: L,
+  field: F,
+  schemas: { body: z.ZodType<Record<F, string> & { weight: number }>; params: z.ZodType<Record<F, string>> },
+  noun: string,
+  removeNote: string,
+) {
   const weights = `${field}Weights` as const;
   // The list's own view; typed loosely, as its keys are computed from `list`.
   const View = (list === 'sectors' ? FollowedSectorsView : FollowedTopicsView) as unknown as z.ZodType<Record<string, unknown>>;
@@ -34,9 +61,9 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       summary: `Follow a ${noun} (or change its weight)`,
       tags,
       auth: owner,
-      body: z.strictObject({ [field]: code, weight: WEIGHT.default(1) }),
+      body: schemas.body,
       response: View,
-      handler: async ({ body, auth, deps }) => answer(await prefs.follow(deps, auth.sub, list, (body as Record<F, string>)[field], (body as { weight: number }).weight)),
+      handler: async ({ body, auth, deps }) => answer(await prefs.follow(deps, auth.sub, list, body[field], body.weight)),
     }),
     route({
       method: 'delete',
@@ -45,9 +72,9 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       ...(removeNote ? { description: removeNote } : {}),
       tags,
       auth: owner,
-      params: z.object({ [field]: code }),
+      params: schemas.params,
       response: View,
-      handler: async ({ params, auth, deps }) => answer(await prefs.unfollow(deps, auth.sub, list, (params as Record<F, string>)[field])),
+      handler: async ({ params, auth, deps }) => answer(await prefs.unfollow(deps, auth.sub, list, params[field])),
     }),
   ];
 }
@@ -71,13 +98,13 @@ export const preferenceRoutes = [
     description: 'Absent fields take their defaults; weights of items not followed are dropped; followed items without a weight weigh 1.',
     tags,
     auth: owner,
-    body: Preferences,
+    body: PreferencesBody,
     response: PreferencesView,
     handler: async ({ body, auth, deps }) => await deps.preferences.replace(auth.sub, body),
   }),
 
-  ...followList('sectors', 'sector', SECTOR, 'sector', ''),
-  ...followList('topics', 'topic', TOPIC, 'topic', 'Topic codes with & are sent encoded (M%26A).'),
+  ...followList('sectors', 'sector', { body: FollowSectorBody, params: FollowedSectorParams }, 'sector', ''),
+  ...followList('topics', 'topic', { body: FollowTopicBody, params: FollowedTopicParams }, 'topic', 'Topic codes with & are sent encoded (M%26A).'),
 
   route({
     method: 'post',
@@ -85,7 +112,7 @@ export const preferenceRoutes = [
     summary: 'Watch a company (entity id)',
     tags,
     auth: owner,
-    body: z.strictObject({ entityId: z.uuid() }),
+    body: WatchCompanyBody,
     response: WatchlistView,
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistCompanies', body.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
@@ -96,7 +123,7 @@ export const preferenceRoutes = [
     summary: 'Stop watching a company',
     tags,
     auth: owner,
-    params: z.object({ entityId: z.uuid() }),
+    params: WatchedCompanyParams,
     response: WatchlistView,
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistCompanies', params.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
@@ -107,7 +134,7 @@ export const preferenceRoutes = [
     summary: 'Watch a ticker',
     tags,
     auth: owner,
-    body: z.strictObject({ ticker: TICKER }),
+    body: WatchTickerBody,
     response: WatchlistView,
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistTickers', body.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
@@ -118,7 +145,7 @@ export const preferenceRoutes = [
     summary: 'Stop watching a ticker',
     tags,
     auth: owner,
-    params: z.object({ ticker: TICKER }),
+    params: WatchedTickerParams,
     response: WatchlistView,
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistTickers', params.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
@@ -130,7 +157,7 @@ export const preferenceRoutes = [
     description: 'Keywords match articles without regard to case or accents; "Ações" and "acoes" are one keyword (the first spelling is kept).',
     tags,
     auth: owner,
-    body: z.strictObject({ keyword: KEYWORD, weight: WEIGHT.default(1) }),
+    body: AddKeywordBody,
     response: KeywordsView,
     handler: async ({ body, auth, deps }) => pick(await prefs.addKeyword(deps, auth.sub, body.keyword, body.weight), 'keywords', 'keywordWeights'),
   }),
@@ -141,7 +168,7 @@ export const preferenceRoutes = [
     summary: 'Remove a keyword',
     tags,
     auth: owner,
-    params: z.object({ keyword: KEYWORD }),
+    params: KeywordParams,
     response: KeywordsView,
     handler: async ({ params, auth, deps }) => pick(await prefs.removeKeyword(deps, auth.sub, params.keyword), 'keywords', 'keywordWeights'),
   }),
@@ -153,7 +180,7 @@ export const preferenceRoutes = [
     description: 'Only the fields sent change. Messaging (whatsapp) is off until turned on here.',
     tags,
     auth: owner,
-    body: NotificationSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
+    body: NotificationSettingsPatch,
     response: NotificationSettingsView,
     handler: async ({ body, auth, deps }) => await prefs.changeNotifications(deps, auth.sub, body),
   }),
@@ -165,7 +192,7 @@ export const preferenceRoutes = [
     description: 'Only the fields sent change. Multipliers 0–10; recencyDecayHours 1–720.',
     tags,
     auth: owner,
-    body: RelevanceSettings.partial().refine((b) => Object.keys(b).length > 0, 'send at least one setting'),
+    body: RelevanceSettingsPatch,
     response: RelevanceSettingsView,
     handler: async ({ body, auth, deps }) => await prefs.changeRelevance(deps, auth.sub, body),
   }),

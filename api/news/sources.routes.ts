@@ -6,50 +6,33 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
-import { ENTITY_TYPES } from '../../models/news/article.rules';
-import { CANDIDATE_STATES, type EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
+import type { EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
 import { acceptCandidate, dismissCandidate } from '../../operations/news/entity-candidates';
 import { addSource, changeSource, pollSourceNow, removeSource } from '../../operations/news/sources';
 import { SOURCE_LIST_MAX } from '../../models/news/sources/source.repo';
-import { POLL_MINUTES, SourceInput, SourcePatch, sourceState, type SourceDoc } from '../../models/news/sources/source.rules';
-import { LANGUAGES, SECTORS } from '../../models/news/article.rules';
+import { sourceState, type SourceDoc } from '../../models/news/sources/source.rules';
 import { workflowIds } from '../../workflows/ids';
 import { enrichAgain } from '../../operations/news/reenrich';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+import {
+  ArticleIdParams,
+  CandidateIdParams,
+  CandidateListQuery,
+  CandidateView,
+  EnrichmentStarted,
+  NewSourceBody,
+  SourceDeleted,
+  SourceIdParams,
+  SourceListQuery,
+  SourcePatchBody,
+  SourceView,
+} from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
 const admin = bearer('news.admin');
 const tags = ['admin'];
-
-const SourceView = z
-  .object({
-    id: Uuid,
-    name: Text(200),
-    feedUrl: Text(2_048),
-    tier: z.number().int().min(1).max(3),
-    language: z.enum(LANGUAGES),
-    defaultSector: z.enum(SECTORS).nullable(),
-    pollIntervalMinutes: z.number().int().min(POLL_MINUTES.min).max(POLL_MINUTES.max),
-    enabled: z.boolean(),
-    state: z.enum(['disabled', 'new', 'ok', 'backing-off', 'failing']).describe('failing: 5 or more failed polls in a row (still polled, backed off)'),
-    health: z.object({
-      lastPollAt: IsoDateTime.nullable(),
-      lastSuccessAt: IsoDateTime.nullable(),
-      lastError: Text(500).nullable(),
-      lastErrorAt: IsoDateTime.nullable(),
-      consecutiveFailures: Count,
-      itemsSeen: Count,
-      articlesCreated: Count,
-      nextPollAt: IsoDateTime.nullable(),
-    }),
-    workflowId: Text(64).describe('Its poller in the Temporal UI'),
-    createdAt: IsoDateTime,
-    updatedAt: IsoDateTime,
-  })
-  .meta({ id: 'NewsSource' });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 const present = (s: SourceDoc): z.input<typeof SourceView> => ({
@@ -77,21 +60,6 @@ const present = (s: SourceDoc): z.input<typeof SourceView> => ({
   updatedAt: s.updatedAt.toISOString(),
 });
 
-const CandidateView = z
-  .object({
-    id: Text(300).describe('The folded name'),
-    name: Text(200),
-    entityType: z.enum(ENTITY_TYPES),
-    ticker: Text(12).nullable(),
-    cnpj: Text(20).nullable(),
-    mentions: Count,
-    articleIds: z.array(Uuid).max(20),
-    state: z.enum(CANDIDATE_STATES),
-    entityId: Uuid.nullable(),
-    firstSeenAt: IsoDateTime,
-    lastSeenAt: IsoDateTime,
-  })
-  .meta({ id: 'EntityCandidate' });
 const presentCandidate = (c: EntityCandidateDoc): z.input<typeof CandidateView> => ({
   id: c._id,
   name: c.name.slice(0, 200),
@@ -108,8 +76,6 @@ const presentCandidate = (c: EntityCandidateDoc): z.input<typeof CandidateView> 
 
 /** What the source use cases (and enriching an article again) take from the service. */
 const sourceDeps = (deps: NewsDeps) => ({ sources: deps.sources, articles: deps.articles, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
-const SourceId = z.object({ id: z.uuid() });
-const CandidateId = z.object({ id: z.string().min(1).max(300) });
 
 export const sourceRoutes = [
   route({
@@ -119,7 +85,7 @@ export const sourceRoutes = [
     description: `Every source by name (at most ${SOURCE_LIST_MAX}).`,
     tags,
     auth: admin,
-    query: z.object({ enabled: z.enum(['true', 'false']).optional() }),
+    query: SourceListQuery,
     response: z.array(SourceView).max(SOURCE_LIST_MAX),
     handler: async ({ query, deps }) => (await deps.sources.list({ enabled: query.enabled === undefined ? undefined : query.enabled === 'true' })).map(present),
   }),
@@ -130,7 +96,7 @@ export const sourceRoutes = [
     description: 'A feed (RSS 2.0, Atom 1.0 or JSON Feed 1.1) polled every pollIntervalMinutes by its own workflow (`news-source-<id>`). A feed already read by a source is a 409.',
     tags,
     auth: admin,
-    body: SourceInput,
+    body: NewSourceBody,
     status: 201,
     response: SourceView,
     errors: [409, 503],
@@ -145,7 +111,7 @@ export const sourceRoutes = [
     summary: 'One news source, with its health',
     tags,
     auth: admin,
-    params: SourceId,
+    params: SourceIdParams,
     response: SourceView,
     errors: [404],
     handler: async ({ params, deps }) => present((await deps.sources.get(params.id)) ?? notFound('Source')),
@@ -157,8 +123,8 @@ export const sourceRoutes = [
     description: 'Any of its settings. The poller takes the change at once; disabling stops it, enabling starts it.',
     tags,
     auth: admin,
-    params: SourceId,
-    body: SourcePatch,
+    params: SourceIdParams,
+    body: SourcePatchBody,
     response: SourceView,
     errors: [404, 409, 503],
     handler: async ({ params, body, deps }) => present(await changeSource(sourceDeps(deps), params.id, body)),
@@ -170,8 +136,8 @@ export const sourceRoutes = [
     description: 'Its poller ends; the articles it brought stay.',
     tags,
     auth: admin,
-    params: SourceId,
-    response: z.object({ id: Uuid, deleted: z.literal(true) }).meta({ id: 'SourceDeleted' }),
+    params: SourceIdParams,
+    response: SourceDeleted,
     errors: [404, 503],
     handler: async ({ params, deps }) => {
       await removeSource(sourceDeps(deps), params.id);
@@ -185,7 +151,7 @@ export const sourceRoutes = [
     description: 'Wakes its poller (a backed-off source too). 202: the poll runs in its workflow.',
     tags,
     auth: admin,
-    params: SourceId,
+    params: SourceIdParams,
     status: 202,
     response: SourceView,
     errors: [404, 409, 503],
@@ -199,7 +165,7 @@ export const sourceRoutes = [
     description: 'Names the enrichment model found in articles that the catalogue lacks, most mentioned first. They are never added to the catalogue without an administrator.',
     tags,
     auth: admin,
-    query: z.object({ state: z.enum(CANDIDATE_STATES).default('open'), limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    query: CandidateListQuery,
     response: z.array(CandidateView).max(200),
     handler: async ({ query, deps }) => (await deps.entityCandidates.list(query.state, query.limit)).map(presentCandidate),
   }),
@@ -210,7 +176,7 @@ export const sourceRoutes = [
     description: 'Creates the entity (the candidate’s name, type, ticker and CNPJ; its name as an alias), so later enrichments link it. 409 when it was decided already.',
     tags,
     auth: admin,
-    params: CandidateId,
+    params: CandidateIdParams,
     status: 201,
     response: CandidateView,
     errors: [404, 409],
@@ -226,7 +192,7 @@ export const sourceRoutes = [
     description: 'It stays dismissed (still counted), so the same name does not come back to the queue.',
     tags,
     auth: admin,
-    params: CandidateId,
+    params: CandidateIdParams,
     response: CandidateView,
     errors: [404, 409],
     handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps, params.id, auth.sub)),
@@ -239,9 +205,9 @@ export const sourceRoutes = [
     description: 'After a prompt or model change: the article’s enrichment workflow (`news-enrich-<id>`) runs again; follow or cancel it in the Temporal UI. 409 while one runs.',
     tags,
     auth: admin,
-    params: z.object({ id: z.uuid() }),
+    params: ArticleIdParams,
     status: 202,
-    response: z.object({ articleId: Uuid, workflowId: Text(64) }).meta({ id: 'EnrichmentStarted' }),
+    response: EnrichmentStarted,
     errors: [404, 409, 503],
     handler: async ({ params, deps }) => {
       const { workflowId } = await enrichAgain(sourceDeps(deps), params.id);

@@ -7,13 +7,12 @@
  * conversation workflow does the work (handed over after the answer; the relay hands over what is
  * left). Delivery statuses are stored on the messages they are about.
  */
-import { z } from 'zod';
 import { AppError } from '../../models/errors';
 import { linkPhone, maskPhone, receiveDelivery } from '../../operations/whatsapp/messages';
-import { validSignature, verificationChallenge, WebhookPayload } from '../../models/whatsapp/webhook.rules';
+import { validSignature, verificationChallenge } from '../../models/whatsapp/webhook.rules';
 import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
-import { PhoneLinkCode, PhoneLinkedView, WhatsAppDeliveryAnswer, WhatsAppStatusView } from './contracts';
+import { PhoneLinkCode, PhoneLinkedView, WhatsAppChallenge, WhatsAppDeliveryAnswer, WhatsAppStatusView, WhatsAppVerificationQuery, WhatsAppWebhookBody } from './contracts';
 import type { NewsDeps } from './deps';
 
 const route = routeFactory<NewsDeps>();
@@ -54,15 +53,9 @@ export const whatsappRoutes = [
       'Meta calls this when the webhook is set up in the app dashboard. With hub.mode=subscribe and the configured verify token, the answer is hub.challenge as plain text; otherwise 403 (the token is never logged).',
     tags,
     auth: metaVerifyToken,
-    // Bounded so that the longest URL fits the server's request-header limit (tests/integration/
-    // platform.test.ts): Meta's challenge is a short number, the verify token at most 256 (config).
-    query: z.looseObject({
-      'hub.mode': z.string().max(32).optional(),
-      'hub.verify_token': z.string().max(256).optional(),
-      'hub.challenge': z.string().max(256).optional(),
-    }),
+    query: WhatsAppVerificationQuery,
     produces: 'text/plain',
-    response: z.string().max(256).describe('hub.challenge, as sent'),
+    response: WhatsAppChallenge,
     errors: [403],
     handler: ({ query, ctx, deps }) => {
       const token = deps.config.whatsapp.verifyToken;
@@ -87,7 +80,7 @@ export const whatsappRoutes = [
     tags,
     auth: metaSignature,
     rawBody: true,
-    body: WebhookPayload,
+    body: WhatsAppWebhookBody,
     response: WhatsAppDeliveryAnswer,
     errors: [401, 503],
     handler: async ({ body, deps }) => {

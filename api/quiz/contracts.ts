@@ -1,12 +1,14 @@
 /**
- * The quiz service's contracts: the views its routes answer with, each registered with an id so
- * that the OpenAPI document names it once (`components.schemas`). Routes import their views from
- * here; the dashboard (api/web) does too, never from a route file.
+ * The quiz service's contracts: the views its routes answer with and the requests they take, each
+ * registered with an id so that the OpenAPI document names it once (`components.schemas`). Routes
+ * import them from here; the dashboard (api/web) does too, never from a route file. The AI area
+ * the quiz service also serves has its own (api/ai/contracts.ts).
  */
 import { z } from 'zod';
 import { EDITIONS, MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
-import { EditionName } from '../../models/quiz/edition.rules';
-import { Answers, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { EditionContent, EditionDate, EditionName } from '../../models/quiz/edition.rules';
+import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
+import { wholeNumber } from '../../models/params.rules';
 import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
 import { IsoDate, IsoDateTime, Text } from '../shared/views';
 
@@ -107,7 +109,55 @@ export const QuizWithQuestions = QuizSummary.extend({
     .max(QUIZ_RULES.totalQuestions),
 }).meta({ id: 'QuizWithQuestions' });
 
+// The requests of the quiz routes.
+export const QuizIdParams = z.object({ id: QuizId }).meta({ id: 'QuizIdParams' });
+const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), limit: wholeNumber((n) => n.min(1).max(100)).default(20) };
+export const QuizHistoryQuery = z.object(paging).meta({ id: 'QuizHistoryQuery' });
+export const AdminQuizListQuery = z
+  .object({ from: z.iso.date().optional(), to: z.iso.date().optional(), edition: EditionName.optional(), ...paging })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to')
+  .meta({ id: 'AdminQuizListQuery' });
+export const SubmitAnswersBody = z.strictObject({ quizId: z.string().max(100), answers: Answers }).meta({ id: 'SubmitAnswersRequest' });
+export const GenerateQuizzesBody = z
+  .strictObject({ date: EditionDate.optional().describe('The edition day (YYYY-MM-DD, not a Sunday); default: the last one before today') })
+  .meta({ id: 'GenerateQuizzesRequest' });
+export const CreateQuizBody = z
+  .strictObject({
+    date: EditionDate.optional().describe('YYYY-MM-DD, not a Sunday; default: today'),
+    edition: EditionName.default('morning'),
+    title: z.string().max(200).trim().min(1).optional(),
+    description: z.string().max(1_000).trim().min(1).optional(),
+    questions: z.array(ManualQuestion).length(QUIZ_RULES.totalQuestions).optional(),
+  })
+  .meta({ id: 'CreateQuizRequest' });
+
+// ---- Editions (administrators) ------------------------------------------------------------------
+
+export const EditionParams = z.object({ date: EditionDate, edition: EditionName }).meta({ id: 'EditionParams' });
+export const EditionBody = EditionContent.meta({ id: 'EditionRequest' });
+export const EditionListQuery = z
+  .object({
+    from: z.iso.date().max(10).optional(),
+    to: z.iso.date().max(10).optional(),
+  })
+  .meta({ id: 'EditionListQuery' });
+
+/** The bounds of EditionContent (models/quiz/edition.rules.ts), which every stored edition passed. */
+export const EditionView = z
+  .object({
+    id: Text(32).describe('YYYY-MM-DD-morning or YYYY-MM-DD-night; also the postId of the quizzes made from it'),
+    date: IsoDate,
+    edition: EditionName,
+    title: Text(300),
+    text: Text(200_000),
+    publishedAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'Edition' });
+
 // ---- Readings and streaks -----------------------------------------------------------------------
+
+export const ReadingBody = z.strictObject({ userId: z.string().max(200).trim().min(1), date: EditionDate, edition: EditionName }).meta({ id: 'RecordReadingRequest' });
 
 export const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition: EditionName, source: z.enum(READING_SOURCES), at: IsoDateTime }).meta({ id: 'Reading' });
 export const presentReading = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });

@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
 import { addDays, localDate } from '../../models/shared/calendar.rules';
-import { EditionContent, EditionDate, EditionName, type EditionDoc } from '../../models/quiz/edition.rules';
+import type { EditionDoc } from '../../models/quiz/edition.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDate, IsoDateTime, Text } from '../shared/views';
+import { EditionBody, EditionListQuery, EditionParams, EditionView } from './contracts';
 import type { QuizDeps } from './deps';
 
 const route = routeFactory<QuizDeps>();
@@ -16,18 +16,6 @@ export const QUIZ_ADMIN = 'quiz.admin';
 const admin = bearer(QUIZ_ADMIN);
 const tags = ['quiz admin'];
 
-/** The bounds of EditionContent (models/quiz/edition.rules.ts), which every stored edition passed. */
-const EditionView = z
-  .object({
-    id: Text(32).describe('YYYY-MM-DD-morning or YYYY-MM-DD-night; also the postId of the quizzes made from it'),
-    date: IsoDate,
-    edition: EditionName,
-    title: Text(300),
-    text: Text(200_000),
-    publishedAt: IsoDateTime,
-    updatedAt: IsoDateTime,
-  })
-  .meta({ id: 'Edition' });
 const present = (d: EditionDoc): z.input<typeof EditionView> => ({
   id: d._id,
   date: d.date,
@@ -38,8 +26,6 @@ const present = (d: EditionDoc): z.input<typeof EditionView> => ({
   updatedAt: d.updatedAt.toISOString(),
 });
 
-const Params = z.object({ date: EditionDate, edition: EditionName });
-
 export const editionRoutes = [
   route({
     method: 'put',
@@ -48,8 +34,8 @@ export const editionRoutes = [
     description: 'Editions are published Monday to Saturday, morning and night (a Sunday date is 400). 201 when new, 200 when replaced. Needs quiz.admin.',
     tags,
     auth: admin,
-    params: Params,
-    body: EditionContent,
+    params: EditionParams,
+    body: EditionBody,
     response: EditionView,
     status: 201,
     alsoStatus: [200],
@@ -65,7 +51,7 @@ export const editionRoutes = [
     summary: 'One edition',
     tags,
     auth: admin,
-    params: Params,
+    params: EditionParams,
     response: EditionView,
     errors: [404],
     handler: async ({ params, deps }) => present((await deps.quiz.editions.get(params.date, params.edition)) ?? notFound('Edition')),
@@ -78,10 +64,7 @@ export const editionRoutes = [
     description: 'Newest first. from and to are calendar dates (YYYY-MM-DD, inclusive); by default the last 14 days.',
     tags,
     auth: admin,
-    query: z.object({
-      from: z.iso.date().max(10).optional(),
-      to: z.iso.date().max(10).optional(),
-    }),
+    query: EditionListQuery,
     response: z.array(EditionView),
     handler: async ({ query, deps }) => {
       const to = query.to ?? localDate(deps.quiz.now(), deps.config.quiz.timeZone);

@@ -3,16 +3,29 @@
  * answers), one attempt per reader and quiz, the history of attempts; and the administrative
  * routes (generate, create, list, delete). docs/decisions.md "Quizzes".
  */
-import { z } from 'zod';
 import { notFound } from '../../models/errors';
 import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
-import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
-import { Answers, ManualQuestion, QUIZ_RULES } from '../../models/quiz/quiz.rules';
+import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../operations/quiz/quizzes';
-import { wholeNumber } from '../../models/params.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { AdminQuizList, adminView, AttemptHistory, AttemptResultView, AvailableQuizzes, GenerationStarted, QuizCreated, QuizDeleted, QuizId, QuizWithQuestions } from './contracts';
+import {
+  AdminQuizList,
+  AdminQuizListQuery,
+  adminView,
+  AttemptHistory,
+  AttemptResultView,
+  AvailableQuizzes,
+  CreateQuizBody,
+  GenerateQuizzesBody,
+  GenerationStarted,
+  QuizCreated,
+  QuizDeleted,
+  QuizHistoryQuery,
+  QuizIdParams,
+  QuizWithQuestions,
+  SubmitAnswersBody,
+} from './contracts';
 import type { QuizDeps } from './deps';
 import { QUIZ_ADMIN } from './editions.routes';
 
@@ -21,9 +34,7 @@ const admin = bearer(QUIZ_ADMIN);
 const readerTags = ['quiz'];
 const adminTags = ['quiz admin'];
 
-const paging = { page: wholeNumber((n) => n.min(1).max(100_000)).default(1), limit: wholeNumber((n) => n.min(1).max(100)).default(20) };
 const pagination = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
-const QuizIdParams = z.object({ id: QuizId });
 
 export const quizRoutes = [
   route({
@@ -44,7 +55,7 @@ export const quizRoutes = [
     description: 'Newest first. An attempt stays in your history when its quiz is deleted.',
     tags: readerTags,
     auth: bearer(),
-    query: z.object(paging),
+    query: QuizHistoryQuery,
     response: AttemptHistory,
     handler: async ({ auth, query, deps }) => {
       const { items, total } = await deps.quiz.attempts.history(auth.sub, query.page, query.limit);
@@ -77,7 +88,7 @@ export const quizRoutes = [
       'The result shows which options were correct.',
     tags: readerTags,
     auth: bearer(),
-    body: z.strictObject({ quizId: z.string().max(100), answers: Answers }),
+    body: SubmitAnswersBody,
     response: AttemptResultView,
     errors: [404],
     handler: async ({ auth, body, deps }) => {
@@ -107,7 +118,7 @@ export const quizRoutes = [
       'Quizzes that exist are left as they are; asking again while it runs answers with the same run.',
     tags: adminTags,
     auth: admin,
-    body: z.strictObject({ date: EditionDate.optional().describe('The edition day (YYYY-MM-DD, not a Sunday); default: the last one before today') }),
+    body: GenerateQuizzesBody,
     response: GenerationStarted,
     status: 202,
     handler: async ({ body, deps }) => reply({ status: 202, message: 'Quiz generation started', data: await startDayGeneration(deps, { date: body.date }) }),
@@ -123,13 +134,7 @@ export const quizRoutes = [
       '409 when the date and edition already have a quiz.',
     tags: adminTags,
     auth: admin,
-    body: z.strictObject({
-      date: EditionDate.optional().describe('YYYY-MM-DD, not a Sunday; default: today'),
-      edition: EditionName.default('morning'),
-      title: z.string().max(200).trim().min(1).optional(),
-      description: z.string().max(1_000).trim().min(1).optional(),
-      questions: z.array(ManualQuestion).length(QUIZ_RULES.totalQuestions).optional(),
-    }),
+    body: CreateQuizBody,
     response: QuizCreated,
     status: 201,
     errors: [409, 503, 504],
@@ -143,9 +148,7 @@ export const quizRoutes = [
     description: 'Newest first, paginated; filtered by a date range (inclusive) and edition.',
     tags: adminTags,
     auth: admin,
-    query: z
-      .object({ from: z.iso.date().optional(), to: z.iso.date().optional(), edition: EditionName.optional(), ...paging })
-      .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to'),
+    query: AdminQuizListQuery,
     response: AdminQuizList,
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.quiz.quizzes.list(query);

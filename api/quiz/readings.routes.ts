@@ -2,12 +2,10 @@
  * Reading history and streaks (issue 12). The sending system records that a reader read an edition
  * (JWT permission quiz.readings; idempotent); a reader sees their streak with their own token.
  */
-import { z } from 'zod';
-import { EditionDate, EditionName } from '../../models/quiz/edition.rules';
 import { recordReading, streakToday } from '../../operations/quiz/reader-days';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { presentReading, ReadingView, StreakView } from './contracts';
+import { presentReading, ReadingBody, ReadingView, StreakView } from './contracts';
 import type { QuizDeps } from './deps';
 
 const route = routeFactory<QuizDeps>();
@@ -22,7 +20,7 @@ export const readingRoutes = [
     description: 'For the sending system (JWT permission quiz.readings). Idempotent: 201 when recorded, 200 when it was recorded before. The date is a day with editions (Monday to Saturday), not after today.',
     tags,
     auth: bearer(QUIZ_READINGS),
-    body: z.strictObject({ userId: z.string().max(200).trim().min(1), date: EditionDate, edition: EditionName }),
+    body: ReadingBody,
     response: ReadingView,
     status: 201,
     alsoStatus: [200],

@@ -1,25 +1,13 @@
 /**
  * Operator endpoints every service serves. POST /ops/smoke runs the smoke workflow and waits for it.
  */
-import { z } from 'zod';
 import { runSmokeCheck } from '../../operations/ops/smoke';
 import { bearer } from './auth';
+import { SmokeResponse } from './contracts';
 import type { Infra } from './infra';
 import { type AnyRoute, routeFactory } from './route';
-import { Count, Text, Uuid } from './views';
 
 export const OPS_PERMISSION = 'platform.ops';
-
-/** Names the platform makes itself: a workflow id, a UUID, a collection, a bucket (≤ 63), an object key. */
-export const SmokeResponse = z.object({
-  workflowId: Text(200),
-  checkId: Uuid,
-  mongo: z.object({ collection: Text(120), id: Text(200) }),
-  minio: z.object({ bucket: Text(63), key: Text(1_024), bytes: Count }),
-  verified: z.boolean(),
-  workflowMs: z.number().min(0),
-  roundTripMs: z.number().min(0),
-}).meta({ id: 'SmokeResult' });
 
 export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
   const route = routeFactory<D>();

@@ -1,12 +1,10 @@
 /** AI fast response for a ticket (a workflow through the platform's shared LLM client). */
-import { z } from 'zod';
 import { draftFastResponse } from '../../operations/support/fast-response';
-import { SUPPORT_AGENT, TEXT_MAX } from '../../models/support/ticket.rules';
+import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { Text } from '../shared/views';
 import type { SupportDeps } from './deps';
-import { TicketIdParams } from './tickets/schemas';
+import { FastResponseBody, FastResponseResult, TicketIdParams } from './contracts';
 
 const route = routeFactory<SupportDeps>();
 
@@ -21,8 +19,8 @@ export const fastResponseRoutes = [
     tags: ['fast response'],
     auth: bearer(SUPPORT_AGENT),
     params: TicketIdParams,
-    body: z.strictObject({ send: z.boolean().default(false) }),
-    response: z.object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) }).meta({ id: 'FastResponseResult' }),
+    body: FastResponseBody,
+    response: FastResponseResult,
     errors: [404, 409, 503, 504],
     handler: async ({ params, body, auth, deps }) => {
       const data = await draftFastResponse(

@@ -4,10 +4,8 @@
  * MongoDB (shared by every process), `fresh=true` to compute again. What each report holds is
  * decided in operations/support/reports.ts; here the parameters, the documents and CSV.
  */
-import { z } from 'zod';
-import { isDate } from '../../models/shared/calendar.rules';
-import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
-import { LABEL_MAX, PATCHABLE_STATUSES, SUPPORT_AGENT, SUPPORT_MANAGER, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import type { z } from 'zod';
+import { SUPPORT_AGENT, SUPPORT_MANAGER } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import type { Context } from 'koa';
 import { RAW, routeFactory } from '../shared/route';
@@ -15,64 +13,35 @@ import { toCsv, type CsvColumn } from '../../models/support/csv.rules';
 import type { CacheInfo } from '../../models/support/report-cache.repo';
 import * as reports from '../../operations/support/reports';
 import type { SupportDeps } from './deps';
-import { SupportPagination } from './tickets/schemas';
-import { IsoDate, IsoDateTime, Text } from '../shared/views';
+import {
+  type DetailRow,
+  ReportAgents,
+  ReportAgentsQuery,
+  ReportCategories,
+  ReportCategoriesQuery,
+  ReportCohorts,
+  ReportCohortsQuery,
+  ReportComparison,
+  ReportComparisonQuery,
+  ReportDashboard,
+  ReportDetailed,
+  ReportDetailedQuery,
+  ReportDistribution,
+  ReportDistributionQuery,
+  ReportFilters,
+  ReportFreshQuery,
+  ReportResolutionMetrics,
+  ReportResolutionQuery,
+  ReportSeries,
+  ReportSeriesQuery,
+  ReportSummary,
+  ReportSummaryQuery,
+} from './contracts';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
 const tags = ['reports'];
 
-const Cache = z.object({
-  hit: z.boolean(),
-  age: z.number().int().optional().describe('seconds since the report was computed (on a hit)'),
-  expiresIn: z.number().int().optional().describe('seconds until it is computed again (on a hit)'),
-});
-const fresh = z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('true: compute the report again, ignoring the cache');
-const day = z.string().max(10).refine(isDate, 'must be a calendar date written YYYY-MM-DD');
-/** The days a report covers, YYYY-MM-DD. */
-const Periodo = z.object({ inicio: IsoDate, fim: IsoDate });
-/** Stored values the reports group by: as stored (LABEL_MAX), an agent as the token named them (≤ 255). */
-const Label = Text(LABEL_MAX);
-const Agent = Text(255);
-
-const PeriodStats = z.object({
-  totalTickets: z.number().int(),
-  ticketsByStatus: z.object(Object.fromEntries(PATCHABLE_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof PATCHABLE_STATUSES)[number], z.ZodNumber>),
-  resolutionMetrics: z.object({ taxaResolucaoGeral: z.number().describe('resolved and closed tickets, in percent of the period\'s tickets') }),
-  periodo: Periodo,
-});
-
-/** The filters the reports share, where they make sense. */
-const CommonFilters = z.strictObject({
-  data_inicio: day.optional().describe('first day (default: 30 days ago)'),
-  data_fim: day.optional().describe('last day (default: today)'),
-  status: z.enum(PATCHABLE_STATUSES).optional(),
-  main: z.string().trim().min(1).max(200).optional().describe('main category'),
-  issue: z.string().trim().min(1).max(200).optional(),
-  agente: z.string().trim().min(1).max(200).optional().describe('tickets this agent changed or answered'),
-  newsletter: z.string().trim().min(1).max(200).optional(),
-  tag: z.coerce.number().int().min(1).optional().describe('tag id'),
-  fresh,
-});
-
-const Durations = z.object({
-  median: z.number().nullable(),
-  p90: z.number().nullable().describe('nearest-rank 90th percentile'),
-  mean: z.number().nullable(),
-  count: z.number().int(),
-}).describe('seconds; null when there is nothing to measure');
-
-const DetailRow = z.object({
-  id: z.number().int(),
-  main: Label,
-  issue: Label,
-  status: Text(16),
-  newsletter: Label.nullable(),
-  criadoEm: IsoDateTime,
-  primeiraRespostaSegundos: z.number().nullable(),
-  resolucaoSegundos: z.number().nullable(),
-  reaberturas: z.number().int(),
-});
 const DETAIL_KEYS = ['id', 'main', 'issue', 'status', 'newsletter', 'criadoEm', 'primeiraRespostaSegundos', 'resolucaoSegundos', 'reaberturas'] as const;
 const DETAIL_COLUMNS: CsvColumn<z.infer<typeof DetailRow>>[] = DETAIL_KEYS.map((k) => ({ header: k, value: (r) => r[k] }));
 /** The most rows a CSV download of the detailed report holds. */
@@ -93,15 +62,8 @@ export const reportRoutes = [
     description: 'Categories (main) with their issues, agents, newsletters, statuses and groupings the reports accept, from the tickets stored. Cached 2 hours.',
     tags,
     auth: staff,
-    query: z.strictObject({ fresh }),
-    response: z.object({
-      categorias: z.array(z.object({ main: Label, issues: z.array(Label) })),
-      agentes: z.array(Agent),
-      newsletters: z.array(Label),
-      status: z.array(z.enum(PATCHABLE_STATUSES)).max(PATCHABLE_STATUSES.length),
-      agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
-      cache: Cache,
-    }).meta({ id: 'ReportFilters' }),
+    query: ReportFreshQuery,
+    response: ReportFilters,
     handler: async ({ query, deps }) => await reports.filterOptions(deps, query.fresh),
   }),
 
@@ -113,13 +75,8 @@ export const reportRoutes = [
       'Tickets created in each period (calendar days in America/Sao_Paulo, or SUPPORT_REPORT_TIME_ZONE), by their status now, and the resolution rate; `variacao` holds the percentage changes (from zero: 0 when both are zero, 100 when there was nothing before). Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: z.strictObject({
-      data_inicio: day.optional().describe('first day of the current period (default: 30 days ago)'),
-      data_fim: day.optional().describe('last day of the current period (default: today)'),
-      comparar_com: z.enum(COMPARISONS).default('periodo_anterior'),
-      fresh,
-    }),
-    response: z.object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache }).meta({ id: 'ReportComparison' }),
+    query: ReportComparisonQuery,
+    response: ReportComparison,
     handler: async ({ query, deps }) => await reports.comparison(deps, query),
   }),
 
@@ -131,14 +88,8 @@ export const reportRoutes = [
       'Of the tickets created in the period that match the filters: time from creation to the first admin reply and to the resolution (seconds: median, nearest-rank p90, mean, count; exact), and the share of tickets ever resolved that were reopened. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters,
-    response: z.object({
-      periodo: Periodo,
-      primeiraResposta: Durations,
-      resolucao: Durations,
-      reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
-      cache: Cache,
-    }).meta({ id: 'ReportResolutionMetrics' }),
+    query: ReportResolutionQuery,
+    response: ReportResolutionMetrics,
     handler: async ({ query, deps }) => {
       const { data, cache } = await reports.resolutionReport(deps, query);
       return { ...data, cache };
@@ -153,18 +104,8 @@ export const reportRoutes = [
       'Open and in-progress tickets now, those no admin has answered yet (`semResposta`: tickets have no assignee, so unanswered is what waits for an agent), the oldest of them with its age in seconds; tickets created and resolved (and still resolved or closed) since the start of today and of the week (Monday), in America/Sao_Paulo. Cached 2 hours (per day); fresh=true for the live numbers.',
     tags,
     auth: staff,
-    query: z.strictObject({ fresh }),
-    response: z.object({
-      abertos: z.number().int(),
-      emAndamento: z.number().int(),
-      semResposta: z.number().int(),
-      criados: z.object({ hoje: z.number().int(), semana: z.number().int() }),
-      resolvidos: z.object({ hoje: z.number().int(), semana: z.number().int() }),
-      maisAntigoAberto: z.object({ id: z.number().int(), status: z.enum(TICKET_STATUSES), createdAt: IsoDateTime, idadeSegundos: z.number().int() }).nullable(),
-      hoje: IsoDate,
-      semanaDesde: IsoDate,
-      cache: Cache,
-    }).meta({ id: 'ReportDashboard' }),
+    query: ReportFreshQuery,
+    response: ReportDashboard,
     handler: async ({ query, deps }) => await reports.dashboard(deps, query.fresh),
   }),
 
@@ -175,12 +116,8 @@ export const reportRoutes = [
     description: 'For the tickets created in the period that match the filters: per main category and issue, the count by status now and the share resolved or closed (percent); most tickets first. `format=csv` downloads it as CSV. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({
-      periodo: Periodo,
-      categorias: z.array(z.object({ main: Label, issue: Label, total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() })),
-      cache: Cache,
-    }).meta({ id: 'ReportCategories' }),
+    query: ReportCategoriesQuery,
+    response: ReportCategories,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.categoryReport(deps, query);
@@ -195,8 +132,8 @@ export const reportRoutes = [
     description: 'For the tickets created in the period that match the filters: `por=hora` (0–23, every hour), `dia_semana` (1 Monday … 7 Sunday, every day) in America/Sao_Paulo, or `newsletter` (null: none; most tickets first). `format=csv` downloads it. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.extend({ por: z.enum(['hora', 'dia_semana', 'newsletter']), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, por: z.enum(['hora', 'dia_semana', 'newsletter']), distribuicao: z.array(z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() })), cache: Cache }).meta({ id: 'ReportDistribution' }),
+    query: ReportDistributionQuery,
+    response: ReportDistribution,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { por } = query;
@@ -213,8 +150,8 @@ export const reportRoutes = [
     description: 'For the tickets created in the period that match the filters, grouped by `agrupamento` (hora `YYYY-MM-DD HH:00`, dia `YYYY-MM-DD`, semana ISO `YYYY-Www` from Monday, mes `YYYY-MM`, ano `YYYY`; America/Sao_Paulo): how many were created and how many of them are resolved or closed now. Periods without tickets are left out. `format=csv` downloads it. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.extend({ agrupamento: z.enum(GROUPINGS).default('dia'), format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, agrupamento: z.enum(GROUPINGS), serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })), cache: Cache }).meta({ id: 'ReportSeries' }),
+    query: ReportSeriesQuery,
+    response: ReportSeries,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { agrupamento } = query;
@@ -231,8 +168,8 @@ export const reportRoutes = [
     description: 'For the tickets created in the period that match the filters, per ISO week of creation (from Monday, America/Sao_Paulo): created, and resolved within 1, 3 and 7 days of creation (cumulative; by the latest resolution). `format=csv` downloads it. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({ periodo: Periodo, coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })), cache: Cache }).meta({ id: 'ReportCohorts' }),
+    query: ReportCohortsQuery,
+    response: ReportCohorts,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.cohortReport(deps, query);
@@ -248,13 +185,8 @@ export const reportRoutes = [
     description: 'The tickets created from 30 days ago to today (America/Sao_Paulo) that match the filters: total, by status now, resolution rate, first-response and resolution times (median, p90, mean, count; seconds) and reopen rate. Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.omit({ data_inicio: true, data_fim: true }),
-    response: PeriodStats.extend({
-      primeiraResposta: Durations,
-      resolucao: Durations,
-      reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
-      cache: Cache,
-    }).meta({ id: 'ReportSummary' }),
+    query: ReportSummaryQuery,
+    response: ReportSummary,
     handler: async ({ query, deps }) => await reports.summary(deps, query),
   }),
 
@@ -265,17 +197,8 @@ export const reportRoutes = [
     description: 'The tickets created in the period that match the filters, newest first: category, issue, status, newsletter, creation, seconds to the first admin reply and to the resolution (null: not yet), reopens. Paginated (`page`, `limit` up to 100); `format=csv` downloads every matching row (up to 10,000: a cached report is one document). Cached 2 hours per parameters.',
     tags,
     auth: staff,
-    query: CommonFilters.extend({
-      page: z.coerce.number().int().min(1).max(100_000).default(1),
-      limit: z.coerce.number().int().min(1).max(100).default(20),
-      format: z.enum(['json', 'csv']).default('json'),
-    }),
-    response: z.object({
-      periodo: Periodo,
-      linhas: z.array(DetailRow).max(100),
-      pagination: SupportPagination,
-      cache: Cache,
-    }).meta({ id: 'ReportDetailed' }),
+    query: ReportDetailedQuery,
+    response: ReportDetailed,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
     handler: async ({ query, deps, ctx }) => {
       const { page, limit } = query;
@@ -299,12 +222,8 @@ export const reportRoutes = [
       "Over the tickets created in the period that match the filters: each agent's admin replies, tickets resolved, the first-response time of the tickets whose first admin reply the agent wrote and the time from creation to each resolution the agent made (seconds: median, nearest-rank p90, mean, count). About individual people's work: permission support.manager. `format=csv` downloads it. Cached 2 hours per parameters.",
     tags,
     auth: bearer(SUPPORT_MANAGER),
-    query: CommonFilters.extend({ format: z.enum(['json', 'csv']).default('json') }),
-    response: z.object({
-      periodo: Periodo,
-      agentes: z.array(z.object({ agente: Agent, respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
-      cache: Cache,
-    }).meta({ id: 'ReportAgents' }),
+    query: ReportAgentsQuery,
+    response: ReportAgents,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.agentReport(deps, query);

@@ -9,15 +9,27 @@ import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { createApiKey, revokeApiKey } from '../../operations/news/api-keys';
 import { accountUsage } from '../../operations/news/usage';
 import { PLAN_LIMITS, PLAN_MONTHLY_PRICE_BRL, PLANS, planName } from '../../models/shared/plan.rules';
-import { Preferences } from '../../models/news/preferences.rules';
 import { availableQuizzes } from '../../operations/quiz/quizzes';
 import { streakToday } from '../../operations/quiz/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { linkPhone, maskPhone, unlinkPhone } from '../../operations/whatsapp/messages';
-import { CheckoutSessionView, CreateKey, keyCreationOnce, KeyView, NewKeyView, PhoneLinkCode, PhoneLinkedView, PortalSessionView, presentKey, PreferencesView } from '../news/contracts';
+import {
+  CheckoutBody,
+  CheckoutSessionView,
+  CreateKey,
+  keyCreationOnce,
+  KeyIdParams,
+  KeyView,
+  NewKeyView,
+  PhoneLinkCode,
+  PhoneLinkedView,
+  PortalSessionView,
+  PreferencesBody,
+  presentKey,
+  PreferencesView,
+} from '../news/contracts';
 import { reply, routeFactory } from '../shared/route';
-import { SearchText } from '../shared/views';
-import { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, PhoneUnlinkedView, ReadingOverview } from './contracts';
+import { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, EntityOptionsQuery, PhoneUnlinkedView, ReadingOverview } from './contracts';
 import type { WebDeps } from './deps';
 import { signedIn } from './session';
 
@@ -59,7 +71,7 @@ export const accountRoutes = [
     summary: 'Revoke an API key',
     tags: ['api keys'],
     auth,
-    params: z.object({ id: z.uuid() }),
+    params: KeyIdParams,
     response: KeyView,
     errors: [404],
     handler: async ({ params, auth: a, deps }) => presentKey(await revokeApiKey(deps, a.sub, params.id)),
@@ -99,7 +111,7 @@ export const accountRoutes = [
     summary: 'Start a Stripe Checkout for Pro or Business',
     tags: ['billing'],
     auth,
-    body: z.strictObject({ plan: z.enum(['pro', 'business']) }),
+    body: CheckoutBody,
     response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
@@ -134,7 +146,7 @@ export const accountRoutes = [
     description: 'As PUT /api/users/preferences of the news API: absent fields take their defaults.',
     tags: ['preferences'],
     auth,
-    body: Preferences,
+    body: PreferencesBody,
     response: PreferencesView,
     handler: async ({ body, auth: a, deps }) => await deps.preferences.replace(a.sub, body),
   }),
@@ -146,12 +158,7 @@ export const accountRoutes = [
     tags: ['preferences'],
     auth,
     description: 'By the start of a name, alias or ticker (`q`), or by ids (`ids`, comma-separated: the watchlist as it is).',
-    query: z
-      .object({
-        q: SearchText(100).trim().min(1).optional(),
-        ids: z.string().max(37 * 100).regex(/^[0-9a-f-]{36}(,[0-9a-f-]{36}){0,99}$/).optional(),
-      })
-      .refine((v) => (v.q === undefined) !== (v.ids === undefined), 'give q or ids'),
+    query: EntityOptionsQuery,
     response: z.array(EntityOption).max(100),
     handler: async ({ query, deps }) => {
       const found = query.q !== undefined ? await deps.entities.search(query.q, 20) : await deps.entities.findByIds(query.ids!.split(','));

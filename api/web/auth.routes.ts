@@ -5,14 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, verifySignIn } from '../../operations/accounts/sign-in';
-import { Email, SignInCode, normaliseEmail } from '../../models/accounts/sign-in.rules';
-import { PLANS } from '../../models/shared/plan.rules';
+import { normaliseEmail } from '../../models/accounts/sign-in.rules';
 import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
-import { IsoDateTime, Text } from '../shared/views';
-import { CodeSent, SessionsEnded, SignedOut } from './contracts';
+import { CodeSent, SessionsEnded, SessionView, SignedOut, SignInBody, VerifySignInBody } from './contracts';
 import type { WebDeps } from './deps';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf, signedIn, type SessionPrincipal } from './session';
 
@@ -31,13 +29,6 @@ const limitedBy =
     if (typeof email === 'string') await deps.signInLimits[perAddress].consume(ctx, addressKey(email));
   };
 
-const SessionView = z
-  .object({
-    user: z.object({ id: Text(255), email: Text(254), plan: z.enum(PLANS) }).nullable().describe('null when not signed in'),
-    csrfToken: Text(64).nullable().describe('send it in X-CSRF-Token on every request that changes something'),
-    expiresAt: IsoDateTime.nullable(),
-  })
-  .meta({ id: 'DashboardSession' });
 const SIGNED_OUT = { user: null, csrfToken: null, expiresAt: null };
 
 async function sessionView(deps: WebDeps, p: Pick<SessionPrincipal, 'sub' | 'email' | 'session'>): Promise<z.input<typeof SessionView>> {
@@ -55,7 +46,7 @@ export const authRoutes = [
     tags,
     auth: publicRoute,
     rateLimit: limitedBy('perIp', 'perAddress'),
-    body: z.strictObject({ email: Email, locale: z.enum(['pt', 'en']).default('en') }),
+    body: SignInBody,
     response: CodeSent,
     status: 202,
     errors: [403, 503],
@@ -74,7 +65,7 @@ export const authRoutes = [
     tags,
     auth: publicRoute,
     rateLimit: limitedBy('verifyPerIp', 'verifyPerAddress'),
-    body: z.strictObject({ email: Email, code: SignInCode }),
+    body: VerifySignInBody,
     response: SessionView,
     errors: [401, 403, 503],
     handler: async ({ body, ctx, deps }) => {

@@ -1,16 +1,18 @@
 /**
- * The dashboard's contracts (the web service): the views its routes answer with, each registered
- * with an id so that the OpenAPI document names it once. What it shares with the News API and
- * the quiz service comes from their contracts (api/news/contracts.ts, api/quiz/contracts.ts).
+ * The dashboard's contracts (the web service): the views its routes answer with and the requests
+ * they take, each registered with an id so that the OpenAPI document names it once. What it shares
+ * with the News API and the quiz service comes from their contracts (api/news/contracts.ts,
+ * api/quiz/contracts.ts).
  */
 import { z } from 'zod';
 import { KEY_MODES } from '../../models/news/api-key.rules';
+import { Email, SignInCode } from '../../models/accounts/sign-in.rules';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { INCLUDE_MODULES, PLANS } from '../../models/shared/plan.rules';
 import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
-import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
+import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 
 const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const AccountUsageView = z.object({
@@ -34,6 +36,14 @@ export const PlanView = z.object({
 }).meta({ id: 'Plan' });
 
 export const EntityOption = z.object({ id: Uuid, name: Text(300), ticker: Text(16).nullable(), type: z.enum(ENTITY_TYPES) }).meta({ id: 'EntityOption' });
+/** Companies of the catalogue by the start of a name, alias or ticker, or by ids (the watchlist as it is). */
+export const EntityOptionsQuery = z
+  .object({
+    q: SearchText(100).trim().min(1).optional(),
+    ids: z.string().max(37 * 100).regex(/^[0-9a-f-]{36}(,[0-9a-f-]{36}){0,99}$/).optional(),
+  })
+  .refine((v) => (v.q === undefined) !== (v.ids === undefined), 'give q or ids')
+  .meta({ id: 'EntityOptionsQuery' });
 
 export const BillingOverview = z
   .object({ subscription: SubscriptionView, plans: z.array(PlanView).max(PLANS.length), billingConfigured: z.boolean() })
@@ -48,6 +58,17 @@ export const PhoneUnlinkedView = z.object({ linked: z.literal(false), phone: Tex
 export const ReadingOverview = z.object({ streak: StreakView, quizzes: z.array(QuizSummary).max(100), rules: Rules }).meta({ id: 'ReadingOverview' });
 
 // ---- Sign-in ------------------------------------------------------------------------------------
+
+export const SignInBody = z.strictObject({ email: Email, locale: z.enum(['pt', 'en']).default('en') }).meta({ id: 'SignInRequest' });
+export const VerifySignInBody = z.strictObject({ email: Email, code: SignInCode }).meta({ id: 'VerifySignInRequest' });
+
+export const SessionView = z
+  .object({
+    user: z.object({ id: Text(255), email: Text(254), plan: z.enum(PLANS) }).nullable().describe('null when not signed in'),
+    csrfToken: Text(64).nullable().describe('send it in X-CSRF-Token on every request that changes something'),
+    expiresAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'DashboardSession' });
 
 export const CodeSent = z.object({ sent: z.literal(true) }).meta({ id: 'SignInCodeSent' });
 export const SignedOut = z.object({ signedOut: z.literal(true) }).meta({ id: 'SignedOut' });

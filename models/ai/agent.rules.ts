@@ -13,7 +13,7 @@ export const NAME_MAX = 64;
 export const TEMPERATURE = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2');
 
 /**
- * An agent's fields, declared once: the API's bodies are built from them (api/ai/schemas.ts: the
+ * An agent's fields, declared once: the API's bodies are built from them (api/ai/contracts.ts: the
  * model there is one the configuration accepts) and MongoDB stores them (registry.model.ts).
  */
 export const AgentDefinition = z.object({

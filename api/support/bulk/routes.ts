@@ -3,37 +3,28 @@
  * the operation id (with an Idempotency-Key, a repeat gets the same operation); GET reports
  * progress and the final state; POST …/cancel stops it.
  */
-import { z } from 'zod';
-import { BULK_ERROR_MAX } from '../../../models/support/bulk.repo';
-import { BULK_MAX_TICKETS, BULK_TYPES, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
+import type { z } from 'zod';
+import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
 import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
-import { PATCHABLE_STATUSES, SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
 import { reply, routeFactory, type RouteLink } from '../../shared/route';
-import { Count, IsoDateTime, Text, Uuid } from '../../shared/views';
+import {
+  BulkDeleteBody,
+  BulkFastResponseBody,
+  BulkMessagesBody,
+  BulkOperationAccepted,
+  BulkOperationCancelling,
+  BulkOperationParams,
+  BulkOperationView,
+  BulkStatusBody,
+} from '../contracts';
 import type { SupportDeps } from '../deps';
 import { requireProvider } from '../../../operations/ai/chat';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
 const tags = ['bulk operations'];
-
-const ticketIds = z
-  .array(z.number().int().positive())
-  .min(1, 'ticketIds must name at least one ticket')
-  .max(BULK_MAX_TICKETS, `at most ${BULK_MAX_TICKETS} tickets per operation`)
-  .transform((ids) => [...new Set(ids)]);
-
-const STATES = ['running', 'completed', 'cancelled', 'failed'] as const;
-const Accepted = z.object({
-  operationId: Uuid,
-  workflowId: Text(200),
-  type: z.enum(BULK_TYPES),
-  total: z.number().int().min(1).max(BULK_MAX_TICKETS),
-  state: z.enum(STATES),
-  statusUrl: Text(64),
-}).meta({ id: 'BulkOperationAccepted' });
-const OperationParams = z.object({ operationId: z.uuid() });
 
 const bulkDeps = (deps: SupportDeps): BulkDeps => ({ bulk: deps.bulk, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, now: deps.now });
 
@@ -65,7 +56,7 @@ function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
     tags,
     auth: staff,
     body: op.body,
-    response: Accepted,
+    response: BulkOperationAccepted,
     links: operationLinks,
     status: 202,
     errors: [503],
@@ -85,14 +76,14 @@ export const bulkRoutes = [
     summary: 'Change the status of many tickets',
     description: `Up to ${BULK_MAX_TICKETS} tickets; runs as workflow ticket-bulk-<operationId>. Each ticket is changed exactly once; tickets whose transition is not allowed are reported as errors.`,
     type: 'status',
-    body: z.strictObject({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }),
+    body: BulkStatusBody,
     params: (body) => ({ status: body.status }),
   }),
   startRoute({
     path: '/support/bulk/delete',
     summary: 'Soft-delete many tickets',
     type: 'delete',
-    body: z.strictObject({ ticketIds }),
+    body: BulkDeleteBody,
     params: () => ({}),
   }),
   startRoute({
@@ -100,7 +91,7 @@ export const bulkRoutes = [
     summary: 'Send one admin message to many tickets',
     description: 'Each ticket gets the message once, even if the operation is retried.',
     type: 'messages',
-    body: z.strictObject({ ticketIds, conteudo: z.string().max(20_000).trim().min(1) }),
+    body: BulkMessagesBody,
     params: (body) => ({ conteudo: body.conteudo }),
   }),
   startRoute({
@@ -108,7 +99,7 @@ export const bulkRoutes = [
     summary: 'Draft AI replies for many tickets (and send them when asked)',
     description: 'Per ticket as POST /support/{id}/fast-response; provider errors are retried, a ticket the provider refuses is reported. 503 when no AI provider is configured.',
     type: 'fast_response',
-    body: z.strictObject({ ticketIds, send: z.boolean().default(false) }),
+    body: BulkFastResponseBody,
     params: (body) => ({ send: body.send }),
     requires: (deps) => requireProvider(deps.llm),
   }),
@@ -118,23 +109,8 @@ export const bulkRoutes = [
     summary: 'Progress and state of a bulk operation',
     tags,
     auth: staff,
-    params: OperationParams,
-    response: z.object({
-      operationId: Uuid,
-      type: z.enum(BULK_TYPES),
-      state: z.enum(STATES),
-      total: Count,
-      processed: Count,
-      succeeded: Count,
-      failed: Count,
-      errors: z
-        .array(z.object({ ticketId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), error: Text(BULK_ERROR_MAX) }))
-        .max(100)
-        .describe('Per-ticket failures (first 100)'),
-      error: Text(BULK_ERROR_MAX).nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
-      createdAt: IsoDateTime,
-      finishedAt: IsoDateTime.nullable(),
-    }).meta({ id: 'BulkOperation' }),
+    params: BulkOperationParams,
+    response: BulkOperationView,
     errors: [404],
     handler: async ({ params, deps }) => {
       const op = await bulkOperationStatus(bulkDeps(deps), params.operationId);
@@ -157,8 +133,8 @@ export const bulkRoutes = [
     description: 'Stops between tickets; what was done stays done.',
     tags,
     auth: staff,
-    params: OperationParams,
-    response: z.object({ operationId: Uuid, state: z.literal('cancelling') }).meta({ id: 'BulkOperationCancelling' }),
+    params: BulkOperationParams,
+    response: BulkOperationCancelling,
     status: 202,
     errors: [404, 409],
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),

@@ -15,16 +15,14 @@ import { storageCall } from '../../../models/infra/storage';
 import type { AttachmentDoc } from '../../../models/support/support.model';
 import { bearer } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
-import { IsoDateTime, Text } from '../../shared/views';
 import type { SupportDeps } from '../deps';
-import { AttachmentIdParams, TicketIdParams } from './schemas';
+import { AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
 import * as attachments from '../../../operations/support/attachments';
 import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();
 
-export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const ALLOWED_TYPES = [
   'image/jpeg',
   'image/png',
@@ -242,20 +240,6 @@ const attachmentView = (a: AttachmentDoc) => ({
   createdAt: a.createdAt.toISOString(),
 });
 
-const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const AttachmentSchema = z
-  .object({
-    id,
-    supportId: id,
-    mensagemId: id.nullable(),
-    nomeArquivo: Text(255).describe('the name it was uploaded with (cut to 255 characters)'),
-    caminhoArquivo: Text(1_024).describe('its object key in MinIO (S3 keys are at most 1,024 bytes)'),
-    tipoArquivo: Text(255),
-    tamanhoArquivo: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
-    createdAt: IsoDateTime,
-  })
-  .meta({ id: 'Attachment' });
-
 export const attachmentRoutes = [
   route({
     method: 'post',
@@ -269,11 +253,7 @@ export const attachmentRoutes = [
     params: TicketIdParams,
     bodyType: 'multipart/form-data',
     // Required: a request without the file is a 400. `mensagemId` is a message of this ticket.
-    body: z.strictObject({
-      arquivo: z.string().max(MAX_ATTACHMENT_BYTES).meta({ format: 'binary' }).describe('the file (binary, at most 10 MB)'),
-      // Longer values are cut at busboy's fieldSize (1,000) and then are no message id: refused.
-      mensagemId: z.string().max(1_000).optional(),
-    }),
+    body: UploadAttachmentBody,
     response: AttachmentSchema,
     status: 201,
     links: [

@@ -20,6 +20,7 @@ import {
   CreateTicketBody,
   ListTicketsQuery,
   MessageSchema,
+  QuickReplyListQuery,
   QuickReplyIdParams,
   TagIdParams,
   TagParams,
@@ -33,7 +34,7 @@ import {
   UpdateTagBody,
   UpdateTicketBody,
   UseQuickReplyParams,
-} from './schemas';
+} from '../contracts';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -170,7 +171,7 @@ export const ticketRoutes = [
     summary: 'List quick replies (most used first)',
     tags: ['quick replies'],
     auth: staff,
-    query: z.object({ category: z.string().max(60).optional() }),
+    query: QuickReplyListQuery,
     handler: async ({ query, deps }) => (await deps.quickReplies.list(query.category)).map(quickReplyView),
   }),
   route({

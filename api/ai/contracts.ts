@@ -1,6 +1,8 @@
 /**
- * Request and response schemas of the AI area (quiz-ai-chat-api.md §2.3, §4.3). Built from the
- * configuration so the accepted models and the token ceiling are validated and documented.
+ * The AI area's contracts (quiz-ai-chat-api.md §2.3, §4.3; served by the quiz service): the views
+ * its routes answer with and the requests they take, each registered with an id so that the
+ * OpenAPI document names it once. The bodies that name models are built from the configuration,
+ * so the accepted models and the token ceiling are validated and documented.
  */
 import { z } from 'zod';
 import { AGENT_NAME, AgentDefinition, NAME_MAX, TEMPERATURE } from '../../models/ai/agent.rules';
@@ -50,7 +52,7 @@ export function chatBody(limits: AiLimits) {
     systemPrompt: z.string().max(20_000).optional().describe('Instructions placed before the prompt'),
     responseFormat: ResponseFormatSchema.optional(),
     stream: z.boolean().optional().describe('Stream the reply as Server-Sent Events: delta events, then a result event'),
-  });
+  }).meta({ id: 'ChatRequest' });
 }
 
 export function chatWithToolsBody(limits: AiLimits) {
@@ -65,13 +67,13 @@ export function chatWithToolsBody(limits: AiLimits) {
     model: modelSchema(limits),
     maxTokens: z.number().int().min(1).max(limits.maxTokens, `maxTokens must be at most ${limits.maxTokens}`).optional(),
     systemPrompt: z.string().max(20_000).optional(),
-  });
+  }).meta({ id: 'ChatWithToolsRequest' });
 }
 
-export const AgentRunBody = z.strictObject({ prompt });
-export const AgentNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid agent name') });
-export const ToolNameParams = z.object({ name: z.string().max(NAME_MAX).regex(TOOL_NAME, 'not a valid tool name') });
-export const ProviderNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid provider name') });
+export const AgentRunBody = z.strictObject({ prompt }).meta({ id: 'AgentRunRequest' });
+export const AgentNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid agent name') }).meta({ id: 'AgentNameParams' });
+export const ToolNameParams = z.object({ name: z.string().max(NAME_MAX).regex(TOOL_NAME, 'not a valid tool name') }).meta({ id: 'ToolNameParams' });
+export const ProviderNameParams = z.object({ name: z.string().max(NAME_MAX).regex(AGENT_NAME, 'not a valid provider name') }).meta({ id: 'ContextProviderNameParams' });
 
 export const ToolResultSchema = z.object({
   toolName: z.string().describe('as the model named it'),
@@ -96,7 +98,8 @@ export const ChatResult = z
 const day = z.iso.date('expected a date YYYY-MM-DD that exists').max(10);
 export const UsageQuery = z
   .object({ from: day.optional(), to: day.optional() })
-  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to');
+  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to')
+  .meta({ id: 'AiUsageQuery' });
 
 /** The caller's daily token budget for today (operations/ai/usage.ts). */
 export const DailyBudgetSchema = z
@@ -109,6 +112,21 @@ export const DailyBudgetSchema = z
   })
   .meta({ id: 'AiDailyBudget' });
 
+/** The caller's use per UTC day, with totals, and today's budget. */
+export const AiUsageView = z.object({
+  from: z.iso.date().max(10),
+  to: z.iso.date().max(10),
+  days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
+  totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
+  budget: DailyBudgetSchema,
+}).meta({ id: 'AiUsage' });
+
+/** The agents and tools a caller may name (unbounded lists: .spectral.yaml). */
+export const AiResources = z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }).meta({ id: 'AiResources' });
+
+/** What deleting a registered agent, tool or context provider answers. */
+export const RegistryEntryDeleted = z.object({ deleted: z.string().max(64) }).meta({ id: 'RegistryEntryDeleted' });
+
 /** A new agent (AgentDefinition): what is left out takes its default. */
 export function agentBody(limits: AiLimits) {
   const f = AgentDefinition.shape;
@@ -120,14 +138,15 @@ export function agentBody(limits: AiLimits) {
     temperature: f.temperature.default(0.7),
     tools: f.tools.default([]),
     contextProviders: f.contextProviders.default([]),
-  });
+  }).meta({ id: 'RegisterAgentRequest' });
 }
 
 /** Changes to an agent: any of its fields but the name. */
 export function agentPatch(limits: AiLimits) {
   return z
     .strictObject({ ...AgentDefinition.omit({ name: true }).partial().shape, model: modelSchema(limits) })
-    .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
+    .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
+    .meta({ id: 'UpdateAgentRequest' });
 }
 
 export const ToolBody = z.strictObject({
@@ -136,7 +155,7 @@ export const ToolBody = z.strictObject({
   parameters: z.record(z.string().max(KEY_MAX), z.unknown()).describe('JSON Schema of the arguments object'),
   endpoint: z.url().max(URL_MAX).describe('https URL the platform POSTs the arguments to; its host must be allow-listed'),
   timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
-});
+}).meta({ id: 'RegisterToolRequest' });
 
 export const ToolPatch = z
   .strictObject({
@@ -145,7 +164,8 @@ export const ToolPatch = z
     endpoint: z.url().max(URL_MAX).optional(),
     timeoutMs: z.number().int().min(100).max(60_000).optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
+  .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
+  .meta({ id: 'UpdateToolRequest' });
 
 /**
  * Unknown keys are refused; a command or arguments say why: stdio servers are the operator's
@@ -188,7 +208,8 @@ export const ProviderBody = z
     providerOver({ transport: z.literal('stdio'), server: stdioServer }),
     providerOver({ transport: z.literal('http'), url: providerUrl }),
   ])
-  .describe('stdio: a server the operator configured, by name; http: an https endpoint on an allow-listed host');
+  .describe('stdio: a server the operator configured, by name; http: an https endpoint on an allow-listed host')
+  .meta({ id: 'RegisterContextProviderRequest' });
 
 export const ProviderPatch = z
   .strictObject(
@@ -200,4 +221,5 @@ export const ProviderPatch = z
     },
     providerKeys,
   )
-  .refine((b) => Object.keys(b).length > 0, 'at least one field is required');
+  .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
+  .meta({ id: 'UpdateContextProviderRequest' });

@@ -1,0 +1,384 @@
+/**
+ * The support service's contracts (support-ticket-api.md §2, §4): the views its routes answer with
+ * and the requests they take (bodies, query strings, path parameters), each registered with an id
+ * so that the OpenAPI document names it once (`components.schemas`). Tickets, messages, tags,
+ * quick replies and attachments; the AI fast response; bulk operations; reports. Routes import
+ * them from here, never from another route file.
+ */
+import { z } from 'zod';
+import { emailAddress, wholeNumber } from '../../models/params.rules';
+import { isDate } from '../../models/shared/calendar.rules';
+import { BULK_ERROR_MAX } from '../../models/support/bulk.repo';
+import { BULK_MAX_TICKETS, BULK_TYPES } from '../../models/support/bulk.rules';
+import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
+import { LABEL_MAX, MESSAGE_ORIGINS, PATCHABLE_STATUSES, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { Count, IsoDate, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
+
+// ---- Tickets, messages, tags, quick replies -----------------------------------------------------
+
+const id = wholeNumber((n) => n.positive());
+export const TicketIdParams = z.object({ id }).meta({ id: 'TicketIdParams' });
+export const TagParams = z.object({ id, tagId: id }).meta({ id: 'TicketTagParams' });
+export const TagIdParams = z.object({ tagId: id }).meta({ id: 'TagIdParams' });
+export const AttachmentIdParams = z.object({ attachmentId: id }).meta({ id: 'AttachmentIdParams' });
+export const QuickReplyIdParams = z.object({ replyId: id }).meta({ id: 'QuickReplyIdParams' });
+export const UseQuickReplyParams = z.object({ id, replyId: id }).meta({ id: 'TicketQuickReplyParams' });
+
+const text = (max: number) => z.string().max(max).trim().min(1);
+export const IssueSchema = z.enum(TICKET_ISSUES, { message: `issue must be one of: ${TICKET_ISSUES.join(' | ')}` });
+
+const DESCRIPTION_MAX = 10_000;
+export const CreateTicketBody = z
+  .strictObject({
+    main: text(LABEL_MAX).describe('Main category'),
+    issue: IssueSchema,
+    description: text(DESCRIPTION_MAX),
+    email: emailAddress,
+    newsletter: text(LABEL_MAX).optional(),
+    wantReply: z.boolean().optional(),
+  })
+  .meta({ id: 'CreateTicketRequest' });
+
+export const UpdateTicketBody = z
+  .strictObject({
+    status: z.enum(PATCHABLE_STATUSES).optional(),
+    issue: IssueSchema.optional(),
+    main: text(LABEL_MAX).optional(),
+    newsletter: text(LABEL_MAX).optional(),
+    replied: z.string().max(TEXT_MAX).optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required')
+  .meta({ id: 'UpdateTicketRequest' });
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const isoDate = z.iso.datetime({ offset: true }).max(64).or(z.iso.date()).transform((v) => new Date(v));
+export const ListTicketsQuery = z
+  .object({
+    status: z.enum(TICKET_STATUSES).optional(),
+    includeDeleted: bool.optional().describe('Also list deleted tickets (default false)'),
+    issue: IssueSchema.optional(),
+    main: z.string().max(LABEL_MAX).optional(),
+    newsletter: z.string().max(LABEL_MAX).optional(),
+    email: emailAddress.optional(),
+    tag: id.optional().describe('Tag id'),
+    from: isoDate.optional().describe('Created at or after (ISO 8601 date or datetime)'),
+    to: isoDate.optional().describe('Created at or before'),
+    q: SearchText(100).trim().min(2).optional().describe('Text in the description (case-insensitive)'),
+    page: wholeNumber((n) => n.min(1).max(100_000)).default(1),
+    limit: wholeNumber((n) => n.min(1).max(100)).default(10),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to')
+  .meta({ id: 'TicketListQuery' });
+
+/** Page-numbered pagination of the support lists (spec §4.2): page, limit (1–100), total, totalPages. */
+export const SupportPagination = z
+  .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: Count, totalPages: Count })
+  .meta({ id: 'SupportPagination' });
+
+/** Ids are sequence numbers from 1 (spec §2). */
+const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** The bounds of the request bodies every stored value went through (below), the e-mail's of RFC 5321. */
+const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+export const TagSchema = z.object({ id: Id, name: Text(50), color: z.string().max(7).regex(COLOR), isDefault: z.boolean() }).meta({ id: 'Tag' });
+export const MessageSchema = z
+  .object({
+    id: Id.nullable().describe('null for the first message, which carries the description'),
+    conteudo: Text(TEXT_MAX),
+    remetente: Text(255).describe("the sender's e-mail, or the staff member's id"),
+    origem: z.enum(MESSAGE_ORIGINS),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Message' });
+export const AttachmentSummary = z.object({ id: Id, nomeArquivo: Text(255), tipoArquivo: Text(255), tamanhoArquivo: Count, createdAt: IsoDateTime });
+export const TicketSchema = z
+  .object({
+    id: Id,
+    main: Text(LABEL_MAX),
+    issue: Text(LABEL_MAX),
+    description: Text(DESCRIPTION_MAX),
+    status: z.enum(TICKET_STATUSES),
+    email: Text(254),
+    newsletter: Text(LABEL_MAX).nullable(),
+    wantReply: z.boolean(),
+    replied: Text(TEXT_MAX).nullable(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    deletedAt: IsoDateTime.nullable(),
+    tags: z.array(TagSchema),
+  })
+  .meta({ id: 'Ticket' });
+export const TicketDetailSchema = TicketSchema.extend({ anexos: z.array(AttachmentSummary), mensagens: z.array(MessageSchema) }).meta({ id: 'TicketDetail' });
+
+export const AddMessageBody = z.strictObject({ conteudo: text(TEXT_MAX) }).meta({ id: 'AddMessageRequest' });
+export const AssignTagBody = z.strictObject({ tagId: id }).meta({ id: 'AssignTagRequest' });
+const hex = z.string().max(7).regex(COLOR, 'color must be a hex colour like #1a2b3c');
+export const CreateTagBody = z.strictObject({ name: text(50), color: hex }).meta({ id: 'CreateTagRequest' });
+export const UpdateTagBody = z
+  .strictObject({ name: text(50).optional(), color: hex.optional() })
+  .refine((b) => b.name !== undefined || b.color !== undefined, 'at least one field is required')
+  .meta({ id: 'UpdateTagRequest' });
+export const QuickReplyListQuery = z.object({ category: z.string().max(60).optional() }).meta({ id: 'QuickReplyListQuery' });
+export const CreateQuickReplyBody = z
+  .strictObject({ title: text(LABEL_MAX), content: text(TEXT_MAX), category: text(60).optional() })
+  .meta({ id: 'CreateQuickReplyRequest' });
+export const UpdateQuickReplyBody = z
+  .strictObject({ title: text(LABEL_MAX).optional(), content: text(TEXT_MAX).optional(), category: text(60).optional() })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required')
+  .meta({ id: 'UpdateQuickReplyRequest' });
+
+/** A tag as listed, with its times. */
+export const TagView = TagSchema.extend({ createdAt: IsoDateTime, updatedAt: IsoDateTime }).meta({ id: 'TagListed' });
+/** What a change of a ticket's status or issue answers. */
+export const TicketUpdated = TicketSchema.pick({ id: true, status: true, issue: true, replied: true, updatedAt: true }).meta({ id: 'TicketUpdated' });
+
+// ---- Attachments --------------------------------------------------------------------------------
+
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The multipart body of an upload (the route reads its own stream; this documents it). A request
+ * without the file is a 400; `mensagemId` is a message of this ticket.
+ */
+export const UploadAttachmentBody = z
+  .strictObject({
+    arquivo: z.string().max(MAX_ATTACHMENT_BYTES).meta({ format: 'binary' }).describe('the file (binary, at most 10 MB)'),
+    // Longer values are cut at busboy's fieldSize (1,000) and then are no message id: refused.
+    mensagemId: z.string().max(1_000).optional(),
+  })
+  .meta({ id: 'UploadAttachmentRequest' });
+
+export const AttachmentSchema = z
+  .object({
+    id: Id,
+    supportId: Id,
+    mensagemId: Id.nullable(),
+    nomeArquivo: Text(255).describe('the name it was uploaded with (cut to 255 characters)'),
+    caminhoArquivo: Text(1_024).describe('its object key in MinIO (S3 keys are at most 1,024 bytes)'),
+    tipoArquivo: Text(255),
+    tamanhoArquivo: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'Attachment' });
+
+// ---- AI fast response ---------------------------------------------------------------------------
+
+export const FastResponseBody = z.strictObject({ send: z.boolean().default(false) }).meta({ id: 'FastResponseRequest' });
+export const FastResponseResult = z
+  .object({ replied: Text(TEXT_MAX), sent: z.boolean(), messageId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(), workflowId: Text(200) })
+  .meta({ id: 'FastResponseResult' });
+
+// ---- Bulk operations ----------------------------------------------------------------------------
+
+const ticketIds = z
+  .array(z.number().int().positive())
+  .min(1, 'ticketIds must name at least one ticket')
+  .max(BULK_MAX_TICKETS, `at most ${BULK_MAX_TICKETS} tickets per operation`)
+  .transform((ids) => [...new Set(ids)]);
+
+export const BulkStatusBody = z.strictObject({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }).meta({ id: 'BulkStatusRequest' });
+export const BulkDeleteBody = z.strictObject({ ticketIds }).meta({ id: 'BulkDeleteRequest' });
+export const BulkMessagesBody = z.strictObject({ ticketIds, conteudo: z.string().max(20_000).trim().min(1) }).meta({ id: 'BulkMessagesRequest' });
+export const BulkFastResponseBody = z.strictObject({ ticketIds, send: z.boolean().default(false) }).meta({ id: 'BulkFastResponseRequest' });
+export const BulkOperationParams = z.object({ operationId: z.uuid() }).meta({ id: 'BulkOperationParams' });
+
+const BULK_STATES = ['running', 'completed', 'cancelled', 'failed'] as const;
+export const BulkOperationAccepted = z
+  .object({
+    operationId: Uuid,
+    workflowId: Text(200),
+    type: z.enum(BULK_TYPES),
+    total: z.number().int().min(1).max(BULK_MAX_TICKETS),
+    state: z.enum(BULK_STATES),
+    statusUrl: Text(64),
+  })
+  .meta({ id: 'BulkOperationAccepted' });
+export const BulkOperationView = z
+  .object({
+    operationId: Uuid,
+    type: z.enum(BULK_TYPES),
+    state: z.enum(BULK_STATES),
+    total: Count,
+    processed: Count,
+    succeeded: Count,
+    failed: Count,
+    errors: z
+      .array(z.object({ ticketId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), error: Text(BULK_ERROR_MAX) }))
+      .max(100)
+      .describe('Per-ticket failures (first 100)'),
+    error: Text(BULK_ERROR_MAX).nullable().describe('Why a failed operation failed as a whole (its workflow could not be started)'),
+    createdAt: IsoDateTime,
+    finishedAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'BulkOperation' });
+export const BulkOperationCancelling = z.object({ operationId: Uuid, state: z.literal('cancelling') }).meta({ id: 'BulkOperationCancelling' });
+
+// ---- Reports ------------------------------------------------------------------------------------
+
+const Cache = z.object({
+  hit: z.boolean(),
+  age: z.number().int().optional().describe('seconds since the report was computed (on a hit)'),
+  expiresIn: z.number().int().optional().describe('seconds until it is computed again (on a hit)'),
+});
+const fresh = z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('true: compute the report again, ignoring the cache');
+const day = z.string().max(10).refine(isDate, 'must be a calendar date written YYYY-MM-DD');
+/** The days a report covers, YYYY-MM-DD. */
+const Periodo = z.object({ inicio: IsoDate, fim: IsoDate });
+/** Stored values the reports group by: as stored (LABEL_MAX), an agent as the token named them (≤ 255). */
+const Label = Text(LABEL_MAX);
+const Agent = Text(255);
+/** JSON, or the report's rows as a CSV download. */
+const format = z.enum(['json', 'csv']).default('json');
+
+const PeriodStats = z.object({
+  totalTickets: z.number().int(),
+  ticketsByStatus: z.object(Object.fromEntries(PATCHABLE_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof PATCHABLE_STATUSES)[number], z.ZodNumber>),
+  resolutionMetrics: z.object({ taxaResolucaoGeral: z.number().describe('resolved and closed tickets, in percent of the period\'s tickets') }),
+  periodo: Periodo,
+});
+
+/** The filters the reports share, where they make sense. */
+const CommonFilters = z.strictObject({
+  data_inicio: day.optional().describe('first day (default: 30 days ago)'),
+  data_fim: day.optional().describe('last day (default: today)'),
+  status: z.enum(PATCHABLE_STATUSES).optional(),
+  main: z.string().trim().min(1).max(200).optional().describe('main category'),
+  issue: z.string().trim().min(1).max(200).optional(),
+  agente: z.string().trim().min(1).max(200).optional().describe('tickets this agent changed or answered'),
+  newsletter: z.string().trim().min(1).max(200).optional(),
+  tag: z.coerce.number().int().min(1).optional().describe('tag id'),
+  fresh,
+});
+
+const Durations = z.object({
+  median: z.number().nullable(),
+  p90: z.number().nullable().describe('nearest-rank 90th percentile'),
+  mean: z.number().nullable(),
+  count: z.number().int(),
+}).describe('seconds; null when there is nothing to measure');
+
+export const DetailRow = z.object({
+  id: z.number().int(),
+  main: Label,
+  issue: Label,
+  status: Text(16),
+  newsletter: Label.nullable(),
+  criadoEm: IsoDateTime,
+  primeiraRespostaSegundos: z.number().nullable(),
+  resolucaoSegundos: z.number().nullable(),
+  reaberturas: z.number().int(),
+});
+
+/** The reports that take only `fresh` (the filter options, the dashboard). */
+export const ReportFreshQuery = z.strictObject({ fresh }).meta({ id: 'ReportFreshQuery' });
+export const ReportComparisonQuery = z
+  .strictObject({
+    data_inicio: day.optional().describe('first day of the current period (default: 30 days ago)'),
+    data_fim: day.optional().describe('last day of the current period (default: today)'),
+    comparar_com: z.enum(COMPARISONS).default('periodo_anterior'),
+    fresh,
+  })
+  .meta({ id: 'ReportComparisonQuery' });
+export const ReportResolutionQuery = CommonFilters.meta({ id: 'ReportResolutionQuery' });
+export const ReportCategoriesQuery = CommonFilters.extend({ format }).meta({ id: 'ReportCategoriesQuery' });
+export const ReportDistributionQuery = CommonFilters.extend({ por: z.enum(['hora', 'dia_semana', 'newsletter']), format }).meta({ id: 'ReportDistributionQuery' });
+export const ReportSeriesQuery = CommonFilters.extend({ agrupamento: z.enum(GROUPINGS).default('dia'), format }).meta({ id: 'ReportSeriesQuery' });
+export const ReportCohortsQuery = CommonFilters.extend({ format }).meta({ id: 'ReportCohortsQuery' });
+export const ReportSummaryQuery = CommonFilters.omit({ data_inicio: true, data_fim: true }).meta({ id: 'ReportSummaryQuery' });
+export const ReportDetailedQuery = CommonFilters.extend({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  format,
+}).meta({ id: 'ReportDetailedQuery' });
+export const ReportAgentsQuery = CommonFilters.extend({ format }).meta({ id: 'ReportAgentsQuery' });
+
+// The report lists are unbounded (one row per category, agent, newsletter or period): .spectral.yaml.
+export const ReportFilters = z
+  .object({
+    categorias: z.array(z.object({ main: Label, issues: z.array(Label) })),
+    agentes: z.array(Agent),
+    newsletters: z.array(Label),
+    status: z.array(z.enum(PATCHABLE_STATUSES)).max(PATCHABLE_STATUSES.length),
+    agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportFilters' });
+export const ReportComparison = z
+  .object({ atual: PeriodStats, anterior: PeriodStats, variacao: z.object({ totalTickets: z.number(), taxaResolucao: z.number() }), cache: Cache })
+  .meta({ id: 'ReportComparison' });
+export const ReportResolutionMetrics = z
+  .object({
+    periodo: Periodo,
+    primeiraResposta: Durations,
+    resolucao: Durations,
+    reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportResolutionMetrics' });
+export const ReportDashboard = z
+  .object({
+    abertos: z.number().int(),
+    emAndamento: z.number().int(),
+    semResposta: z.number().int(),
+    criados: z.object({ hoje: z.number().int(), semana: z.number().int() }),
+    resolvidos: z.object({ hoje: z.number().int(), semana: z.number().int() }),
+    maisAntigoAberto: z.object({ id: z.number().int(), status: z.enum(TICKET_STATUSES), createdAt: IsoDateTime, idadeSegundos: z.number().int() }).nullable(),
+    hoje: IsoDate,
+    semanaDesde: IsoDate,
+    cache: Cache,
+  })
+  .meta({ id: 'ReportDashboard' });
+export const ReportCategories = z
+  .object({
+    periodo: Periodo,
+    categorias: z.array(
+      z.object({ main: Label, issue: Label, total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() }),
+    ),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportCategories' });
+export const ReportDistribution = z
+  .object({
+    periodo: Periodo,
+    por: z.enum(['hora', 'dia_semana', 'newsletter']),
+    distribuicao: z.array(
+      z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() }),
+    ),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportDistribution' });
+export const ReportSeries = z
+  .object({
+    periodo: Periodo,
+    agrupamento: z.enum(GROUPINGS),
+    serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportSeries' });
+export const ReportCohorts = z
+  .object({
+    periodo: Periodo,
+    coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportCohorts' });
+export const ReportSummary = PeriodStats.extend({
+  primeiraResposta: Durations,
+  resolucao: Durations,
+  reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
+  cache: Cache,
+}).meta({ id: 'ReportSummary' });
+export const ReportDetailed = z
+  .object({
+    periodo: Periodo,
+    linhas: z.array(DetailRow).max(100),
+    pagination: SupportPagination,
+    cache: Cache,
+  })
+  .meta({ id: 'ReportDetailed' });
+export const ReportAgents = z
+  .object({
+    periodo: Periodo,
+    agentes: z.array(z.object({ agente: Agent, respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
+    cache: Cache,
+  })
+  .meta({ id: 'ReportAgents' });
