@@ -8,7 +8,7 @@ import type { Sector, Topic } from '../../models/news/article.rules';
 import type { InboundContent } from '../../models/whatsapp/webhook.rules';
 import { workflowIds } from '../../workflows/ids';
 import { conversationQuery, inboundSignal, whatsappConversationWorkflow } from '../../workflows/whatsapp/conversation.workflow';
-import { mockedActivitiesWorker, runThenTerminate, until, type workflowSuite } from './time-skipping';
+import { mockedActivitiesWorker, quiescent, runThenTerminate, until, type workflowSuite } from './time-skipping';
 
 type Suite = ReturnType<typeof workflowSuite>;
 
@@ -69,7 +69,11 @@ export const conversationOn = (suite: Suite, idleMs: number) => async (acts: Act
       });
       return id;
     },
-    view: () => handle.query(conversationQuery),
+    /** The conversation query once the workflow has nothing in flight (a handled message counted). */
+    view: async () => {
+      await quiescent(handle);
+      return await handle.query(conversationQuery);
+    },
     /** Runs the test with the worker polling; a conversation still open is terminated after. */
     run: (fn: () => Promise<void>) => runThenTerminate(worker, handle, fn),
   };

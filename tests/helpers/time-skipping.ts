@@ -27,8 +27,12 @@ async function startTimeSkipping(server: string): Promise<TestWorkflowEnvironmen
   }
 }
 
+/** The SDK's runtime is installed once per test file (a second environment of the file shares it). */
+let runtimeInstalled = false;
+
 export async function timeSkippingEnvironment(): Promise<{ env: TestWorkflowEnvironment; client: WorkflowClient }> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  if (!runtimeInstalled) Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
   const server = process.env.TEMPORAL_TEST_SERVER_BIN;
   if (!server) throw new Error('TEMPORAL_TEST_SERVER_BIN is not set: run through npm test');
   const env = await startTimeSkipping(server);

@@ -202,29 +202,42 @@ it('a send that fails for a while (429, 5xx) is retried under the same key', asy
   });
 });
 
-it('ends after idleMs without a message, forgetting a flow left half-way', async () => {
-  const acts = activities();
-  const c = await conversation(acts);
-  await c.run(async () => {
-    await handledAll(acts, [await c.say('cadastro')]);
-    await suite.env.sleep(IDLE - MINUTE);
-    await quiescent(c.handle);
-    expect((await c.handle.describe()).status.name).toBe('RUNNING');
+/*
+ * On a test server of its own: a time-skipping server whose clock an earlier test left locked
+ * (Temporal's Java test server leaks a lock when a workflow is terminated with work in flight:
+ * temporalio/sdk-java#1138, #3088) skips nothing, and this test's 29-minute sleeps then took real
+ * time (seen in 3 of 10 runs under load, after every earlier test had ended quiescent).
+ */
+describe('the idle end', () => {
+  const idle = workflowSuite();
+  const conversationIdle = conversationOn(idle, IDLE);
 
-    // A message restarts the wait.
-    await handledAll(acts, [await c.say('cadastro')]);
-    await suite.env.sleep(IDLE - MINUTE);
-    await quiescent(c.handle);
-    expect((await c.handle.describe()).status.name).toBe('RUNNING');
+  it('ends after idleMs without a message, forgetting a flow left half-way', async () => {
+    const acts = activities();
+    const c = await conversationIdle(acts);
+    await c.run(async () => {
+      await handledAll(acts, [await c.say('cadastro')]);
+      await quiescent(c.handle); // time is skipped only with no activity in flight
+      await idle.env.sleep(IDLE - MINUTE);
+      await quiescent(c.handle);
+      expect((await c.handle.describe()).status.name).toBe('RUNNING');
 
-    const before = await suite.env.currentTimeMs();
-    expect(await c.handle.result()).toEqual({ handled: 2, ended: 'idle' });
-    expect((await suite.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(MINUTE - 1_000);
+      // A message restarts the wait.
+      await handledAll(acts, [await c.say('cadastro')]);
+      await quiescent(c.handle); // time is skipped only with no activity in flight
+      await idle.env.sleep(IDLE - MINUTE);
+      await quiescent(c.handle);
+      expect((await c.handle.describe()).status.name).toBe('RUNNING');
 
-    // The next message starts a new conversation, without the sign-up flow.
-    const id = await c.say('Maria');
-    await handledAll(acts, [id]);
-    expect(replies(acts).at(-1)).toBe(helpText());
-    expect(acts.signUp).not.toHaveBeenCalled();
+      const before = await idle.env.currentTimeMs();
+      expect(await c.handle.result()).toEqual({ handled: 2, ended: 'idle' });
+      expect((await idle.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(MINUTE - 1_000);
+
+      // The next message starts a new conversation, without the sign-up flow.
+      const id = await c.say('Maria');
+      await handledAll(acts, [id]);
+      expect(replies(acts).at(-1)).toBe(helpText());
+      expect(acts.signUp).not.toHaveBeenCalled();
+    });
   });
 });

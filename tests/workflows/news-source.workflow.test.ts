@@ -108,27 +108,36 @@ function enrichActivities(outcomes: unknown[], alerts = true) {
   };
 }
 
-it("enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue", async () => {
-  const articleId = randomUUID();
-  const prefix = `t${randomUUID().slice(0, 6)}-`;
-  const now = await suite.env.currentTimeMs(); // the server's clock (time skipped by earlier tests)
-  const resumeAt = new Date(now + 7 * 3_600_000).toISOString();
-  const acts = enrichActivities([
-    { state: 'waiting', resumeAt },
-    { state: 'enriched', published: true, isBreaking: true, publishedAt: new Date(now).toISOString() },
-  ]);
-  const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
-  const result = await worker.run(() => suite.client.execute(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] }));
-  expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
-  const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
-  const described = await child.describe();
-  expect([described.type, described.taskQueue, described.status.name]).toEqual(['whatsappAlertsWorkflow', taskQueueName(prefix, TASK_QUEUES.whatsapp), 'RUNNING']);
-  await child.terminate('test over');
-  expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
-  expect(acts.enrichArticle).toHaveBeenCalledTimes(2);
-  const { events } = await suite.client.getHandle(workflowIds.newsEnrich(articleId)).fetchHistory();
-  const timer = (events ?? []).find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
-  expect(Number(timer?.startToFireTimeout?.seconds)).toBeGreaterThan(6.9 * 3_600);
+/*
+ * On a test server of its own: it waits on a 7-hour timer, which a time-skipping server whose
+ * clock an earlier test left locked (Temporal's Java test server leaks a lock when work is cut
+ * off in flight: temporalio/sdk-java#1138, #3088) waits in real time (seen in CI: a timeout).
+ */
+describe('the budget wait', () => {
+  const budget = workflowSuite();
+
+  it("enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue", async () => {
+    const articleId = randomUUID();
+    const prefix = `t${randomUUID().slice(0, 6)}-`;
+    const now = await budget.env.currentTimeMs(); // the server's clock
+    const resumeAt = new Date(now + 7 * 3_600_000).toISOString();
+    const acts = enrichActivities([
+      { state: 'waiting', resumeAt },
+      { state: 'enriched', published: true, isBreaking: true, publishedAt: new Date(now).toISOString() },
+    ]);
+    const worker = await mockedActivitiesWorker(budget.env, acts, { bundle: budget.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
+    const result = await worker.run(() => budget.client.execute(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] }));
+    expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
+    const child = budget.client.getHandle(workflowIds.whatsappAlerts(articleId));
+    const described = await child.describe();
+    expect([described.type, described.taskQueue, described.status.name]).toEqual(['whatsappAlertsWorkflow', taskQueueName(prefix, TASK_QUEUES.whatsapp), 'RUNNING']);
+    await child.terminate('test over');
+    expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
+    expect(acts.enrichArticle).toHaveBeenCalledTimes(2);
+    const { events } = await budget.client.getHandle(workflowIds.newsEnrich(articleId)).fetchHistory();
+    const timer = (events ?? []).find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
+    expect(Number(timer?.startToFireTimeout?.seconds)).toBeGreaterThan(6.9 * 3_600);
+  });
 });
 
 it('an answer that never validated is not retried: the failure is recorded and the run says so; a provider outage is retried', async () => {
