@@ -19,6 +19,8 @@ import {
   ArticleView,
   BreakingArticlesQuery,
   EntityIdParams,
+  FeedArticleView,
+  type FeedReasonView,
   SectorArticlesQuery,
   SectorParams,
 } from './contracts';
@@ -30,17 +32,20 @@ const tags = ['articles'];
 
 const present = (docs: readonly ArticleDoc[], modules: IncludeModule[]) => docs.map((d) => presentArticle(d, modules));
 
-/** The reading a request asks for: its page and include modules under the key's plan. */
-const reading = (auth: KeyPrincipal, q: PageQuery & { include?: string | undefined }) => ({ plan: auth.plan, include: q.include, page: q });
+/** The include modules as the operations read them (`a,b`): the query validated the names already; the plan is theirs to check. */
+const includeOf = (q: { include?: IncludeModule[] | undefined }) => q.include?.join(',');
 
-async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: string | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
+/** The reading a request asks for: its page and include modules under the key's plan. */
+const reading = (auth: KeyPrincipal, q: PageQuery & { include?: IncludeModule[] | undefined }) => ({ plan: auth.plan, include: includeOf(q), page: q });
+
+async function listReply(deps: NewsDeps, auth: KeyPrincipal, q: PageQuery & { include?: IncludeModule[] | undefined; sort: (typeof ORDERINGS)[number] } & ArticleFilters) {
   const { docs, total, hasMore, modules } = await articles.listArticles(deps, reading(auth, q), q, q.sort);
   return reply({ data: present(docs, modules), pagination: paginate(q, total, hasMore) });
 }
 
 const listDescription =
   'Sort: publishedAt (default, newest first), baseScore (highest first), urgencyLevel (CRITICAL > HIGH > MEDIUM > LOW, then newest), relevance (score and recency: a recent high-score article beats a higher-score old one). ' +
-  'Filters: sector, topic, from, to (ISO 8601), language, urgencyLevel, contentType, isBreaking, entity (id), ticker. include: comma-separated modules of the plan.';
+  'Filters: sector, topic, from, to (ISO 8601), language, urgencyLevel, contentType, isBreaking, entity (id), ticker. include: the modules of the plan to add to each article (see the parameter).';
 
 export const articleRoutes = [
   route({
@@ -119,7 +124,7 @@ export const articleRoutes = [
     response: ArticleView,
     errors: [403, 404],
     handler: async ({ params, query, auth, deps }) => {
-      const { doc, modules } = await articles.oneArticle(deps, auth.plan, query.include, params.id);
+      const { doc, modules } = await articles.oneArticle(deps, auth.plan, includeOf(query), params.id);
       return presentArticle(doc, modules);
     },
   }),
@@ -153,12 +158,13 @@ export const articleRoutes = [
     tags,
     auth: reader,
     query: ArticlePageQuery,
-    response: z.array(ArticleView).max(100),
+    response: z.array(FeedArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
     handler: async ({ query, auth, deps }) => {
       const { items, total, modules } = await articles.personalFeed(deps, auth.sub, reading(auth, query));
-      const data = items.map((i) => ({ ...presentArticle(i.doc, modules), feedScore: i.score, feedReasons: i.reasons }));
+      // A sector or topic reason holds the article's own code (FeedReason types it string).
+      const data = items.map((i) => ({ ...presentArticle(i.doc, modules), feedScore: i.score, feedReasons: i.reasons as FeedReasonView[] }));
       return reply({ data, pagination: paginate(query, total) });
     },
   }),

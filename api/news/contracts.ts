@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { CONTENT_TYPES, ENTITY_TYPES, LANGUAGES, ORDERINGS, SECTORS, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { CONTENT_TYPES, ENTITY_TYPES, LANGUAGES, MODULE_FIELDS, MODULE_SCHEMAS, modulePlans, ORDERINGS, SECTORS, SentimentLabel, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
 import { CANDIDATE_STATES } from '../../models/news/entity-candidate.repo';
 import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT } from '../../models/news/import.repo';
 import { ImportLine } from '../../models/news/ingest.rules';
@@ -17,7 +17,7 @@ import { isEmptyFilter, REENRICH_IDS_MAX, REENRICH_STATES } from '../../models/n
 import { REENRICH_ERROR_MAX, REENRICH_ERRORS_KEPT } from '../../models/news/reenrichment.repo';
 import { POLL_MINUTES, SourceInput, SourcePatch } from '../../models/news/sources/source.rules';
 import { keyAlreadyCreated } from '../../operations/news/api-keys';
-import { PLANS } from '../../models/shared/plan.rules';
+import { INCLUDE_MODULES, PLANS, type IncludeModule } from '../../models/shared/plan.rules';
 import { KEYWORD, NotificationSettings, Preferences, PREFERENCE_LIMITS, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
 import { WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
@@ -100,6 +100,9 @@ const weightsBy = (keyLength: number) => z.record(z.string().max(keyLength), z.n
 const Watchlist = { watchlistCompanies: z.array(z.string().max(36)).max(PREFERENCE_LIMITS.watchlist), watchlistTickers: z.array(z.string().max(8)).max(PREFERENCE_LIMITS.watchlist) };
 const Keywords = { keywords: z.array(z.string().max(PREFERENCE_LIMITS.keywordLength)).max(PREFERENCE_LIMITS.keywords), keywordWeights: weightsBy(PREFERENCE_LIMITS.keywordLength) };
 
+export const NotificationSettingsView = NotificationSettings.meta({ id: 'NotificationSettings' });
+export const RelevanceSettingsView = RelevanceSettings.meta({ id: 'RelevanceSettings' });
+
 export const PreferencesView = z
   .object({
     sectors: codes(SECTORS),
@@ -108,8 +111,8 @@ export const PreferencesView = z
     topicWeights: weightsBy(8),
     ...Watchlist,
     ...Keywords,
-    notificationSettings: NotificationSettings,
-    relevanceSettings: RelevanceSettings,
+    notificationSettings: NotificationSettingsView,
+    relevanceSettings: RelevanceSettingsView,
   })
   .meta({ id: 'Preferences' });
 
@@ -117,8 +120,6 @@ export const FollowedSectorsView = z.object({ sectors: codes(SECTORS), sectorWei
 export const FollowedTopicsView = z.object({ topics: codes(TOPICS), topicWeights: weightsBy(8) }).meta({ id: 'FollowedTopics' });
 export const WatchlistView = z.object(Watchlist).meta({ id: 'Watchlist' });
 export const KeywordsView = z.object(Keywords).meta({ id: 'Keywords' });
-export const NotificationSettingsView = NotificationSettings.meta({ id: 'NotificationSettings' });
-export const RelevanceSettingsView = RelevanceSettings.meta({ id: 'RelevanceSettings' });
 
 /** The whole document, replaced (PUT): absent fields take their defaults. */
 export const PreferencesBody = Preferences.meta({ id: 'PreferencesRequest' });
@@ -225,7 +226,31 @@ const isoDate = (name: string) =>
     .optional();
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-const Include = z.object({ include: z.string().max(200).optional() });
+/**
+ * `include=sentiment,entities`: the include modules, comma-separated (the parameter repeated works
+ * too), each taken once; a name that is no module is a 400 naming it. A list in a query string is
+ * documented as such (api/shared/openapi.ts: an array, style form, explode false).
+ */
+const IncludeList = z.preprocess(
+  (raw, ctx) => {
+    const parts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((p) => typeof p === 'string') ? (raw as string[]) : undefined;
+    if (!parts) return raw; // not text: the array schema says what is wrong
+    const names = [...new Set(parts.flatMap((p) => p.split(',')).map((n) => n.trim()).filter(Boolean))];
+    const unknown = names.filter((n) => !(INCLUDE_MODULES as readonly string[]).includes(n));
+    if (unknown.length) ctx.issues.push({ code: 'custom', message: `Unknown include module${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, input: raw });
+    return names;
+  },
+  z.array(z.enum(INCLUDE_MODULES)).max(INCLUDE_MODULES.length),
+);
+
+const moduleSummary = (m: IncludeModule) => `${m} (${modulePlans(m)}) adds ${MODULE_FIELDS[m].fields.join(', ')}: ${MODULE_FIELDS[m].holds}`;
+const INCLUDE_DESCRIPTION =
+  'Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key\'s plan includes it. ' +
+  'A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. ' +
+  `The modules: ${INCLUDE_MODULES.map(moduleSummary).join('; ')}. ` +
+  'A module the article has no data for is null (entities: an empty list).';
+
+const Include = z.object({ include: IncludeList.optional().describe(INCLUDE_DESCRIPTION) });
 /** Filters every list takes (spec §4.1, named as users expect: issue 5). */
 const Filters = z.object({
   sector: z.enum(SECTORS).optional(),
@@ -257,9 +282,33 @@ export const ArticleQuery = Include.meta({ id: 'ArticleQuery' });
 /** A page of articles with include modules (an entity's articles, the feed). */
 export const ArticlePageQuery = PageQuery.extend(Include.shape).meta({ id: 'ArticlePageQuery' });
 
-/** Bounds: those of an imported line (models/news/ingest.rules.ts ImportLine), which every article passed. */
+/** What an article's module field says of when it is there (each module component says more). */
+const whenIncluded = (m: IncludeModule) =>
+  `Include module ${m} (plans ${modulePlans(m)}): present only when the request asks for it with include=${m} and the API key's plan includes it; ${m === 'entities' ? 'an empty list' : 'null'} when the article has no data for it.`;
+
+/**
+ * The fields of the include modules (models/news/article.rules.ts presentArticle), each typed by
+ * its module's component: sentiment's are flat (sentimentScore, sentimentLabel,
+ * sentimentConfidence), the others one field holding the module.
+ */
+const ModuleFields = {
+  sentimentScore: MODULE_SCHEMAS.sentiment.shape.score.nullable().optional().describe(`From -1 (very negative for investors) to 1 (very positive). ${whenIncluded('sentiment')}`),
+  sentimentLabel: SentimentLabel.nullable().optional().describe(`The label of sentimentScore. ${whenIncluded('sentiment')}`),
+  sentimentConfidence: MODULE_SCHEMAS.sentiment.shape.confidence.nullable().optional().describe(`From 0 to 1. ${whenIncluded('sentiment')}`),
+  marketImpact: MODULE_SCHEMAS.market_impact.nullable().optional().describe(whenIncluded('market_impact')),
+  entities: MODULE_SCHEMAS.entities.optional().describe(whenIncluded('entities')),
+  translations: MODULE_SCHEMAS.translations.nullable().optional().describe(whenIncluded('translations')),
+  scoring: MODULE_SCHEMAS.scoring.nullable().optional().describe(whenIncluded('scoring')),
+  classification: MODULE_SCHEMAS.classification.nullable().optional().describe(whenIncluded('classification')),
+  meta: MODULE_SCHEMAS.meta.nullable().optional().describe(whenIncluded('meta')),
+};
+
+/**
+ * Bounds: those of an imported line (models/news/ingest.rules.ts ImportLine), which every article
+ * passed. Closed: the base fields and the module fields are all an article has.
+ */
 export const ArticleView = z
-  .object({
+  .strictObject({
     id: Uuid,
     sourceName: Text(200),
     title: Text(500),
@@ -276,9 +325,37 @@ export const ArticleView = z
       .array(z.object({ sourceName: Text(200), url: Text(2_048) }))
       .max(50)
       .describe('Other sources that published the same story (a syndicated copy, or the same page)'),
+    ...ModuleFields,
   })
-  .catchall(z.unknown())
-  .meta({ id: 'ArticleView', description: 'Base fields always; each requested include module adds its fields (docs/api/news.md)' });
+  .meta({
+    id: 'ArticleView',
+    description: 'An article: the base fields always, and the fields of each include module the request asks for (the include parameter) that the API key\'s plan includes.',
+  });
+
+/** Why an article is in the feed (models/news/article-query.rules.ts feedScore), one reason per match. */
+const points = { multiplier: z.number().min(0).max(10), points: z.number().min(0) };
+const FeedReason = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('sector'), value: z.enum(SECTORS), weight: WEIGHT, ...points }),
+    z.object({ type: z.literal('topic'), value: z.enum(TOPICS), weight: WEIGHT, ...points }),
+    z.object({ type: z.literal('keyword'), value: Text(PREFERENCE_LIMITS.keywordLength), weight: WEIGHT, ...points }),
+    z.object({ type: z.literal('watchlist_company'), value: Text(36).describe('the entity id'), ...points }),
+    z.object({ type: z.literal('watchlist_ticker'), value: Text(16), ...points }),
+    z.object({ type: z.literal('quality'), value: z.number().min(0).max(100).describe('baseScore'), points: z.number().min(0).max(1) }),
+    z.object({ type: z.literal('breaking'), multiplier: points.multiplier }),
+    z.object({ type: z.literal('exclusive'), multiplier: points.multiplier }),
+    z.object({ type: z.literal('recency'), ageHours: z.number().min(0), halfLifeHours: z.number().min(1).max(720), factor: z.number().min(0).max(1) }),
+  ])
+  .meta({ id: 'FeedReason', description: 'What raised (or, recency, lowered) the feed score: a followed sector, topic or keyword, a watchlist item, the quality, breaking or exclusive news, the age' });
+export type FeedReasonView = z.input<typeof FeedReason>;
+/** Sector, topic, each keyword and watchlist item followed, quality, breaking, exclusive, recency. */
+const FEED_REASONS_MAX = 2 + PREFERENCE_LIMITS.keywords + 2 * PREFERENCE_LIMITS.watchlist + 4;
+
+/** An item of the feed: an article with its feed score and why. */
+export const FeedArticleView = ArticleView.extend({
+  feedScore: z.number().min(0).describe('The score the feed is ranked by (highest first)'),
+  feedReasons: z.array(FeedReason).max(FEED_REASONS_MAX),
+}).meta({ id: 'FeedArticle', description: 'An article of the feed: the article (as ArticleView) with its feed score and the reasons for it' });
 
 // ---- Entities -----------------------------------------------------------------------------------
 
@@ -355,20 +432,11 @@ export const ReenrichmentFilter = z
   .refine((f) => !f.from || !f.to || f.from <= f.to, { message: 'from must not be after to', path: ['to'] })
   .meta({ id: 'ReenrichmentFilter', description: 'Which articles to enrich again: every field given narrows the match; at least one.' });
 
-const FilterView = z.object({
-  sourceId: Uuid.optional(),
-  sector: z.enum(SECTORS).optional(),
-  from: IsoDateTime.optional(),
-  to: IsoDateTime.optional(),
-  promptVersionNot: Text(PROMPT_VERSION_MAX).optional(),
-  articleIds: z.array(Uuid).max(REENRICH_IDS_MAX).optional(),
-});
-
 export const ReenrichmentView = z
   .object({
     id: Uuid,
     state: z.enum(REENRICH_STATES),
-    filter: FilterView,
+    filter: ReenrichmentFilter.describe('The filter as given (the article ids each once)'),
     promptVersion: Text(PROMPT_VERSION_MAX).describe('The prompt version current when the operation was created'),
     total: Count.describe('Articles the filter matched when the operation was created'),
     done: Count.describe('Enriched again'),

@@ -218,7 +218,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     const oaPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const parameters = [
       ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s, schemas), ...desc(s) })),
-      ...Object.entries(objectShape(route.query)).map(([name, s]) => ({ name, in: 'query', required: !isOptional(s), schema: toSchema(s, schemas), ...desc(s) })),
+      ...Object.entries(objectShape(route.query)).map(([name, s]) => queryParameter(name, s, schemas)),
       ...(route.idempotent ? [IDEMPOTENCY_PARAMETER] : []),
     ];
     const successStatus = String(route.status ?? 200);
@@ -308,6 +308,18 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
 
 function desc(s: z.ZodType): { description?: string } {
   return s.description ? { description: s.description } : {};
+}
+
+/**
+ * A query parameter. One that takes a list (its schema an array) takes it comma-separated,
+ * `include=sentiment,entities`: OpenAPI's `style: form, explode: false`, stated so that generated
+ * clients send it that way (their default, explode: true, repeats the parameter). The schema
+ * splits the text itself (api/news/contracts.ts `include`).
+ */
+function queryParameter(name: string, s: z.ZodType, components: Components): JsonSchema {
+  const schema = toSchema(s, components);
+  const list = schema.type === 'array' ? { style: 'form', explode: false } : {};
+  return { name, in: 'query', required: !isOptional(s), ...list, schema, ...desc(s) };
 }
 
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));

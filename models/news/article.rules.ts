@@ -3,7 +3,7 @@
  * include module, and how a stored article is shown for a set of modules. Pure data and functions.
  */
 import { z } from 'zod';
-import { INCLUDE_MODULES, PLAN_LIMITS, minimumPlanFor, type IncludeModule, type Plan } from '../shared/plan.rules';
+import { INCLUDE_MODULES, PLAN_LIMITS, minimumPlanFor, planName, plansWith, type IncludeModule, type Plan } from '../shared/plan.rules';
 
 export const SECTORS = ['FIN', 'TEC', 'SAU', 'ENE', 'MAT', 'IND', 'CON', 'IMO', 'AGR', 'TRA', 'COM', 'SER', 'GOV', 'ESP', 'CRY', 'FIP', 'CIE', 'DEF', 'CUL', 'EDU', 'AMB', 'SOC', 'TUR'] as const;
 export type Sector = (typeof SECTORS)[number];
@@ -52,41 +52,106 @@ export function sentimentLabel(score: number): SentimentLabel {
   return 'MUITO_POSITIVO';
 }
 
+/**
+ * What each include module adds to an article as presentArticle shows it (its fields) and what
+ * they hold: the API reference (the include parameter, each module's component) is written from it.
+ */
+export const MODULE_FIELDS: Record<IncludeModule, { fields: readonly string[]; holds: string }> = {
+  sentiment: {
+    fields: ['sentimentScore', 'sentimentLabel', 'sentimentConfidence'],
+    holds: 'how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1)',
+  },
+  market_impact: { fields: ['marketImpact'], holds: 'the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected' },
+  entities: {
+    fields: ['entities'],
+    holds:
+      'the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1)',
+  },
+  translations: { fields: ['translations'], holds: 'the title, subtitle and summary in Portuguese (pt) and English (en)' },
+  scoring: { fields: ['scoring'], holds: 'quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by)' },
+  classification: { fields: ['classification'], holds: 'the secondary sectors and topics (besides primarySector and primaryTopic) and keywords' },
+  meta: { fields: ['meta'], holds: "the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes" },
+};
+
+const listed = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : (xs[0] ?? ''));
+
+/** The plans that include a module, as customers read them ("Pro and Business"). */
+export const modulePlans = (m: IncludeModule): string => listed(plansWith(m).map(planName));
+
+/**
+ * A module as the API reference states it: what it adds, the plans that include it, and when an
+ * article has its fields (plan gating, spec §2.6).
+ */
+export function moduleDescription(m: IncludeModule): string {
+  const { fields, holds } = MODULE_FIELDS[m];
+  const none = m === 'entities' ? 'an empty list' : 'null';
+  return (
+    `The include module ${m} (plans ${modulePlans(m)}): ${holds}. ` +
+    `An article has ${listed(fields)} only when the request asks for the module (include=${m}) and the API key's plan includes it (asking on another plan is a 403); ` +
+    `${none} when the article has no data for it.`
+  );
+}
+
 const unit = z.number().min(0).max(1);
 const score100 = z.number().min(0).max(100);
 /** A translation keeps the bounds of the article's own fields (ingest.rules.ts ImportLine). */
-const localized = z.object({ title: z.string().max(500), subtitle: z.string().max(1_000).nullable(), summary: z.string().max(5_000).nullable() });
+const localized = z
+  .object({ title: z.string().max(500), subtitle: z.string().max(1_000).nullable(), summary: z.string().max(5_000).nullable() })
+  .meta({ id: 'ArticleTranslation', description: "An article's title, subtitle and summary in one language" });
 
-/** The field set of every include module (spec §2.6), as stored and as returned. */
+/** The label of a sentiment score (sentimentLabel). */
+export const SentimentLabel = z.enum(SENTIMENT_LABELS).meta({ id: 'SentimentLabel', description: 'Fifths of the sentiment score from -1 to 1; NEUTRO around 0' });
+
+/**
+ * A mentioned entity. Bounds are those of the catalogue (api/news/contracts.ts EntityView): ids are
+ * UUIDs, names at most 200 characters, tickers at most 16.
+ */
+const EntityMention = z
+  .object({
+    entityId: z.string().max(36),
+    entityType: z.enum(ENTITY_TYPES),
+    canonicalName: z.string().max(200),
+    ticker: z.string().max(16).optional(),
+    mentionCount: z.number().int().min(1),
+    prominenceScore: unit,
+    isInTitle: z.boolean(),
+    sentiment: z.number().min(-1).max(1),
+  })
+  .meta({ id: 'ArticleEntity', description: 'An entity of the catalogue the article mentions (the entities module)' });
+
+/**
+ * The field set of every include module (spec §2.6), as stored and as returned (an import line's
+ * modules too), each a component of the OpenAPI documents (`<Name>Module`) whose description
+ * states the plans that include it.
+ */
 export const MODULE_SCHEMAS = {
-  sentiment: z.object({ score: z.number().min(-1).max(1), label: z.enum(SENTIMENT_LABELS), confidence: unit }),
-  market_impact: z.object({
-    level: z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH']),
-    horizon: z.enum(['INTRADAY', 'SHORT_TERM', 'MEDIUM_TERM', 'LONG_TERM']),
-    scope: z.enum(['COMPANY', 'SECTOR', 'MARKET', 'ECONOMY']),
-    confidence: unit,
-    affectedTickers: z.array(z.string().max(12)).max(100),
-  }),
-  entities: z.array(
-    z.object({
-      entityId: z.string(),
-      entityType: z.enum(ENTITY_TYPES),
-      canonicalName: z.string(),
-      ticker: z.string().optional(),
-      mentionCount: z.number().int().min(1),
-      prominenceScore: unit,
-      isInTitle: z.boolean(),
-      sentiment: z.number().min(-1).max(1),
-    }),
-  ),
-  translations: z.object({ pt: localized, en: localized }),
-  scoring: z.object({ relevance: score100, credibility: score100, depth: score100, timeliness: score100, originality: score100, overall: score100 }),
-  classification: z.object({
-    secondarySectors: z.array(z.enum(SECTORS)).max(SECTORS.length),
-    secondaryTopics: z.array(z.enum(TOPICS)).max(TOPICS.length),
-    keywords: z.array(z.string().max(100)).max(50),
-  }),
-  meta: z.object({ sourceTier: z.number().int().min(1).max(3), paywall: z.boolean(), wordCount: z.number().int().min(0), readingTimeMinutes: z.number().int().min(0) }),
+  sentiment: z
+    .object({ score: z.number().min(-1).max(1), label: SentimentLabel, confidence: unit })
+    .meta({ id: 'SentimentModule', description: `${moduleDescription('sentiment')} Stored (and imported) as score, label and confidence.` }),
+  market_impact: z
+    .object({
+      level: z.enum(['NONE', 'LOW', 'MEDIUM', 'HIGH']),
+      horizon: z.enum(['INTRADAY', 'SHORT_TERM', 'MEDIUM_TERM', 'LONG_TERM']),
+      scope: z.enum(['COMPANY', 'SECTOR', 'MARKET', 'ECONOMY']),
+      confidence: unit,
+      affectedTickers: z.array(z.string().max(12)).max(100),
+    })
+    .meta({ id: 'MarketImpactModule', description: moduleDescription('market_impact') }),
+  entities: z.array(EntityMention).meta({ id: 'EntitiesModule', description: moduleDescription('entities') }),
+  translations: z.object({ pt: localized, en: localized }).meta({ id: 'TranslationsModule', description: moduleDescription('translations') }),
+  scoring: z
+    .object({ relevance: score100, credibility: score100, depth: score100, timeliness: score100, originality: score100, overall: score100 })
+    .meta({ id: 'ScoringModule', description: moduleDescription('scoring') }),
+  classification: z
+    .object({
+      secondarySectors: z.array(z.enum(SECTORS)).max(SECTORS.length),
+      secondaryTopics: z.array(z.enum(TOPICS)).max(TOPICS.length),
+      keywords: z.array(z.string().max(100)).max(50),
+    })
+    .meta({ id: 'ClassificationModule', description: moduleDescription('classification') }),
+  meta: z
+    .object({ sourceTier: z.number().int().min(1).max(3), paywall: z.boolean(), wordCount: z.number().int().min(0), readingTimeMinutes: z.number().int().min(0) })
+    .meta({ id: 'MetaModule', description: moduleDescription('meta') }),
 } satisfies Record<IncludeModule, z.ZodType>;
 
 export type ModuleData = { [M in IncludeModule]: z.infer<(typeof MODULE_SCHEMAS)[M]> };
@@ -169,8 +234,24 @@ export function parseInclude(raw: string | undefined, plan: Plan): { modules: In
   return { modules };
 }
 
+/**
+ * The fields include modules add to an article (MODULE_FIELDS), each present only when its module
+ * was asked for; null (entities: empty) when the article has no data for the module.
+ */
+export interface PresentedModules {
+  sentimentScore?: number | null;
+  sentimentLabel?: SentimentLabel | null;
+  sentimentConfidence?: number | null;
+  marketImpact?: ModuleData['market_impact'] | null;
+  entities?: ModuleData['entities'];
+  translations?: ModuleData['translations'] | null;
+  scoring?: ModuleData['scoring'] | null;
+  classification?: ModuleData['classification'] | null;
+  meta?: ModuleData['meta'] | null;
+}
+
 /** An article as returned: the base fields of spec §2.1 and the fields of the requested modules. */
-export interface PresentedArticle {
+export interface PresentedArticle extends PresentedModules {
   id: string;
   sourceName: string;
   title: string;
@@ -184,7 +265,6 @@ export interface PresentedArticle {
   isBreaking: boolean;
   language: string;
   alsoReportedBy: { sourceName: string; url: string }[];
-  [moduleField: string]: unknown;
 }
 
 /** The article of spec §2.1: base fields always, each requested module's fields only when asked. */
@@ -204,22 +284,32 @@ export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[])
     language: a.language,
     alsoReportedBy: (a.alsoReportedBy ?? []).map((r) => ({ sourceName: r.sourceName, url: r.url })),
   };
+  const stored = a.modules ?? {};
   for (const m of modules) {
-    const data = a.modules?.[m];
     switch (m) {
       case 'sentiment': {
-        const s = data as ModuleData['sentiment'] | undefined;
+        const s = stored.sentiment;
         Object.assign(out, { sentimentScore: s?.score ?? null, sentimentLabel: s?.label ?? null, sentimentConfidence: s?.confidence ?? null });
         break;
       }
       case 'entities':
-        out.entities = data ?? []; // spec §2.2 plus entityId (for /api/entities/{id}) and sentiment
+        out.entities = stored.entities ?? []; // spec §2.2 plus entityId (for /api/entities/{id}) and sentiment
         break;
       case 'market_impact':
-        out.marketImpact = data ?? null;
+        out.marketImpact = stored.market_impact ?? null;
         break;
-      default:
-        out[m] = data ?? null;
+      case 'translations':
+        out.translations = stored.translations ?? null;
+        break;
+      case 'scoring':
+        out.scoring = stored.scoring ?? null;
+        break;
+      case 'classification':
+        out.classification = stored.classification ?? null;
+        break;
+      case 'meta':
+        out.meta = stored.meta ?? null;
+        break;
     }
   }
   return out;

@@ -31,6 +31,9 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
 
 export const isPlan = (v: string): v is Plan => (PLANS as readonly string[]).includes(v);
 
+/** The plans that include the module, cheapest first (what the API reference says of each module). */
+export const plansWith = (module: IncludeModule): Plan[] => PLANS.filter((p) => PLAN_LIMITS[p].modules.includes(module));
+
 /** The cheapest plan that includes the module (for "upgrade to …" messages). */
 export function minimumPlanFor(module: IncludeModule): Plan {
   return PLANS.find((p) => PLAN_LIMITS[p].modules.includes(module)) ?? 'business';

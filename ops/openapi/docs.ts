@@ -26,13 +26,21 @@ const sources: Record<string, DefinitionSource<never>> = {
   web: webService as DefinitionSource<never>,
 };
 
+/** The four services' definitions (their routes), by service name (news, support, quiz, web). */
+export function serviceDefinitions(config = parseConfig(process.env)): Record<string, ServiceDefinition<never>> {
+  return Object.fromEntries(Object.entries(sources).map(([name, source]) => [name, definitionFor(source, config) as ServiceDefinition<never>]));
+}
+
+/** The four services' documents, by service name (news, support, quiz, web). */
+export function openApiDocuments(config = parseConfig(process.env)): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(serviceDefinitions(config)).map(([name, definition]) => [name, serviceDocument(definition) as Record<string, unknown>]));
+}
+
 export function writeOpenApiDocuments(dir: string): string[] {
-  const config = parseConfig(process.env);
   mkdirSync(dir, { recursive: true });
-  return Object.entries(sources).map(([name, source]) => {
+  return Object.entries(openApiDocuments()).map(([name, document]) => {
     const file = path.join(dir, `${name}.openapi.json`);
-    const definition: ServiceDefinition<never> = definitionFor(source, config);
-    writeFileSync(file, `${JSON.stringify(serviceDocument(definition), null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
     return file;
   });
 }

@@ -6,13 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ServiceDefinition } from '../../api/shared/app';
-import { definitionFor, type DefinitionSource } from '../../api/shared/server';
-import { newsService } from '../../api/news/service';
-import { createQuizService } from '../../api/quiz/service';
-import { supportService } from '../../api/support/service';
-import { webService } from '../../api/web/service';
-import { parseConfig } from '../../models/config';
+import { serviceDefinitions } from '../../ops/openapi/docs';
 
 const API = path.resolve(__dirname, '../../api');
 
@@ -64,13 +58,7 @@ describe('contracts files', () => {
   });
 });
 
-const sources: Record<string, DefinitionSource<never>> = {
-  news: newsService as DefinitionSource<never>,
-  support: supportService as DefinitionSource<never>,
-  quiz: createQuizService as DefinitionSource<never>,
-  web: webService as DefinitionSource<never>,
-};
-const config = parseConfig(process.env);
+const definitions = serviceDefinitions();
 
 /** The id a schema was registered with (`.meta({ id })`); an array's is its items'. */
 function idOf(schema: z.ZodType): string | undefined {
@@ -78,8 +66,8 @@ function idOf(schema: z.ZodType): string | undefined {
   return z.globalRegistry.get(inner)?.id;
 }
 
-describe.each(Object.keys(sources))('%s', (name) => {
-  const routes = (definitionFor(sources[name]!, config) as ServiceDefinition<never>).routes;
+describe.each(Object.keys(definitions))('%s', (name) => {
+  const routes = definitions[name]!.routes;
 
   it('names every request schema (body, query string, path parameters) and every JSON answer with an id', () => {
     const unnamed = routes.flatMap((route) => {

@@ -3,27 +3,12 @@
  * `data` is a named component (a `$ref`, or an array of one), so that a generated client gets a
  * type with a name for each answer, and a view shared by two services is one component in both.
  */
-import { serviceDocument, type ServiceDefinition } from '../../api/shared/app';
-import { definitionFor, type DefinitionSource } from '../../api/shared/server';
-import { newsService } from '../../api/news/service';
-import { createQuizService } from '../../api/quiz/service';
-import { supportService } from '../../api/support/service';
-import { webService } from '../../api/web/service';
-import { parseConfig } from '../../models/config';
+import { openApiDocuments } from '../../ops/openapi/docs';
 
 type Schema = { $ref?: string; type?: string; items?: Schema; properties?: Record<string, Schema> };
 type Operation = { responses: Record<string, { content?: Record<string, { schema?: Schema }> }> };
 
-const sources: Record<string, DefinitionSource<never>> = {
-  news: newsService as DefinitionSource<never>,
-  support: supportService as DefinitionSource<never>,
-  quiz: createQuizService as DefinitionSource<never>,
-  web: webService as DefinitionSource<never>,
-};
-const config = parseConfig(process.env);
-const documents = Object.fromEntries(
-  Object.entries(sources).map(([name, source]) => [name, serviceDocument(definitionFor(source, config) as ServiceDefinition<never>) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }]),
-);
+const documents = openApiDocuments() as unknown as Record<string, { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }>;
 
 /** `data` of each JSON success response that is not a named component. */
 function unnamed(doc: (typeof documents)[string]): string[] {
@@ -42,7 +27,7 @@ function unnamed(doc: (typeof documents)[string]): string[] {
 }
 
 describe('the OpenAPI documents', () => {
-  it.each(Object.keys(sources))('%s: every success response is a named component', (name) => {
+  it.each(Object.keys(documents))('%s: every success response is a named component', (name) => {
     expect(unnamed(documents[name]!)).toEqual([]);
   });
 
