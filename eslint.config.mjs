@@ -21,7 +21,7 @@ const workflowBans = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'coverage/**', '.data/**', 'reports/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'clients/dist/**', 'clients/src/generated/**', 'coverage/**', '.data/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

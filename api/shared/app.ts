@@ -1,11 +1,14 @@
 /**
- * The app factory every service uses: request ids, access logs, the error envelope, body limits,
- * health, OpenAPI and docs, the routes, 404/405 in the service's envelope.
+ * The app factory every service uses: request ids, access logs, compression, the error envelope,
+ * body limits, health, OpenAPI and docs, the routes, 404/405 in the service's envelope.
  */
 import { randomUUID } from 'node:crypto';
+import { constants as zlib } from 'node:zlib';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import compose from 'koa-compose';
+import compress from 'koa-compress';
 import { createTokenVerifier, type TokenVerifier } from '../../models/auth/token.rules';
 import { AppError } from '../../models/errors';
 import type { AuthServices } from './auth';
@@ -49,7 +52,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   // Behind N proxies the client IP is the Nth X-Forwarded-For entry from the right: the leftmost
   // ones are whatever the client sent, and would let it choose its own rate-limit key.
   const hops = config.http.proxyHops;
-  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  const app = new Koa(withCompression({ proxy: hops > 0, maxIpsCount: hops }));
   app.silent = true; // errors are logged by our middleware, with the request id
   const envelopeFor = envelopeSelector(service.envelope, service.envelopeRules);
   const auth: AuthServices = {
@@ -99,6 +102,8 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
       );
     }
   });
+
+  // (Outside all of these: compression, see withCompression.)
 
   // 2. Errors → the service's envelope.
   app.use(async (ctx: Context, next: Next) => {
@@ -192,6 +197,51 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** Smaller answers are sent as they are: a few bytes saved would not pay for the compressor. */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+const TEXT_LIKE = /^(?:text\/[\w.+-]+|application\/(?:json|javascript|xml|x-ndjson|[\w.-]+\+(?:json|xml))|image\/svg\+xml)$/;
+
+/**
+ * The answers compressed: JSON, text (HTML, CSV, CSS, plain), JavaScript, XML, SVG. Never a stream
+ * of Server-Sent Events (text/event-stream, the AI chat's): a compressor holds the events back
+ * until its buffer fills, so the client would get them late and in bursts. Binary answers
+ * (attachments, images, PDFs, octet-stream) are sent as they are: mostly compressed already.
+ */
+export function compressibleType(type: string): boolean {
+  const mime = (type.split(';')[0] ?? '').trim().toLowerCase();
+  return mime !== 'text/event-stream' && TEXT_LIKE.test(mime);
+}
+
+/**
+ * Brotli or gzip, as the client's Accept-Encoding prefers (brotli on a tie), for answers of a
+ * compressible type from COMPRESS_THRESHOLD_BYTES up; Vary: Accept-Encoding on every answer. An
+ * answer that is already encoded (the dashboard's precompressed assets) is left alone. Brotli at
+ * quality 4 costs about what gzip does for smaller output; zstd (experimental in Node) and
+ * deflate are not offered.
+ */
+export function compression(): Koa.Middleware {
+  return compress({
+    filter: compressibleType,
+    threshold: COMPRESS_THRESHOLD_BYTES,
+    br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+    gzip: {},
+    deflate: false,
+    zstd: false,
+  });
+}
+
+/**
+ * Koa's options with compression composed outside every middleware of the app, those added later
+ * included (Koa 3's `compose` option; @types/koa does not list it yet): the last thing done to an
+ * answer, so whatever reads a body on its way out (the integration tests' OpenAPI check, which
+ * puts itself first) reads it as the route made it.
+ */
+export function withCompression<O extends object>(options: O): O & { compose: (middleware: Koa.Middleware[]) => Koa.Middleware } {
+  const compressAnswers = compression();
+  return { ...options, compose: (middleware) => compose([compressAnswers, ...middleware]) };
 }
 
 /**

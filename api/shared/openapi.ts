@@ -242,7 +242,9 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
         };
     if (route.alsoProduces) {
       const { mediaType, description, schema } = route.alsoProduces;
-      (successContent as Record<string, unknown>)[mediaType] = { schema: { ...schema, description } };
+      // A text answer (CSV, an event stream) is a string unless its schema says more: a schema of a
+      // description alone is `unknown` to generators, and spoils the JSON answer's type beside it.
+      (successContent as Record<string, unknown>)[mediaType] = { schema: { type: 'string', ...schema, description } };
     }
     const errorStatuses = documentedErrors(route, o.everyRouteRateLimited ?? false);
     const responses: Record<string, unknown> = Object.fromEntries(

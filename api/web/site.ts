@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { send } from '@koa/send';
 import helmet from 'koa-helmet';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError } from '../../models/errors';
 
 /** Where `npm run build:web` writes the dashboard (beside the sources, or beside the built server). */
@@ -43,10 +43,23 @@ export function securityHeaders(production: boolean): Middleware {
 }
 
 const NOT_SITE = /^\/(api\/|health$|openapi\.json$|docs(\/|$))/;
+/**
+ * Files of the build never sent by their own name: source maps (they would publish the whole
+ * source; the build makes none, this holds if one is made) and the precompressed twins, which are
+ * sent only in place of their file.
+ */
+const NEVER_SENT = /\.(?:map|br|gz)$/i;
+/** Files the build copies from web/public to the top (robots.txt, favicon.svg…). */
+const TOP_FILE = /^\/[\w.-]+\.(ico|png|svg|txt|webmanifest)$/;
+/** A path whose last segment has an extension names a file, never a page of the dashboard. */
+const FILE_LIKE = /\.[A-Za-z0-9]+$/;
 
 /**
- * GET of anything but the API: a built asset, or the page itself (the dashboard routes in the
- * browser). Hashed assets are cached for a year; the page never, so a deploy is seen at once.
+ * GET of anything but the API: a built asset, a top file (robots.txt…), or the page itself (the
+ * dashboard routes in the browser). Hashed assets are cached for a year, top files a day; the page
+ * never, so a deploy is seen at once. A file of the build with a .br or .gz twin (written by the
+ * build, see web/vite.config.ts) is sent as that twin to a browser that accepts it. Any other path
+ * that looks like a file (/sitemap.xml, /wp-login.php, a map) is a 404, not the page.
  */
 export function staticSite(distDir: string): Middleware {
   return async (ctx, next) => {
@@ -54,16 +67,35 @@ export function staticSite(distDir: string): Middleware {
     if (!existsSync(path.join(distDir, 'index.html'))) {
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'The dashboard is not built: run npm run build:web', { details: { dependency: 'web build' } });
     }
+    // Tested as send() reads it: decoded (%2Emap is .map).
+    const file = decoded(ctx.path);
+    if (file === undefined || NEVER_SENT.test(file)) noSuchFile(ctx);
+    ctx.vary('Accept-Encoding');
     if (ctx.path.startsWith('/assets/')) {
       const served = await send(ctx, ctx.path, { root: distDir, immutable: true, maxage: 31_536_000_000 }).catch(() => undefined);
-      if (served) return;
-      throw new AppError('ROUTE_NOT_FOUND', `No such asset: ${ctx.path}`);
+      if (!served) noSuchFile(ctx);
+      return;
     }
-    if (/^\/[\w.-]+\.(ico|png|svg|txt|webmanifest)$/.test(ctx.path) && existsSync(path.join(distDir, ctx.path))) {
+    if (TOP_FILE.test(ctx.path) && existsSync(path.join(distDir, ctx.path))) {
       await send(ctx, ctx.path, { root: distDir, maxage: 86_400_000 });
       return;
     }
+    if (FILE_LIKE.test(file) && file !== '/index.html') noSuchFile(ctx);
     ctx.set('Cache-Control', 'no-cache');
     await send(ctx, 'index.html', { root: distDir });
   };
+}
+
+function decoded(urlPath: string): string | undefined {
+  try {
+    return decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+}
+
+function noSuchFile(ctx: Context): never {
+  // Nothing of a half-sent file: send() sets Content-Encoding before it finds the file missing.
+  ctx.remove('Content-Encoding');
+  throw new AppError('ROUTE_NOT_FOUND', `No such file: ${ctx.path}`);
 }

@@ -1,15 +1,37 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { api, setCsrfToken, type SessionView, type SignedOut } from './api';
 import { setLanguage } from './i18n';
 import { SessionContext, useSession, type SessionState } from './session';
+import { Loading } from './pages/common';
 import { SignIn } from './pages/SignIn';
-import { Keys } from './pages/Keys';
-import { UsagePage } from './pages/Usage';
-import { BillingPage } from './pages/Billing';
-import { PreferencesPage } from './pages/Preferences';
-import { ReadingPage } from './pages/Reading';
+
+/**
+ * The signed-in pages are chunks of their own, loaded when first shown: the sign-in page's bundle
+ * carries no Chart.js (Usage) and no zod (Preferences imports the article rules). Each loader is
+ * also called early, beside the session request, when the address is already that page's.
+ */
+const PAGES = {
+  keys: () => import('./pages/Keys').then((m) => m.Keys),
+  usage: () => import('./pages/Usage').then((m) => m.UsagePage),
+  billing: () => import('./pages/Billing').then((m) => m.BillingPage),
+  preferences: () => import('./pages/Preferences').then((m) => m.PreferencesPage),
+  reading: () => import('./pages/Reading').then((m) => m.ReadingPage),
+} satisfies Record<string, () => Promise<ComponentType>>;
+type PageName = keyof typeof PAGES;
+
+const page = (name: PageName) => lazy(async () => ({ default: await PAGES[name]() }));
+const Keys = page('keys');
+const UsagePage = page('usage');
+const BillingPage = page('billing');
+const PreferencesPage = page('preferences');
+const ReadingPage = page('reading');
+
+function preloadPage(pathname: string): void {
+  const name = /^\/account\/([a-z]+)/.exec(pathname)?.[1];
+  if (name && Object.hasOwn(PAGES, name)) void PAGES[name as PageName]().catch(() => undefined);
+}
 
 export function App() {
   const { t, i18n } = useTranslation();
@@ -30,6 +52,9 @@ export function App() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  const { pathname } = useLocation();
+  useEffect(() => preloadPage(pathname), [pathname]);
 
   useEffect(() => {
     document.documentElement.lang = i18n.language === 'pt' ? 'pt-BR' : 'en';
@@ -105,6 +130,7 @@ function RedirectToSignIn() {
 
 function Account() {
   const { t } = useTranslation();
+  const { pathname } = useLocation();
   const links: [string, string][] = [
     ['keys', t('nav.keys')],
     ['usage', t('nav.usage')],
@@ -125,14 +151,18 @@ function Account() {
         <SignOutEverywhere />
       </nav>
       <main id="main" className="page">
-        <Routes>
-          <Route path="keys" element={<Keys />} />
-          <Route path="usage" element={<UsagePage />} />
-          <Route path="billing" element={<BillingPage />} />
-          <Route path="preferences" element={<PreferencesPage />} />
-          <Route path="reading" element={<ReadingPage />} />
-          <Route path="*" element={<Navigate to="/account/keys" replace />} />
-        </Routes>
+        <PageLoadFailure key={pathname}>
+          <Suspense fallback={<Loading />}>
+            <Routes>
+              <Route path="keys" element={<Keys />} />
+              <Route path="usage" element={<UsagePage />} />
+              <Route path="billing" element={<BillingPage />} />
+              <Route path="preferences" element={<PreferencesPage />} />
+              <Route path="reading" element={<ReadingPage />} />
+              <Route path="*" element={<Navigate to="/account/keys" replace />} />
+            </Routes>
+          </Suspense>
+        </PageLoadFailure>
       </main>
     </div>
   );
@@ -145,5 +175,36 @@ function SignOutEverywhere() {
     <button type="button" className="link small" onClick={() => void signOut(true)}>
       {t('app.signOutEverywhere')}
     </button>
+  );
+}
+
+/**
+ * A page's chunk that cannot be loaded (offline, or a deploy replaced it since this page was
+ * opened) is told, with a reload that fetches the current page and its chunks. Keyed by the
+ * address, so another page of the menu is tried afresh.
+ */
+class PageLoadFailure extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null };
+
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+
+  override render() {
+    return this.state.error ? <Reload message={this.state.error.message} /> : this.props.children;
+  }
+}
+
+function Reload({ message }: { message: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <p role="alert" className="error">
+        {t('app.error', { message })}
+      </p>
+      <button type="button" onClick={() => window.location.reload()}>
+        {t('app.retry')}
+      </button>
+    </>
   );
 }
