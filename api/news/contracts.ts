@@ -228,14 +228,18 @@ const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /**
  * `include=sentiment,entities`: the include modules, comma-separated (the parameter repeated works
- * too), each taken once; a name that is no module is a 400 naming it. A list in a query string is
+ * too), each taken once; a name that is no module is a 400 naming it, and so is a list longer than
+ * the modules (the document's maxItems: found by the fuzzer). A list in a query string is
  * documented as such (api/shared/openapi.ts: an array, style form, explode false).
  */
 const IncludeList = z.preprocess(
   (raw, ctx) => {
     const parts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((p) => typeof p === 'string') ? (raw as string[]) : undefined;
     if (!parts) return raw; // not text: the array schema says what is wrong
-    const names = [...new Set(parts.flatMap((p) => p.split(',')).map((n) => n.trim()).filter(Boolean))];
+    const listed = parts.flatMap((p) => p.split(',')).map((n) => n.trim()).filter(Boolean);
+    // As documented (maxItems): more names than there are modules is refused, repeats or not.
+    if (listed.length > INCLUDE_MODULES.length) ctx.issues.push({ code: 'custom', message: `At most ${INCLUDE_MODULES.length} include modules`, input: raw });
+    const names = [...new Set(listed)];
     const unknown = names.filter((n) => !(INCLUDE_MODULES as readonly string[]).includes(n));
     if (unknown.length) ctx.issues.push({ code: 'custom', message: `Unknown include module${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, input: raw });
     return names;

@@ -179,4 +179,12 @@ describe('the include parameter', () => {
     expect(err.message).toBe('Invalid request: query.include: Unknown include modules: emotions, x');
     expect(err.details).toEqual([{ path: 'query.include', message: 'Unknown include modules: emotions, x' }]);
   });
+
+  it('refuses more names than there are modules, repeats included, as the document\'s maxItems says (found by the fuzzer)', () => {
+    const seven = INCLUDE_MODULES.join(',');
+    expect(ArticleQuery.parse({ include: seven }).include).toEqual([...INCLUDE_MODULES]);
+    const result = ArticleListQuery.safeParse({ include: `${seven},sentiment` });
+    expect(result.success).toBe(false);
+    expect(validationError(result.error!, 'query').details).toEqual([{ path: 'query.include', message: `At most ${INCLUDE_MODULES.length} include modules` }]);
+  });
 });
