@@ -236,10 +236,12 @@ const IncludeList = z.preprocess(
   (raw, ctx) => {
     const parts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((p) => typeof p === 'string') ? (raw as string[]) : undefined;
     if (!parts) return raw; // not text: the array schema says what is wrong
-    const listed = parts.flatMap((p) => p.split(',')).map((n) => n.trim()).filter(Boolean);
+    // `include=` is no module; an empty name among others (`a,,b`, a trailing comma) is no module either.
+    const listed = parts.length === 1 && parts[0]!.trim() === '' ? [] : parts.flatMap((p) => p.split(',')).map((n) => n.trim());
+    if (listed.includes('')) ctx.issues.push({ code: 'custom', message: 'An empty include module name (two commas, or one at an end)', input: raw });
     // As documented (maxItems): more names than there are modules is refused, repeats or not.
     if (listed.length > INCLUDE_MODULES.length) ctx.issues.push({ code: 'custom', message: `At most ${INCLUDE_MODULES.length} include modules`, input: raw });
-    const names = [...new Set(listed)];
+    const names = [...new Set(listed.filter(Boolean))];
     const unknown = names.filter((n) => !(INCLUDE_MODULES as readonly string[]).includes(n));
     if (unknown.length) ctx.issues.push({ code: 'custom', message: `Unknown include module${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, input: raw });
     return names;
