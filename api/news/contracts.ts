@@ -236,9 +236,9 @@ const IncludeList = z.preprocess(
   (raw, ctx) => {
     const parts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((p) => typeof p === 'string') ? (raw as string[]) : undefined;
     if (!parts) return raw; // not text: the array schema says what is wrong
-    // `include=` asks for no module; an empty name among others (`a,,b`, a trailing comma) is no
-    // module, and neither is a name with spaces (the document's enum: found by the fuzzer).
-    const listed = parts.length === 1 && parts[0] === '' ? [] : parts.flatMap((p) => p.split(','));
+    // An empty name (`include=`, `a,,b`, a trailing comma) is no module, and neither is a name with
+    // spaces: the document's enum (found by the fuzzer). No module at all is no include parameter.
+    const listed = parts.flatMap((p) => p.split(','));
     if (listed.includes('')) ctx.issues.push({ code: 'custom', message: 'An empty include module name (two commas, or one at an end)', input: raw });
     // As documented (maxItems): more names than there are modules is refused, repeats or not.
     if (listed.length > INCLUDE_MODULES.length) ctx.issues.push({ code: 'custom', message: `At most ${INCLUDE_MODULES.length} include modules`, input: raw });

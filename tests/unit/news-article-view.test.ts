@@ -166,7 +166,6 @@ describe('the include parameter', () => {
   it('reads include=sentiment,entities as before: each module once', () => {
     expect(ArticleListQuery.parse({ include: 'sentiment,entities' }).include).toEqual(['sentiment', 'entities']);
     expect(ArticleQuery.parse({ include: 'translations,meta,meta' }).include).toEqual(['translations', 'meta']);
-    expect(ArticleQuery.parse({ include: '' }).include).toEqual([]);
     expect(ArticleQuery.parse({}).include).toBeUndefined();
     expect(ArticleQuery.parse({ include: ['sentiment', 'scoring,meta'] }).include).toEqual(['sentiment', 'scoring', 'meta']);
   });
@@ -180,8 +179,8 @@ describe('the include parameter', () => {
     expect(err.details).toEqual([{ path: 'query.include', message: 'Unknown include modules: emotions, x' }]);
   });
 
-  it('refuses an empty name among others, which the document\'s enum does not hold (found by the fuzzer: include=, was answered 200)', () => {
-    for (const include of [',', 'sentiment,', 'sentiment,,meta', '\n', ' meta']) expect({ include, ok: ArticleQuery.safeParse({ include }).success }).toEqual({ include, ok: false });
+  it('refuses an empty name among others, which the document\'s enum does not hold (found by the fuzzer: include= and include=, were answered 200)', () => {
+    for (const include of ['', ',', 'sentiment,', 'sentiment,,meta', '\n', ' meta']) expect({ include, ok: ArticleQuery.safeParse({ include }).success }).toEqual({ include, ok: false });
   });
 
   it('refuses more names than there are modules, repeats included, as the document\'s maxItems says (found by the fuzzer)', () => {
