@@ -19,8 +19,8 @@
  *   npm run fuzz -- --json out.json     (also writes {passed, failed, services} for CI)
  *   npm run fuzz -- --service support   (one service)
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import mongoose from 'mongoose';
@@ -30,8 +30,9 @@ import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { createUserRepo } from '../models/users/user.repo';
 import { createAccountRepo } from '../models/accounts/account.repo';
 import { newCsrfToken, newSessionToken, sessionTokenHash } from '../models/accounts/sign-in.rules';
-import { defaultCacheDir, withLock } from './binaries';
+import { defaultCacheDir } from './binaries';
 import { freePort } from './dev-services';
+import { pythonTool } from './python-tools';
 import { appProcessSpecs, buildWeb } from './processes';
 import { Supervisor } from './supervisor';
 
@@ -42,59 +43,8 @@ type Service = (typeof SERVICES)[number];
 
 const say = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
 
-/**
- * A Python 3 for schemathesis, avoiding CPython 3.11 before 3.11.8: there it fails with
- * "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905, fixed in 3.11.8 and
- * 3.12), which ends an operation's run as a tool error. Tries python3.13, python3.12, the versions
- * pyenv holds (its shims answer only for the selected one), then python3.
- */
-function findPython(): { command: string; version: string } {
-  const candidates = ['python3.13', 'python3.12'];
-  const pyenvRoot = spawnSync('pyenv', ['root'], { encoding: 'utf8' });
-  if (pyenvRoot.status === 0) {
-    const versions = path.join(pyenvRoot.stdout.trim(), 'versions');
-    const found = existsSync(versions) ? readdirSync(versions).filter((v) => /^3\.\d+\.\d+$/.test(v)) : [];
-    found.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
-    candidates.push(...found.map((v) => path.join(versions, v, 'bin', 'python3')));
-  }
-  candidates.push('python3');
-  let fallback: { command: string; version: string } | undefined;
-  for (const command of candidates) {
-    const r = spawnSync(command, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2], sys.version_info >= (3, 11, 8))'], { encoding: 'utf8' });
-    if (r.status !== 0) continue;
-    const [version, fixed] = r.stdout.trim().split(' ');
-    if (fixed === 'True') return { command, version: version! };
-    fallback ??= { command, version: version! };
-  }
-  if (fallback) {
-    say(`warning: only Python ${fallback.version} (before 3.11.8) found; schemathesis may report tool errors (CPython gh-106905)`);
-    return fallback;
-  }
-  throw new Error('Python 3 is needed to install schemathesis (from PyPI): install python3 and run again');
-}
-
 /** schemathesis in a virtual environment of the cache, installed once per version. */
-async function schemathesis(cacheDir: string): Promise<string> {
-  const python = findPython();
-  const venv = path.join(cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}-py${python.version}`);
-  const st = path.join(venv, 'bin', 'st');
-  // Written last: a venv without it was interrupted while installing and is made again.
-  const complete = path.join(venv, '.complete');
-  if (existsSync(complete)) return st;
-  await withLock(path.join(cacheDir, 'locks', path.basename(venv)), say, async () => {
-    if (existsSync(complete)) return;
-    rmSync(venv, { recursive: true, force: true });
-    say(`installing schemathesis ${SCHEMATHESIS_VERSION} from PyPI into ${venv} (first time only)…`);
-    const run = (cmd: string, args: string[]) => {
-      const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-      if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
-    };
-    run(python.command, ['-m', 'venv', venv]);
-    run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]);
-    writeFileSync(complete, `${SCHEMATHESIS_VERSION}\n`);
-  });
-  return st;
-}
+const schemathesis = (cacheDir: string): Promise<string> => pythonTool(cacheDir, { name: 'schemathesis', version: SCHEMATHESIS_VERSION, bin: 'st' }, say);
 
 interface ServiceResult {
   service: Service;
