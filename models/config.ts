@@ -46,6 +46,13 @@ export const EnvSchema = z.object({
   QUIZ_PORT: port.default(3003),
   /** The customer dashboard (issue 26): its page and its session-signed-in API. */
   WEB_PORT: port.default(3000),
+  /**
+   * Each API's public address, as its customers call it: the `servers` of its OpenAPI document and
+   * the address of its code samples. Unset, the service's own address on this host.
+   */
+  NEWS_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  SUPPORT_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  QUIZ_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
   /** The dashboard's public address (links in sign-in mails, the same-origin check, billing's return page). */
   WEB_URL: z.url().default('http://127.0.0.1:3000'),
   /** Keys the stored hashes of sign-in codes; generated per data directory in development. */
@@ -312,6 +319,7 @@ export interface Config {
   http: {
     host: string;
     ports: { news: number; support: number; quiz: number };
+    publicUrls: { news: string; support: string; quiz: string; web: string };
     bodyLimitBytes: number;
     shutdownGraceMs: number;
     /** Proxy hops whose X-Forwarded-For entries are trusted; 0 trusts none. */
@@ -512,6 +520,12 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     http: {
       host: e.HOST,
       ports: { news: e.NEWS_PORT, support: e.SUPPORT_PORT, quiz: e.QUIZ_PORT },
+      publicUrls: {
+        news: e.NEWS_PUBLIC_URL ?? `http://localhost:${e.NEWS_PORT}`,
+        support: e.SUPPORT_PUBLIC_URL ?? `http://localhost:${e.SUPPORT_PORT}`,
+        quiz: e.QUIZ_PUBLIC_URL ?? `http://localhost:${e.QUIZ_PORT}`,
+        web: e.WEB_URL,
+      },
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
       proxyHops: e.TRUST_PROXY,

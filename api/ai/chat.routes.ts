@@ -29,6 +29,7 @@ import {
   chatBody,
   chatWithToolsBody,
 } from './contracts';
+import { agentName, agentReply, aiResources, aiUsage, chatReply, chatWithToolsReply } from './examples';
 
 const route = routeFactory<QuizDeps>();
 export const AI_VIEW = 'ai.view';
@@ -159,6 +160,16 @@ export function chatRoutes(limits: AiLimits) {
         },
       },
       errors: [429, 503, 504],
+      example: {
+        body: {
+          prompt: 'Explique em duas frases o que significa o Copom manter a Selic em 10,75% ao ano.',
+          systemPrompt: 'Você é o analista de mercado da newsletter. Responda em português do Brasil, sem recomendar investimentos.',
+          model: 'mini',
+          temperature: 0.3,
+          maxTokens: 300,
+        },
+        response: chatReply,
+      },
       handler: async ({ body, auth, ctx, deps }) => {
         validateSchemaOrThrow(body.responseFormat);
         const request = {
@@ -192,6 +203,10 @@ export function chatRoutes(limits: AiLimits) {
       body: chatWithToolsBody(limits),
       response: ChatResult,
       errors: [429, 503, 504],
+      example: {
+        body: { prompt: 'Quais matérias de hoje falam dos dividendos da Petrobras?', tools: ['get_current_date', 'search_database'], model: 'mini' },
+        response: chatWithToolsReply,
+      },
       handler: async ({ body, auth, ctx, deps }) =>
         publicResult(
           await chatWithTools(
@@ -215,6 +230,7 @@ export function chatRoutes(limits: AiLimits) {
       body: AgentRunBody,
       response: ChatResult,
       errors: [404, 429, 503, 504],
+      example: { params: { name: agentName }, body: { prompt: 'Como a PETR4 está reagindo hoje ao anúncio de dividendos?' }, response: agentReply },
       handler: async ({ params, body, auth, ctx, deps }) =>
         publicResult(await askAgent(deps, auth, { name: params.name, prompt: body.prompt, models: limits.models, maxTokens: limits.maxTokens }, runOptions(ctx))),
     }),
@@ -227,6 +243,7 @@ export function chatRoutes(limits: AiLimits) {
       auth: bearer(AI_VIEW),
       rateLimit: aiRateLimit,
       response: AiResources,
+      example: { response: aiResources },
       handler: async ({ deps }) => {
         const [agents, tools] = await Promise.all([deps.ai.registry.listAgents(), deps.ai.registry.listTools()]);
         return { agents: agents.map((a) => a.name), tools: [...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)] };
@@ -245,6 +262,7 @@ export function chatRoutes(limits: AiLimits) {
       rateLimit: aiRateLimit,
       query: UsageQuery,
       response: AiUsageView,
+      example: { query: { from: '2026-11-23', to: '2026-11-24' }, response: aiUsage },
       handler: async ({ query, auth, deps }) => await usageReport(deps, auth.sub, query),
     }),
   ];

@@ -6,7 +6,9 @@
  */
 import { z } from 'zod';
 import { AGENT_NAME, AgentDefinition, NAME_MAX, TEMPERATURE } from '../../models/ai/agent.rules';
+import { LEGACY_STDIO_REFUSAL } from '../../models/ai/registry.repo';
 import { TOOL_NAME } from '../../models/ai/tool.rules';
+import { Count } from '../shared/views';
 import { acceptedModelNames, type ModelMap } from '../../models/ai/model.rules';
 
 export interface AiLimits {
@@ -79,10 +81,10 @@ export const ToolResultSchema = z.object({
   toolName: z.string().describe('as the model named it'),
   arguments: z.unknown(),
   result: z.unknown(),
-  timestamp: z.number().int().describe('Epoch milliseconds'),
+  timestamp: z.number().int().min(0).max(253_402_300_799_999).describe('Epoch milliseconds'),
 });
 
-export const UsageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+export const UsageSchema = z.object({ promptTokens: Count, completionTokens: Count, totalTokens: Count });
 
 /** A model's reply: bounded in tokens (maxTokens) and tool rounds (MAX_TOOL_ITERATIONS), not in characters (.spectral.yaml). */
 export const ChatResult = z
@@ -116,8 +118,8 @@ export const DailyBudgetSchema = z
 export const AiUsageView = z.object({
   from: z.iso.date().max(10),
   to: z.iso.date().max(10),
-  days: z.array(z.object({ day: z.iso.date().max(10), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })).max(367).describe('days with use; the range spans at most 366 days'),
-  totals: z.object({ requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() }),
+  days: z.array(z.object({ day: z.iso.date().max(10), requests: Count, promptTokens: Count, completionTokens: Count, totalTokens: Count })).max(367).describe('days with use; the range spans at most 366 days'),
+  totals: z.object({ requests: Count, promptTokens: Count, completionTokens: Count, totalTokens: Count }),
   budget: DailyBudgetSchema,
 }).meta({ id: 'AiUsage' });
 
@@ -223,3 +225,73 @@ export const ProviderPatch = z
   )
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
   .meta({ id: 'UpdateContextProviderRequest' });
+
+// ---- Registry views ------------------------------------------------------------------------------
+// What the registry's routes answer: the repository's entries as they are (models/ai/registry.repo.ts
+// maps each stored document to its registration, without its _id, audit fields or timestamps, and
+// never a legacy provider's command or arguments), so no present function is needed.
+//
+// The lists have no maxItems: registrations have no limit in the spec or the code (the agents and
+// tools, as in AiResources; the context providers likewise), so no true bound exists.
+
+/** An agent (AgentDefinition), built-in or registered. */
+export const AiAgent = z
+  .object({
+    ...AgentDefinition.shape,
+    builtin: z.boolean().describe('A built-in agent (code): it cannot be changed or deleted'),
+  })
+  .meta({ id: 'AiAgent' });
+
+/** GET /ai/agents: the four built-ins, then the registered agents by name. */
+export const AiAgentList = z.array(AiAgent).describe('The built-in agents, then the registered ones by name; registrations are not limited');
+
+/**
+ * A tool's name, description and JSON Schema of its arguments (tool.rules.ts ToolDefinition). The
+ * parameters are a JSON Schema its author wrote, any of its keywords: typed as any JSON value, as
+ * a tool's arguments and results are (ChatResult), since no success answer holds an open object.
+ */
+const toolFields = {
+  name: z.string().max(NAME_MAX).regex(TOOL_NAME),
+  description: z.string().max(1_000),
+  parameters: z.unknown().describe('JSON Schema of the arguments object (an object whose type is "object"), as registered'),
+};
+/** What a registered HTTP tool adds (registry.repo.ts RegisteredTool). */
+const httpToolFields = {
+  endpoint: z.url().max(URL_MAX).describe('https URL the platform POSTs the arguments to'),
+  timeoutMs: z.number().int().min(100).max(60_000),
+};
+
+/** A registered HTTP tool, as registered or updated (without `kind`: the tool lists add it). */
+export const AiRegisteredTool = z.object({ ...toolFields, ...httpToolFields }).meta({ id: 'AiRegisteredTool' });
+
+/** A tool as listed: a built-in (code) or a registered HTTP tool. */
+export const AiTool = z
+  .discriminatedUnion('kind', [
+    z.object({ ...toolFields, kind: z.literal('builtin') }),
+    z.object({ ...toolFields, ...httpToolFields, kind: z.literal('http') }),
+  ])
+  .describe('builtin: runs in the platform; http: POSTs its arguments to its endpoint')
+  .meta({ id: 'AiTool' });
+
+/** GET /ai/tools: the built-ins, then the registered HTTP tools by name. */
+export const AiToolList = z.array(AiTool).describe('The built-in tools, then the registered HTTP tools by name; registrations are not limited');
+
+/**
+ * An MCP context provider (registry.repo.ts ListedProvider): `server` (stdio) or `url` (http), as
+ * the repository gives them; a stdio provider registered with its own command names no server and
+ * says why it never runs in `refused` (only lists show one: updating it needs a server).
+ */
+export const AiContextProvider = z
+  .object({
+    name: z.string().max(NAME_MAX).regex(AGENT_NAME),
+    description: z.string().max(500),
+    transport: z.enum(['stdio', 'http']),
+    server: z.string().max(NAME_MAX).regex(AGENT_NAME).optional().describe('stdio: the MCP server the operator configured (AI_MCP_STDIO_PROVIDERS); absent when refused'),
+    url: z.url().max(URL_MAX).optional().describe('http: the Streamable HTTP endpoint'),
+    resources: z.array(z.string().min(1).max(URL_MAX)).max(50).describe('Resource URIs read; all listed ones when empty'),
+    refused: z.string().max(LEGACY_STDIO_REFUSAL.length).optional().describe('Why a stdio provider registered with its own command (before stdio servers were named by the operator) is never started'),
+  })
+  .meta({ id: 'AiContextProvider' });
+
+/** GET /ai/context-providers: the registered providers by name. */
+export const AiContextProviderList = z.array(AiContextProvider).describe('The registered context providers by name; registrations are not limited');

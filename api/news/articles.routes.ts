@@ -25,6 +25,18 @@ import {
   SectorParams,
 } from './contracts';
 import type { NewsDeps } from './deps';
+import {
+  articleDetailExample,
+  articleExample,
+  breakingArticleExample,
+  energyArticlesExample,
+  entityArticlesExample,
+  feedItemExample,
+  itauArticleExample,
+  PETROBRAS_ENTITY_ID,
+  PETROBRAS_PLAN_ARTICLE_ID,
+  searchArticlesExample,
+} from './examples/articles';
 
 const route = routeFactory<NewsDeps>();
 const reader = apiKey('read:articles');
@@ -59,6 +71,11 @@ export const articleRoutes = [
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
+    example: {
+      query: { include: ['sentiment', 'market_impact', 'entities'], limit: 2 },
+      response: [articleExample, itauArticleExample],
+      pagination: { limit: 2, offset: 0, total: 48_312, hasMore: true },
+    },
     handler: ({ query, auth, deps }) => listReply(deps, auth, query),
   }),
 
@@ -74,6 +91,12 @@ export const articleRoutes = [
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
+    example: {
+      params: { sector: 'ENE' },
+      query: { include: ['sentiment'], limit: 2 },
+      response: energyArticlesExample,
+      pagination: { limit: 2, offset: 0, total: 3_874, hasMore: true },
+    },
     handler: ({ params, query, auth, deps }) => listReply(deps, auth, { ...query, sector: params.sector }),
   }),
 
@@ -90,6 +113,11 @@ export const articleRoutes = [
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
+    example: {
+      query: { q: 'petrobras dividendos', limit: 2 },
+      response: searchArticlesExample,
+      pagination: { limit: 2, offset: 0, total: 143, hasMore: true },
+    },
     handler: async ({ query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.searchArticles(deps, reading(auth, query), query.q, query);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
@@ -107,6 +135,11 @@ export const articleRoutes = [
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
+    example: {
+      query: { since: '2026-11-24T12:00:00Z', include: ['sentiment', 'market_impact'] },
+      response: [breakingArticleExample],
+      pagination: { limit: 20, offset: 0, total: 1, hasMore: false },
+    },
     handler: async ({ query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.breakingArticles(deps, reading(auth, query), query.since);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
@@ -123,6 +156,11 @@ export const articleRoutes = [
     query: ArticleQuery,
     response: ArticleView,
     errors: [403, 404],
+    example: {
+      params: { id: PETROBRAS_PLAN_ARTICLE_ID },
+      query: { include: ['sentiment', 'entities', 'translations', 'scoring'] },
+      response: articleDetailExample,
+    },
     handler: async ({ params, query, auth, deps }) => {
       const { doc, modules } = await articles.oneArticle(deps, auth.plan, includeOf(query), params.id);
       return presentArticle(doc, modules);
@@ -141,6 +179,12 @@ export const articleRoutes = [
     response: z.array(ArticleView).max(100),
     pagination: PaginationView,
     errors: [403, 404],
+    example: {
+      params: { id: PETROBRAS_ENTITY_ID },
+      query: { include: ['entities'], limit: 2 },
+      response: entityArticlesExample,
+      pagination: { limit: 2, offset: 0, total: 612, hasMore: true },
+    },
     handler: async ({ params, query, auth, deps }) => {
       const { docs, total, hasMore, modules } = await articles.entityArticles(deps, reading(auth, query), params.id);
       return reply({ data: present(docs, modules), pagination: paginate(query, total, hasMore) });
@@ -161,6 +205,11 @@ export const articleRoutes = [
     response: z.array(FeedArticleView).max(100),
     pagination: PaginationView,
     errors: [403],
+    example: {
+      query: { include: ['sentiment'], limit: 1 },
+      response: [feedItemExample],
+      pagination: { limit: 1, offset: 0, total: 96, hasMore: true },
+    },
     handler: async ({ query, auth, deps }) => {
       const { items, total, modules } = await articles.personalFeed(deps, auth.sub, reading(auth, query));
       // A sector or topic reason holds the article's own code (FeedReason types it string).

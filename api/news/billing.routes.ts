@@ -15,6 +15,7 @@ import { bearer, type AuthPolicy } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { CheckoutBody, CheckoutSessionView, PortalSessionView, StripeEvent, StripeWebhookAnswer, SubscriptionView } from './contracts';
 import type { NewsDeps } from './deps';
+import { checkoutSessionExample, portalSessionExample, STRIPE_EVENT_ID, stripeEventExample, subscriptionExample } from './examples/account';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
@@ -27,6 +28,12 @@ const stripeSignature: AuthPolicy<Stripe.Event> = {
   failures: [],
   signed: true,
   describe: 'Stripe-Signature header (signed with the endpoint secret)',
+  providerCredential: {
+    in: 'header',
+    name: 'Stripe-Signature',
+    description: "Stripe's signature over the exact body with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET), timestamped; a missing or wrong one is a 400.",
+    example: 't=1764150725,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+  },
   async authenticate(ctx, _services, rawDeps) {
     const deps = rawDeps as NewsDeps;
     const secret = deps.config.billing.webhookSecret;
@@ -57,6 +64,7 @@ export const billingRoutes = [
     response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
+    example: { body: { plan: 'pro' }, response: checkoutSessionExample },
     handler: async ({ body, auth, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: auth.sub, email: auth.email, plan: body.plan }) }),
   }),
 
@@ -69,6 +77,7 @@ export const billingRoutes = [
     auth: account,
     response: PortalSessionView,
     errors: [404, 503],
+    example: { response: portalSessionExample },
     handler: async ({ auth, deps }) => await openPortal(deps, auth.sub),
   }),
 
@@ -81,6 +90,7 @@ export const billingRoutes = [
     auth: account,
     response: SubscriptionView,
     errors: [503],
+    example: { response: subscriptionExample },
     handler: async ({ auth, deps }) => await currentSubscription(deps, auth.sub),
   }),
 
@@ -97,6 +107,7 @@ export const billingRoutes = [
     body: StripeEvent,
     response: StripeWebhookAnswer,
     errors: [503],
+    example: { body: stripeEventExample, response: { received: true, eventId: STRIPE_EVENT_ID, duplicate: false, handled: true } },
     handler: async ({ auth: event, deps }) => {
       // The answer waits for the stored event only; the hand-over to its workflow follows it.
       const received = await receiveStripeEvent(deps, event, (e) => deps.background.run(deps.handOver.push(e)));

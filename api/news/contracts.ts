@@ -95,7 +95,9 @@ export const KeyUsageView = z
 // ---- Preferences --------------------------------------------------------------------------------
 
 /** What a user follows: the bounds are those every edit is validated with (models/news/preferences.rules.ts). */
-const codes = (all: readonly string[]) => z.array(z.string().max(8)).max(all.length);
+/** Sectors or topics followed: the codes themselves (an enum for clients), and their weights by code. */
+const codes = <T extends readonly [string, ...string[]]>(all: T) => z.array(z.enum(all)).max(all.length);
+const weightsOf = <T extends readonly [string, ...string[]]>(all: T) => z.partialRecord(z.enum(all), z.number().min(0).max(5));
 const weightsBy = (keyLength: number) => z.record(z.string().max(keyLength), z.number().min(0).max(5));
 const Watchlist = { watchlistCompanies: z.array(z.string().max(36)).max(PREFERENCE_LIMITS.watchlist), watchlistTickers: z.array(z.string().max(8)).max(PREFERENCE_LIMITS.watchlist) };
 const Keywords = { keywords: z.array(z.string().max(PREFERENCE_LIMITS.keywordLength)).max(PREFERENCE_LIMITS.keywords), keywordWeights: weightsBy(PREFERENCE_LIMITS.keywordLength) };
@@ -106,9 +108,9 @@ export const RelevanceSettingsView = RelevanceSettings.meta({ id: 'RelevanceSett
 export const PreferencesView = z
   .object({
     sectors: codes(SECTORS),
-    sectorWeights: weightsBy(8),
+    sectorWeights: weightsOf(SECTORS),
     topics: codes(TOPICS),
-    topicWeights: weightsBy(8),
+    topicWeights: weightsOf(TOPICS),
     ...Watchlist,
     ...Keywords,
     notificationSettings: NotificationSettingsView,
@@ -116,8 +118,8 @@ export const PreferencesView = z
   })
   .meta({ id: 'Preferences' });
 
-export const FollowedSectorsView = z.object({ sectors: codes(SECTORS), sectorWeights: weightsBy(8) }).meta({ id: 'FollowedSectors' });
-export const FollowedTopicsView = z.object({ topics: codes(TOPICS), topicWeights: weightsBy(8) }).meta({ id: 'FollowedTopics' });
+export const FollowedSectorsView = z.object({ sectors: codes(SECTORS), sectorWeights: weightsOf(SECTORS) }).meta({ id: 'FollowedSectors' });
+export const FollowedTopicsView = z.object({ topics: codes(TOPICS), topicWeights: weightsOf(TOPICS) }).meta({ id: 'FollowedTopics' });
 export const WatchlistView = z.object(Watchlist).meta({ id: 'Watchlist' });
 export const KeywordsView = z.object(Keywords).meta({ id: 'Keywords' });
 
@@ -200,14 +202,12 @@ export const WhatsAppVerificationQuery = z
 /** The verification's answer, as text/plain (no JSON envelope, so no component). */
 export const WhatsAppChallenge = z.string().max(256).describe('hub.challenge, as sent');
 export const WhatsAppWebhookBody = WebhookPayload.meta({ id: 'WhatsAppWebhookPayload' });
-
-
 export const WhatsAppDeliveryAnswer = z
   .object({
     received: z.literal(true),
-    messages: z.number().int().describe('messages in the delivery'),
-    duplicates: z.number().int().describe('of them, delivered before'),
-    statuses: z.number().int().describe('delivery statuses stored'),
+    messages: Count.describe('messages in the delivery'),
+    duplicates: Count.describe('of them, delivered before'),
+    statuses: Count.describe('delivery statuses stored'),
   })
   .meta({ id: 'WhatsAppDeliveryAnswer' });
 

@@ -7,6 +7,7 @@ import { reply, routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import { EntityIdParams, EntityListQuery, EntityView } from './contracts';
 import type { NewsDeps } from './deps';
+import { PETROBRAS_ENTITY_ID, petrobrasEntityExample } from './examples/articles';
 
 const route = routeFactory<NewsDeps>();
 const reader = apiKey('read:entities');
@@ -33,6 +34,11 @@ export const entityRoutes = [
     query: EntityListQuery,
     response: z.array(EntityView).max(100),
     pagination: PaginationView,
+    example: {
+      query: { ticker: 'PETR4' },
+      response: [petrobrasEntityExample],
+      pagination: { limit: 20, offset: 0, total: 1, hasMore: false },
+    },
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.entities.list({ type: query.type, ticker: query.ticker }, query);
       return reply({ data: items.map(present), pagination: paginate(query, total) });
@@ -48,6 +54,7 @@ export const entityRoutes = [
     params: EntityIdParams,
     response: EntityView,
     errors: [404],
+    example: { params: { id: PETROBRAS_ENTITY_ID }, response: petrobrasEntityExample },
     handler: async ({ params, deps }) => {
       const entity = await deps.entities.findById(params.id);
       if (!entity) notFound('Entity');

@@ -12,6 +12,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { ImportBody, ImportIdParams, ImportView } from './contracts';
 import type { NewsDeps } from './deps';
+import { IMPORT_ID, importBodyExample, importCompletedExample, importQueuedExample } from './examples/articles';
 
 const route = routeFactory<NewsDeps>();
 const admin = bearer('news.admin');
@@ -54,10 +55,12 @@ export const importRoutes = [
     auth: admin,
     body: ImportBody,
     bodyType: 'application/x-ndjson',
+    bodyMaxBytes: IMPORT_MAX_BYTES,
     status: 202,
     response: ImportView,
     errors: [413, 415, 503],
     idempotent: true,
+    example: { body: importBodyExample, response: importQueuedExample },
     handler: async ({ ctx, auth, deps, requestKey }) => {
       if (!ctx.is(NDJSON)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the articles as JSON lines with Content-Type ${NDJSON[0]}`);
       const doc = await queueImport(deps, ctx.req as Readable, { source: 'api', requestedBy: auth.sub, maxBytes: IMPORT_MAX_BYTES, requestKey });
@@ -74,6 +77,7 @@ export const importRoutes = [
     params: ImportIdParams,
     response: ImportView,
     errors: [404],
+    example: { params: { id: IMPORT_ID }, response: importCompletedExample },
     handler: async ({ params, deps }) => {
       const doc = await deps.imports.get(params.id);
       if (!doc) notFound('Import');

@@ -9,6 +9,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { CreateKey, keyCreationOnce, KeyIdParams, KeyView, NewKeyView, presentKey } from './contracts';
 import type { NewsDeps } from './deps';
+import { keyListExample, liveKeyExample, newKeyExample, revokedKeyExample, testKeyExample } from './examples/account';
 
 const route = routeFactory<NewsDeps>();
 const account = bearer();
@@ -28,6 +29,11 @@ export const keyRoutes = [
     response: NewKeyView,
     status: 201,
     idempotent: keyCreationOnce,
+    example: {
+      body: { name: liveKeyExample.name, expiry: '90d', scopes: liveKeyExample.scopes, mode: 'live' },
+      response: newKeyExample,
+      message: 'Store this key now: it will not be shown again.',
+    },
     handler: async ({ body, auth, deps, requestKey }) => {
       const { key, record } = await createApiKey(deps, { userId: auth.sub, email: auth.email, ...body, requestKey });
       return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...presentKey(record), key } });
@@ -42,6 +48,7 @@ export const keyRoutes = [
     tags,
     auth: account,
     response: z.array(KeyView).max(KEYS_LISTED).describe(`The newest ${KEYS_LISTED} keys at most`),
+    example: { response: keyListExample },
     handler: async ({ auth, deps }) => (await deps.apiKeys.listForUser(auth.sub)).map(presentKey),
   }),
 
@@ -55,6 +62,7 @@ export const keyRoutes = [
     params: KeyIdParams,
     response: KeyView,
     errors: [404],
+    example: { params: { id: testKeyExample.id }, response: revokedKeyExample },
     handler: async ({ params, auth, deps }) => presentKey(await revokeApiKey(deps, auth.sub, params.id)),
   }),
 ];

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import * as prefs from '../../operations/news/preferences';
 import type { Preferences } from '../../models/news/preferences.rules';
-import { routeFactory } from '../shared/route';
+import { routeFactory, type RouteExample } from '../shared/route';
 import { apiKey } from './auth';
 import {
   AddKeywordBody,
@@ -31,6 +31,14 @@ import {
   WatchTickerBody,
 } from './contracts';
 import type { NewsDeps } from './deps';
+import {
+  ITAU_ENTITY_ID,
+  notificationSettingsExample,
+  preferencesExample,
+  relevanceChangesExample,
+  relevanceSettingsExample,
+  VALE_ENTITY_ID,
+} from './examples/account';
 
 const route = routeFactory<NewsDeps>();
 const owner = apiKey(null);
@@ -49,6 +57,7 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
   schemas: { body: z.ZodType<Record<F, string> & { weight: number }>; params: z.ZodType<Record<F, string>> },
   noun: string,
   removeNote: string,
+  examples: { follow: Omit<RouteExample, 'params'>; unfollow: Omit<RouteExample, 'body'> },
 ) {
   const weights = `${field}Weights` as const;
   // The list's own view; typed loosely, as its keys are computed from `list`.
@@ -63,6 +72,7 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       auth: owner,
       body: schemas.body,
       response: View,
+      example: examples.follow,
       handler: async ({ body, auth, deps }) => answer(await prefs.follow(deps, auth.sub, list, body[field], body.weight)),
     }),
     route({
@@ -74,10 +84,30 @@ function followList<L extends 'sectors' | 'topics', F extends 'sector' | 'topic'
       auth: owner,
       params: schemas.params,
       response: View,
+      example: examples.unfollow,
       handler: async ({ params, auth, deps }) => answer(await prefs.unfollow(deps, auth.sub, list, params[field])),
     }),
   ];
 }
+
+/**
+ * The edit examples leave the preferences as preferencesExample: what is followed is in it, what
+ * is removed is not (any more).
+ */
+const followed = {
+  sectors: { sectors: preferencesExample.sectors, sectorWeights: preferencesExample.sectorWeights },
+  topics: { topics: preferencesExample.topics, topicWeights: preferencesExample.topicWeights },
+  watchlist: { watchlistCompanies: preferencesExample.watchlistCompanies, watchlistTickers: preferencesExample.watchlistTickers },
+  keywords: { keywords: preferencesExample.keywords, keywordWeights: preferencesExample.keywordWeights },
+};
+const sectorExamples = {
+  follow: { body: { sector: 'ENE', weight: 2 }, response: followed.sectors },
+  unfollow: { params: { sector: 'AGR' }, response: followed.sectors },
+} satisfies Record<'follow' | 'unfollow', RouteExample<z.input<typeof FollowedSectorParams>, unknown, z.input<typeof FollowSectorBody>, z.input<typeof FollowedSectorsView>>>;
+const topicExamples = {
+  follow: { body: { topic: 'DIV', weight: 1.5 }, response: followed.topics },
+  unfollow: { params: { topic: 'M&A' }, response: followed.topics },
+} satisfies Record<'follow' | 'unfollow', RouteExample<z.input<typeof FollowedTopicParams>, unknown, z.input<typeof FollowTopicBody>, z.input<typeof FollowedTopicsView>>>;
 
 export const preferenceRoutes = [
   route({
@@ -88,6 +118,7 @@ export const preferenceRoutes = [
     tags,
     auth: owner,
     response: PreferencesView,
+    example: { response: preferencesExample },
     handler: async ({ auth, deps }) => await deps.preferences.get(auth.sub),
   }),
 
@@ -100,11 +131,20 @@ export const preferenceRoutes = [
     auth: owner,
     body: PreferencesBody,
     response: PreferencesView,
+    example: {
+      // Settings left out take their defaults.
+      body: {
+        ...preferencesExample,
+        notificationSettings: { whatsapp: notificationSettingsExample.whatsapp, minScore: notificationSettingsExample.minScore },
+        relevanceSettings: relevanceChangesExample,
+      },
+      response: preferencesExample,
+    },
     handler: async ({ body, auth, deps }) => await deps.preferences.replace(auth.sub, body),
   }),
 
-  ...followList('sectors', 'sector', { body: FollowSectorBody, params: FollowedSectorParams }, 'sector', ''),
-  ...followList('topics', 'topic', { body: FollowTopicBody, params: FollowedTopicParams }, 'topic', 'Topic codes with & are sent encoded (M%26A).'),
+  ...followList('sectors', 'sector', { body: FollowSectorBody, params: FollowedSectorParams }, 'sector', '', sectorExamples),
+  ...followList('topics', 'topic', { body: FollowTopicBody, params: FollowedTopicParams }, 'topic', 'Topic codes with & are sent encoded (M%26A).', topicExamples),
 
   route({
     method: 'post',
@@ -114,6 +154,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: WatchCompanyBody,
     response: WatchlistView,
+    example: { body: { entityId: VALE_ENTITY_ID }, response: followed.watchlist },
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistCompanies', body.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -125,6 +166,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: WatchedCompanyParams,
     response: WatchlistView,
+    example: { params: { entityId: ITAU_ENTITY_ID }, response: followed.watchlist },
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistCompanies', params.entityId), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -136,6 +178,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: WatchTickerBody,
     response: WatchlistView,
+    example: { body: { ticker: 'VALE3' }, response: followed.watchlist },
     handler: async ({ body, auth, deps }) => pick(await prefs.watch(deps, auth.sub, 'watchlistTickers', body.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -147,6 +190,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: WatchedTickerParams,
     response: WatchlistView,
+    example: { params: { ticker: 'ITUB4' }, response: followed.watchlist },
     handler: async ({ params, auth, deps }) => pick(await prefs.unwatch(deps, auth.sub, 'watchlistTickers', params.ticker), 'watchlistCompanies', 'watchlistTickers'),
   }),
 
@@ -159,6 +203,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: AddKeywordBody,
     response: KeywordsView,
+    example: { body: { keyword: 'Copom', weight: 1.5 }, response: followed.keywords },
     handler: async ({ body, auth, deps }) => pick(await prefs.addKeyword(deps, auth.sub, body.keyword, body.weight), 'keywords', 'keywordWeights'),
   }),
 
@@ -170,6 +215,7 @@ export const preferenceRoutes = [
     auth: owner,
     params: KeywordParams,
     response: KeywordsView,
+    example: { params: { keyword: 'dividendos' }, response: followed.keywords },
     handler: async ({ params, auth, deps }) => pick(await prefs.removeKeyword(deps, auth.sub, params.keyword), 'keywords', 'keywordWeights'),
   }),
 
@@ -182,6 +228,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: NotificationSettingsPatch,
     response: NotificationSettingsView,
+    example: { body: { whatsapp: true, minScore: 60 }, response: notificationSettingsExample },
     handler: async ({ body, auth, deps }) => await prefs.changeNotifications(deps, auth.sub, body),
   }),
 
@@ -194,6 +241,7 @@ export const preferenceRoutes = [
     auth: owner,
     body: RelevanceSettingsPatch,
     response: RelevanceSettingsView,
+    example: { body: relevanceChangesExample, response: relevanceSettingsExample },
     handler: async ({ body, auth, deps }) => await prefs.changeRelevance(deps, auth.sub, body),
   }),
 ];

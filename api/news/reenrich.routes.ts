@@ -13,6 +13,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { ReenrichmentCancelling, ReenrichmentFilter, ReenrichmentIdParams, ReenrichmentView } from './contracts';
 import type { NewsDeps } from './deps';
+import { REENRICHMENT_ID, reenrichmentFilterExample, reenrichmentProgressExample, reenrichmentStartedExample } from './examples/articles';
 
 const route = routeFactory<NewsDeps>();
 const admin = bearer('news.admin');
@@ -75,6 +76,7 @@ export const reenrichRoutes = [
     links,
     errors: [503],
     idempotent: true,
+    example: { body: reenrichmentFilterExample, response: reenrichmentStartedExample, message: 'Reenriquecimento iniciado' },
     handler: async ({ body, auth, deps, requestKey }) => {
       const op = await startReenrichment(reenrichDeps(deps), { by: auth.sub, filter: body, requestKey });
       return reply({ status: 202, message: 'Reenriquecimento iniciado', data: present(op), headers: { Location: statusUrl(op._id) } });
@@ -89,6 +91,7 @@ export const reenrichRoutes = [
     params: ReenrichmentIdParams,
     response: ReenrichmentView,
     errors: [404],
+    example: { params: { id: REENRICHMENT_ID }, response: reenrichmentProgressExample },
     handler: async ({ params, deps }) => present(await reenrichmentProgress(reenrichDeps(deps), params.id)),
   }),
   route({
@@ -102,6 +105,7 @@ export const reenrichRoutes = [
     status: 202,
     response: ReenrichmentCancelling,
     errors: [404, 409, 503],
+    example: { params: { id: REENRICHMENT_ID }, response: { id: REENRICHMENT_ID, state: 'cancelling' }, message: 'Cancelamento solicitado' },
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelReenrichment(reenrichDeps(deps), params.id) }),
   }),
 ];

@@ -29,6 +29,18 @@ import {
   SourceView,
 } from './contracts';
 import type { NewsDeps } from './deps';
+import {
+  agenciaBrasilNewSourceExample,
+  agenciaBrasilSourceExample,
+  bravaCandidateExample,
+  dismissedCandidateExample,
+  INFOMONEY_SOURCE_ID,
+  infoMoneySourceExample,
+  margemEquatorialCandidateExample,
+  MONEY_TIMES_SOURCE_ID,
+  moneyTimesSourceExample,
+  PETROBRAS_PLAN_ARTICLE_ID,
+} from './examples/articles';
 
 const route = routeFactory<NewsDeps>();
 const admin = bearer('news.admin');
@@ -87,6 +99,7 @@ export const sourceRoutes = [
     auth: admin,
     query: SourceListQuery,
     response: z.array(SourceView).max(SOURCE_LIST_MAX),
+    example: { query: { enabled: 'true' }, response: [agenciaBrasilSourceExample, infoMoneySourceExample] },
     handler: async ({ query, deps }) => (await deps.sources.list({ enabled: query.enabled === undefined ? undefined : query.enabled === 'true' })).map(present),
   }),
   route({
@@ -100,6 +113,10 @@ export const sourceRoutes = [
     status: 201,
     response: SourceView,
     errors: [409, 503],
+    example: {
+      body: { name: 'Agência Brasil', feedUrl: 'https://agenciabrasil.ebc.com.br/rss/economia/feed.xml', tier: 1, language: 'pt', pollIntervalMinutes: 10 },
+      response: agenciaBrasilNewSourceExample,
+    },
     handler: async ({ body, deps }) => {
       const doc = await addSource(sourceDeps(deps), body);
       return reply({ status: 201, data: present(doc), headers: { Location: `/api/admin/sources/${doc._id}` } });
@@ -114,6 +131,7 @@ export const sourceRoutes = [
     params: SourceIdParams,
     response: SourceView,
     errors: [404],
+    example: { params: { id: MONEY_TIMES_SOURCE_ID }, response: moneyTimesSourceExample },
     handler: async ({ params, deps }) => present((await deps.sources.get(params.id)) ?? notFound('Source')),
   }),
   route({
@@ -127,6 +145,11 @@ export const sourceRoutes = [
     body: SourcePatchBody,
     response: SourceView,
     errors: [404, 409, 503],
+    example: {
+      params: { id: INFOMONEY_SOURCE_ID },
+      body: { pollIntervalMinutes: 3 },
+      response: { ...infoMoneySourceExample, pollIntervalMinutes: 3, updatedAt: '2026-11-24T15:08:30.000Z' },
+    },
     handler: async ({ params, body, deps }) => present(await changeSource(sourceDeps(deps), params.id, body)),
   }),
   route({
@@ -139,6 +162,7 @@ export const sourceRoutes = [
     params: SourceIdParams,
     response: SourceDeleted,
     errors: [404, 503],
+    example: { params: { id: MONEY_TIMES_SOURCE_ID }, response: { id: MONEY_TIMES_SOURCE_ID, deleted: true } },
     handler: async ({ params, deps }) => {
       await removeSource(sourceDeps(deps), params.id);
       return { id: params.id, deleted: true as const };
@@ -155,6 +179,7 @@ export const sourceRoutes = [
     status: 202,
     response: SourceView,
     errors: [404, 409, 503],
+    example: { params: { id: MONEY_TIMES_SOURCE_ID }, response: moneyTimesSourceExample },
     handler: async ({ params, deps }) => reply({ status: 202, data: present(await pollSourceNow(sourceDeps(deps), params.id)) }),
   }),
 
@@ -167,6 +192,7 @@ export const sourceRoutes = [
     auth: admin,
     query: CandidateListQuery,
     response: z.array(CandidateView).max(200),
+    example: { query: { state: 'open', limit: 50 }, response: [bravaCandidateExample, margemEquatorialCandidateExample] },
     handler: async ({ query, deps }) => (await deps.entityCandidates.list(query.state, query.limit)).map(presentCandidate),
   }),
   route({
@@ -180,6 +206,11 @@ export const sourceRoutes = [
     status: 201,
     response: CandidateView,
     errors: [404, 409],
+    example: {
+      params: { id: bravaCandidateExample.id },
+      // The entity's id derives from the candidate's (operations/news/entity-candidates.ts entityIdForCandidate).
+      response: { ...bravaCandidateExample, state: 'accepted', entityId: 'd71a6dd0-1286-51a8-b00d-2490de9f9cff' },
+    },
     handler: async ({ params, auth, deps }) => {
       const accepted = await acceptCandidate(deps, params.id, auth.sub);
       return reply({ status: 201, data: presentCandidate(accepted), headers: { Location: `/api/entities/${accepted.entityId}` } });
@@ -195,6 +226,7 @@ export const sourceRoutes = [
     params: CandidateIdParams,
     response: CandidateView,
     errors: [404, 409],
+    example: { params: { id: dismissedCandidateExample.id }, response: dismissedCandidateExample },
     handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps, params.id, auth.sub)),
   }),
 
@@ -209,6 +241,10 @@ export const sourceRoutes = [
     status: 202,
     response: EnrichmentStarted,
     errors: [404, 409, 503],
+    example: {
+      params: { id: PETROBRAS_PLAN_ARTICLE_ID },
+      response: { articleId: PETROBRAS_PLAN_ARTICLE_ID, workflowId: `news-enrich-${PETROBRAS_PLAN_ARTICLE_ID}` },
+    },
     handler: async ({ params, deps }) => {
       const { workflowId } = await enrichAgain(sourceDeps(deps), params.id);
       return reply({ status: 202, data: { articleId: params.id, workflowId } });

@@ -4,6 +4,7 @@ import { routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import { KeyUsageView } from './contracts';
 import type { NewsDeps } from './deps';
+import { usageExample } from './examples/account';
 
 const route = routeFactory<NewsDeps>();
 
@@ -18,6 +19,7 @@ export const usageRoutes = [
     tags: ['usage'],
     auth: apiKey(null),
     response: KeyUsageView,
+    example: { response: usageExample },
     handler: async ({ auth, deps }) => await keyUsage(deps, { userId: auth.sub, keyId: auth.keyId, plan: auth.plan, mode: auth.mode }),
   }),
 ];

@@ -14,6 +14,7 @@ import { bearer, publicRoute, type AuthPolicy } from '../shared/auth';
 import { RAW, routeFactory } from '../shared/route';
 import { PhoneLinkCode, PhoneLinkedView, WhatsAppChallenge, WhatsAppDeliveryAnswer, WhatsAppStatusView, WhatsAppVerificationQuery, WhatsAppWebhookBody } from './contracts';
 import type { NewsDeps } from './deps';
+import { phoneLinkedExample, whatsappDeliveryExample, whatsappStatusExample } from './examples/account';
 
 const route = routeFactory<NewsDeps>();
 const tags = ['whatsapp'];
@@ -24,6 +25,12 @@ const metaSignature: AuthPolicy<true> = {
   failures: [401],
   signed: true,
   describe: 'X-Hub-Signature-256 header (HMAC-SHA256 of the body with the Meta app secret)',
+  providerCredential: {
+    in: 'header',
+    name: 'X-Hub-Signature-256',
+    description: "Meta's HMAC-SHA256 of the exact body with the app secret (WHATSAPP_APP_SECRET); a missing or wrong one is a 401.",
+    example: 'sha256=0f6b3a8a3d2f8f9ad0e1c5b77b1e2a4c9d6e0f1a2b3c4d5e6f708192a3b4c5d6',
+  },
   async authenticate(ctx, _services, rawDeps) {
     const deps = rawDeps as NewsDeps;
     const secret = deps.config.whatsapp.appSecret;
@@ -42,6 +49,12 @@ const metaVerifyToken: AuthPolicy<undefined> = {
   scheme: 'metaVerifyToken',
   failures: [403],
   describe: 'hub.verify_token query parameter (the configured WHATSAPP_VERIFY_TOKEN)',
+  providerCredential: {
+    in: 'query',
+    name: 'hub.verify_token',
+    description: "The verify token of Meta's webhook set-up call (WHATSAPP_VERIFY_TOKEN), in the query as Meta's protocol sends it; a wrong one is a 403.",
+    example: 'token-de-verificacao',
+  },
 };
 
 export const whatsappRoutes = [
@@ -57,6 +70,10 @@ export const whatsappRoutes = [
     produces: 'text/plain',
     response: WhatsAppChallenge,
     errors: [403],
+    example: {
+      query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'exemplo-token-de-verificacao', 'hub.challenge': '1158201444' },
+      response: '1158201444',
+    },
     handler: ({ query, ctx, deps }) => {
       const token = deps.config.whatsapp.verifyToken;
       const challenge = token ? verificationChallenge(query, token) : undefined;
@@ -83,6 +100,7 @@ export const whatsappRoutes = [
     body: WhatsAppWebhookBody,
     response: WhatsAppDeliveryAnswer,
     errors: [401, 503],
+    example: { body: whatsappDeliveryExample, response: { received: true, messages: 1, duplicates: 0, statuses: 0 } },
     handler: async ({ body, deps }) => {
       // The answer waits for the stored messages only; the hand-over to the conversations follows it.
       const received = await receiveDelivery(deps, body, (m) => deps.background.run(deps.whatsappHandOver.push(m)));
@@ -99,6 +117,7 @@ export const whatsappRoutes = [
     tags,
     auth: publicRoute,
     response: WhatsAppStatusView,
+    example: { response: whatsappStatusExample },
     handler: ({ deps }) => {
       const w = deps.config.whatsapp;
       const configured = w.api !== undefined && w.appSecret !== undefined && w.verifyToken !== undefined;
@@ -117,6 +136,7 @@ export const whatsappRoutes = [
     body: PhoneLinkCode,
     response: PhoneLinkedView,
     errors: [404, 429],
+    example: { body: { code: '482913' }, response: phoneLinkedExample },
     handler: async ({ body, auth, deps }) => {
       const { phone } = await linkPhone(deps, { userId: auth.sub, email: auth.email, code: body.code });
       return { linked: true as const, phone: maskPhone(phone) };

@@ -10,7 +10,7 @@ import { EditionContent, EditionDate, EditionName } from '../../models/quiz/edit
 import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
 import { wholeNumber } from '../../models/params.rules';
 import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
-import { IsoDate, IsoDateTime, Text } from '../shared/views';
+import { Count, IsoDate, IsoDateTime, Text } from '../shared/views';
 
 // ---- Quizzes ------------------------------------------------------------------------------------
 
@@ -33,7 +33,11 @@ export const QuizSummary = z.object({
   availableUntil: z.iso.date().max(10).describe('The last day it can be taken (its date + 3 days)'),
   canSubmit: z.boolean().describe('Not attempted yet, within its 3 days, and its day not read yet'),
 }).meta({ id: 'QuizSummary' });
-export const Rules = z.object({ maxDaysRecovery: z.number().int(), minCorrectAnswers: z.number().int(), totalQuestions: z.number().int(), attemptsPerQuiz: z.number().int() }).meta({ id: 'QuizRules' });
+/** A number of questions of a quiz (0–10). */
+const QuestionCount = z.number().int().min(0).max(QUIZ_RULES.totalQuestions);
+/** A rule's value, the one the service applies. */
+const Rule = (value: number) => z.number().int().min(value).max(value);
+export const Rules = z.object({ maxDaysRecovery: Rule(QUIZ_RULES.maxDaysRecovery), minCorrectAnswers: Rule(QUIZ_RULES.minCorrectAnswers), totalQuestions: Rule(QUIZ_RULES.totalQuestions), attemptsPerQuiz: Rule(QUIZ_RULES.attemptsPerQuiz) }).meta({ id: 'QuizRules' });
 export const Pagination = z
   .object({ page: z.number().int().min(1).max(100_000), limit: z.number().int().min(1).max(100), total: z.number().int().min(0), totalPages: z.number().int().min(0) })
   .meta({ id: 'QuizPagination' });
@@ -76,9 +80,9 @@ export const AttemptHistory = z.object({
       edition: EditionName,
       title: z.string().max(200),
       passed: z.boolean(),
-      correctAnswers: z.number().int(),
-      totalQuestions: z.number().int(),
-      minCorrectAnswers: z.number().int(),
+      correctAnswers: QuestionCount,
+      totalQuestions: QuestionCount,
+      minCorrectAnswers: QuestionCount,
       streakRecovered: z.boolean(),
       answers: Answers,
       attemptedAt: z.iso.datetime().max(30),
@@ -90,9 +94,9 @@ export const AttemptResultView = z.object({
   quizId: QuizId,
   quizDate: QuizDate,
   passed: z.boolean(),
-  correctAnswers: z.number().int(),
-  totalQuestions: z.number().int(),
-  minCorrectAnswers: z.number().int(),
+  correctAnswers: QuestionCount,
+  totalQuestions: QuestionCount,
+  minCorrectAnswers: QuestionCount,
   streakRecovered: z.boolean(),
   results: z
     .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), chosen: z.number().int().min(0).max(3), correct: z.number().int().min(0).max(3), isCorrect: z.boolean() }))
@@ -103,7 +107,7 @@ export const QuizCreated = z.object({ quizId: QuizId, date: z.iso.date().max(10)
 export const AdminQuizList = z.object({ quizzes: z.array(AdminQuiz).max(100), pagination: Pagination }).meta({ id: 'AdminQuizList' });
 export const QuizDeleted = z.object({ id: QuizId }).meta({ id: 'QuizDeleted' });
 export const QuizWithQuestions = QuizSummary.extend({
-  totalQuestions: z.number().int(),
+  totalQuestions: QuestionCount,
   questions: z
     .array(z.object({ number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions), text: z.string().max(500), options: z.array(z.string().max(300)).max(4) }))
     .max(QUIZ_RULES.totalQuestions),
@@ -163,8 +167,8 @@ export const ReadingView = z.object({ userId: Text(200), date: IsoDate, edition:
 export const presentReading = (r: ReadingDoc): z.input<typeof ReadingView> => ({ userId: r.userId, date: r.date, edition: r.edition, source: r.source, at: r.at.toISOString() });
 
 export const StreakView = z.object({
-  current: z.number().int().describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
-  longest: z.number().int(),
+  current: Count.describe('Consecutive edition days read (Monday to Saturday; Sundays never break a streak)'),
+  longest: Count,
   lastReadDate: IsoDate.nullable(),
   today: IsoDate.describe('Today in the newsletter time zone'),
   missedRecoverable: z

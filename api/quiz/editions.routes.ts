@@ -10,6 +10,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { EditionBody, EditionListQuery, EditionParams, EditionView } from './contracts';
 import type { QuizDeps } from './deps';
+import { mondayMorningEdition, mondayNightEdition, tuesdayMorningContent, tuesdayMorningEdition } from './examples';
 
 const route = routeFactory<QuizDeps>();
 export const QUIZ_ADMIN = 'quiz.admin';
@@ -39,6 +40,12 @@ export const editionRoutes = [
     response: EditionView,
     status: 201,
     alsoStatus: [200],
+    example: {
+      params: { date: '2026-11-24', edition: 'morning' },
+      body: tuesdayMorningContent,
+      response: tuesdayMorningEdition,
+      message: 'edition created',
+    },
     handler: async ({ params, body, deps }) => {
       const { doc, created } = await deps.quiz.editions.put(params.date, params.edition, body);
       return reply({ status: created ? 201 : 200, message: created ? 'edition created' : 'edition replaced', data: present(doc) });
@@ -54,6 +61,7 @@ export const editionRoutes = [
     params: EditionParams,
     response: EditionView,
     errors: [404],
+    example: { params: { date: '2026-11-23', edition: 'morning' }, response: mondayMorningEdition },
     handler: async ({ params, deps }) => present((await deps.quiz.editions.get(params.date, params.edition)) ?? notFound('Edition')),
   }),
 
@@ -66,6 +74,7 @@ export const editionRoutes = [
     auth: admin,
     query: EditionListQuery,
     response: z.array(EditionView),
+    example: { query: { from: '2026-11-23', to: '2026-11-24' }, response: [tuesdayMorningEdition, mondayNightEdition] },
     handler: async ({ query, deps }) => {
       const to = query.to ?? localDate(deps.quiz.now(), deps.config.quiz.timeZone);
       const from = query.from ?? addDays(to, -13);

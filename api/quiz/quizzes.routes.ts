@@ -28,6 +28,18 @@ import {
 } from './contracts';
 import type { QuizDeps } from './deps';
 import { QUIZ_ADMIN } from './editions.routes';
+import {
+  fridayNightQuizId,
+  mondayMorningAnswers,
+  mondayMorningQuiz,
+  mondayMorningQuizId,
+  mondayMorningQuizWithQuestions,
+  mondayMorningResult,
+  quizHistory,
+  saturdayMorningQuizId,
+  saturdayNightQuiz,
+  saturdayNightQuizId,
+} from './examples';
 
 const route = routeFactory<QuizDeps>();
 const admin = bearer(QUIZ_ADMIN);
@@ -45,6 +57,7 @@ export const quizRoutes = [
     tags: readerTags,
     auth: bearer(),
     response: AvailableQuizzes,
+    example: { response: { quizzes: [mondayMorningQuiz, saturdayNightQuiz], rules: { ...QUIZ_RULES } } },
     handler: async ({ auth, deps }) => ({ quizzes: await availableQuizzes(deps, auth.sub), rules: { ...QUIZ_RULES } }),
   }),
 
@@ -57,6 +70,7 @@ export const quizRoutes = [
     auth: bearer(),
     query: QuizHistoryQuery,
     response: AttemptHistory,
+    example: { query: { page: 1, limit: 20 }, response: quizHistory },
     handler: async ({ auth, query, deps }) => {
       const { items, total } = await deps.quiz.attempts.history(auth.sub, query.page, query.limit);
       return {
@@ -91,6 +105,11 @@ export const quizRoutes = [
     body: SubmitAnswersBody,
     response: AttemptResultView,
     errors: [404],
+    example: {
+      body: { quizId: mondayMorningQuizId, answers: mondayMorningAnswers },
+      response: mondayMorningResult,
+      message: 'Quiz passed: the day is recovered in your streak',
+    },
     handler: async ({ auth, body, deps }) => {
       const { quiz, ...scored } = await submitAnswers(deps, { userId: auth.sub, quizId: body.quizId, answers: body.answers });
       return reply({
@@ -121,6 +140,16 @@ export const quizRoutes = [
     body: GenerateQuizzesBody,
     response: GenerationStarted,
     status: 202,
+    example: {
+      body: { date: '2026-11-23' },
+      response: {
+        workflowId: 'quiz-daily-manual-2026-11-23',
+        runId: '0f6c3e2a-9b1d-4f58-a7c4-2e8d5b1f9a36',
+        date: '2026-11-23',
+        quizDates: ['2026-11-23', '2026-11-23-night'],
+      },
+      message: 'Quiz generation started',
+    },
     handler: async ({ body, deps }) => reply({ status: 202, message: 'Quiz generation started', data: await startDayGeneration(deps, { date: body.date }) }),
   }),
 
@@ -138,6 +167,11 @@ export const quizRoutes = [
     response: QuizCreated,
     status: 201,
     errors: [409, 503, 504],
+    example: {
+      body: { date: '2026-11-20', edition: 'night' },
+      response: { quizId: fridayNightQuizId, date: '2026-11-20', quizDate: '2026-11-20-night', edition: 'night' },
+      message: 'Quiz created',
+    },
     handler: async ({ body, deps }) => reply({ status: 201, message: 'Quiz created', data: await createQuiz(deps, body) }),
   }),
 
@@ -150,6 +184,42 @@ export const quizRoutes = [
     auth: admin,
     query: AdminQuizListQuery,
     response: AdminQuizList,
+    example: {
+      query: { from: '2026-11-21', to: '2026-11-23', edition: 'morning' },
+      response: {
+        quizzes: [
+          {
+            id: mondayMorningQuizId,
+            title: mondayMorningQuiz.title,
+            description: mondayMorningQuiz.description,
+            quizDate: '2026-11-23',
+            date: '2026-11-23',
+            edition: 'morning',
+            postId: '2026-11-23-morning',
+            minCorrectAnswers: 6,
+            origin: 'generated',
+            workflowId: 'quiz-generation-2026-11-23',
+            model: 'gpt-4o',
+            createdAt: '2026-11-24T07:00:41.000Z',
+          },
+          {
+            id: saturdayMorningQuizId,
+            title: 'Quiz da edição da manhã de 21/11/2026',
+            description: 'Dez perguntas sobre o balanço da semana: Petrobras, Vale, Itaú e a agenda do Copom. Acerte 6 ou mais para recuperar o dia.',
+            quizDate: '2026-11-21',
+            date: '2026-11-21',
+            edition: 'morning',
+            postId: '2026-11-21-morning',
+            minCorrectAnswers: 6,
+            origin: 'manual',
+            workflowId: null,
+            model: null,
+            createdAt: '2026-11-21T13:15:09.000Z',
+          },
+        ],
+        pagination: { page: 1, limit: 20, total: 2, totalPages: 1 },
+      },
+    },
     handler: async ({ query, deps }) => {
       const { items, total } = await deps.quiz.quizzes.list(query);
       return { quizzes: items.map(adminView), pagination: pagination(query.page, query.limit, total) };
@@ -166,6 +236,7 @@ export const quizRoutes = [
     params: QuizIdParams,
     response: QuizDeleted,
     errors: [404],
+    example: { params: { id: saturdayNightQuizId }, response: { id: saturdayNightQuizId }, message: 'Quiz deleted' },
     handler: async ({ params, deps }) => {
       if (!(await deps.quiz.quizzes.delete(params.id))) notFound('Quiz');
       return reply({ message: 'Quiz deleted', data: { id: params.id } });
@@ -183,6 +254,7 @@ export const quizRoutes = [
     params: QuizIdParams,
     response: QuizWithQuestions,
     errors: [404],
+    example: { params: { id: mondayMorningQuizId }, response: mondayMorningQuizWithQuestions },
     handler: async ({ auth, params, deps }) => await quizForReader(deps, auth.sub, params.id),
   }),
 ];

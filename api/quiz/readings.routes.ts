@@ -7,6 +7,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { presentReading, ReadingBody, ReadingView, StreakView } from './contracts';
 import type { QuizDeps } from './deps';
+import { readerId, readerStreak, tuesdayReading } from './examples';
 
 const route = routeFactory<QuizDeps>();
 export const QUIZ_READINGS = 'quiz.readings';
@@ -24,6 +25,7 @@ export const readingRoutes = [
     response: ReadingView,
     status: 201,
     alsoStatus: [200],
+    example: { body: { userId: readerId, date: '2026-11-24', edition: 'morning' }, response: tuesdayReading, message: 'reading recorded' },
     handler: async ({ body, deps }) => {
       const { doc, created } = await recordReading(deps, body.userId, body.date, body.edition);
       return reply({ status: created ? 201 : 200, message: created ? 'reading recorded' : 'reading already recorded', data: presentReading(doc) });
@@ -38,6 +40,7 @@ export const readingRoutes = [
     tags,
     auth: bearer(),
     response: StreakView,
+    example: { response: readerStreak },
     handler: async ({ auth, deps }) => await streakToday(deps, auth.sub),
   }),
 ];

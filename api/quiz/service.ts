@@ -9,6 +9,7 @@ import type { QuizDeps } from './deps';
 import { editionRoutes } from './editions.routes';
 import { quizRoutes } from './quizzes.routes';
 import { readingRoutes } from './readings.routes';
+import { quizDescription, quizTags } from './reference';
 
 export { makeQuizDeps, type QuizDeps } from './deps';
 
@@ -18,7 +19,8 @@ export function createQuizService(config: Config): ServiceDefinition<QuizDeps> {
     name: 'quiz',
     title: 'Quiz and AI Chat API',
     version: '0.1.0',
-    description: 'Streak-recovery quizzes, and AI chat with tools, agents and MCP context providers under /ai.',
+    description: quizDescription,
+    tagDescriptions: quizTags,
     envelope: quizEnvelope,
     // The AI area formats failures as {success:false, error}.
     envelopeRules: [{ prefix: '/ai', envelope: aiEnvelope }],

@@ -11,6 +11,7 @@ import compose from 'koa-compose';
 import compress from 'koa-compress';
 import { createTokenVerifier, type TokenVerifier } from '../../models/auth/token.rules';
 import { AppError } from '../../models/errors';
+import type { Config } from '../../models/config';
 import type { AuthServices } from './auth';
 import { type Envelope, type EnvelopeRule, envelopeSelector } from './envelope';
 import { toFailure } from './errors';
@@ -34,6 +35,8 @@ export interface ServiceDefinition<D> {
   /** Extra middleware run before routing (rate limiting…), in order. */
   middleware?: ((deps: D) => Koa.Middleware)[];
   extraSecuritySchemes?: Record<string, Record<string, unknown>>;
+  /** What each of its routes' tags groups (the reference's sections): every tag has one. */
+  tagDescriptions: Record<string, string>;
   /** A middleware limits every route (documented as 429 on each). */
   everyRouteRateLimited?: boolean;
 }
@@ -169,7 +172,7 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   const checks = options.healthChecks ?? healthChecks(deps);
   router.get('/health', healthHandler(service.name, checks, service.envelope, startedAt));
 
-  const documentJson = JSON.stringify(serviceDocument(service));
+  const documentJson = JSON.stringify(serviceDocument(service, config));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentJson;
@@ -249,8 +252,12 @@ export function withCompression<O extends object>(options: O): O & { compose: (m
  * writes it for Spectral). Every route answers 429: under the service's own middleware (support), or
  * under the limit withDefaultLimits gives each route (below).
  */
-export function serviceDocument<D>(service: ServiceDefinition<D>): Record<string, unknown> {
+export function serviceDocument<D>(service: ServiceDefinition<D>, config: Pick<Config, 'http' | 'isProduction'>): Record<string, unknown> {
   return buildOpenApi({
+    service: service.name,
+    serverUrl: config.http.publicUrls[service.name],
+    serverDescription: config.isProduction ? 'Production' : 'Local development (npm start)',
+    tagDescriptions: service.tagDescriptions,
     title: service.title,
     version: service.version,
     description: service.description,

@@ -21,6 +21,12 @@ export interface AuthPolicy<P = unknown> {
   rateLimited?: boolean;
   /** A provider's signature over the body (webhooks): limited per sender IP at the webhook rate. */
   signed?: boolean;
+  /**
+   * The credential a provider sends (Stripe's and Meta's signatures, Meta's verify token): the
+   * document shows it as the required parameter it is, on its operation alone, instead of a
+   * security scheme every reader would be offered.
+   */
+  providerCredential?: { in: 'header' | 'query'; name: string; description: string; example: string };
   /** `deps` are the service's dependencies (API keys live in the news service's database). */
   authenticate(ctx: Context, services: AuthServices, deps: unknown): Promise<P>;
 }

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { RATE_MAX } from '../../models/config';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX, REPLAYED_HEADER } from '../../models/infra/idempotency.rules';
 import type { Envelope } from './envelope';
+import { codeSamples } from './code-samples';
+import { failureExample, successExample } from './openapi-examples';
 import type { AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
@@ -108,9 +110,18 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 export interface OpenApiOptions<D> {
+  /** The service's name (news, support, quiz, web): its typed client in the code samples. */
+  service: string;
   title: string;
   version: string;
+  /** The document's overview (Markdown): info.description. */
   description: string;
+  /** Where the service is called (`servers`), and the address of the code samples. */
+  serverUrl: string;
+  /** Which environment that is (production, local development). */
+  serverDescription?: string;
+  /** What each tag groups, for the reference's sections. */
+  tagDescriptions?: Record<string, string>;
   routes: AnyRoute<D>[];
   envelopeFor: (path: string) => Envelope;
   extraSecuritySchemes?: Record<string, JsonSchema>;
@@ -197,7 +208,14 @@ const JWT_PRACTICES =
   '`nbf` is honoured; `iss` and `aud` are checked when JWT_ISSUER and JWT_AUDIENCE are set. Claims: sub, email, permissions.';
 
 const SECURITY_SCHEMES: Record<string, JsonSchema> = {
-  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `${JWT_PRACTICES} Each operation names the permission it needs (x-auth).` },
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'The signed-in user\'s token, issued by the identity provider this deployment trusts: a reader\'s app, a staff tool or a customer\'s back office gets it when its user signs in there (its operator configures the issuer). ' +
+      `Each operation names the permission it needs (x-auth). ${JWT_PRACTICES}`,
+  },
   adminBearer: {
     type: 'http',
     scheme: 'bearer',
@@ -214,18 +232,31 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
   const schemas: Components = {};
   let anyIdempotent = false;
   for (const route of o.routes) {
-    const failure = toSchema(o.envelopeFor(route.path).failureSchema, schemas);
+    const envelope = o.envelopeFor(route.path);
+    const failure = toSchema(envelope.failureSchema, schemas);
+    const example = route.example;
     const oaPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const parameters = [
-      ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s, schemas), ...desc(s) })),
-      ...Object.entries(objectShape(route.query)).map(([name, s]) => queryParameter(name, s, schemas)),
+    // A provider's credential (a webhook's signature, Meta's verify token) is no scheme a client
+    // holds: it is the parameter it is, and the reference's Authorize dialog does not offer it.
+    const provider = route.auth.providerCredential;
+    const parameters: JsonSchema[] = [
+      ...Object.entries(objectShape(route.params)).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s, schemas), ...desc(s), ...exampleOf(example?.params, name) })),
+      ...Object.entries(objectShape(route.query)).map(([name, s]) => ({ ...queryParameter(name, s, schemas), ...exampleOf(example?.query, name) })),
       ...(route.idempotent ? [IDEMPOTENCY_PARAMETER] : []),
     ];
+    if (provider && !parameters.some((p) => p.name === provider.name && p.in === provider.in)) {
+      parameters.unshift({ name: provider.name, in: provider.in, required: true, description: provider.description, schema: { type: 'string', minLength: 1, maxLength: 512 }, example: provider.example });
+    }
     const successStatus = String(route.status ?? 200);
     // A download or stream: OpenAPI 3.1 describes raw content by its media type alone (no schema),
     // unless the route documents its text (a webhook's challenge).
     const successContent = route.produces
-      ? Object.fromEntries([route.produces].flat().map((type) => [type, route.response ? { schema: toSchema(route.response, schemas) } : {}]))
+      ? Object.fromEntries(
+          [route.produces].flat().map((type) => [
+            type,
+            route.response ? { schema: toSchema(route.response, schemas), ...(example?.response !== undefined ? { example: example.response } : {}) } : {},
+          ]),
+        )
       : {
           'application/json': {
             schema: {
@@ -238,6 +269,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
                 ...(route.pagination ? { pagination: toSchema(route.pagination, schemas) } : {}),
               },
             },
+            ...optionalExample(successExample(route as AnyRoute<unknown>)),
           },
         };
     if (route.alsoProduces) {
@@ -260,7 +292,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? 'Error',
         ...(headers ? { headers } : {}),
-        content: { 'application/json': { schema: failure } },
+        content: { 'application/json': { schema: failure, example: failureExample(envelope, status, route.auth.scheme) } },
       };
     }
     if (route.idempotent) {
@@ -283,29 +315,61 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
       tags: route.tags ?? [],
       parameters,
       responses,
-      security: route.auth.scheme ? [{ [route.auth.scheme]: [] }] : [],
+      security: route.auth.scheme && !provider ? [{ [route.auth.scheme]: [] }] : [],
       'x-auth': route.auth.describe,
     };
+    const samples = codeSamples(o.service, o.serverUrl, route as AnyRoute<unknown>);
+    if (samples.length) operation['x-codeSamples'] = samples;
     if (route.body) {
       const mediaType = route.bodyType ?? 'application/json';
       // A JSON body that may be left out: absent is read as {} (route.ts), so a schema that takes {}
       // makes the body optional.
       const optional = isOptional(route.body) || (mediaType === 'application/json' && route.body.safeParse({}).success);
-      operation.requestBody = { required: !optional, content: { [mediaType]: { schema: toSchema(route.body, schemas) } } };
+      operation.requestBody = { required: !optional, content: { [mediaType]: { schema: bodySchema(route as AnyRoute<unknown>, mediaType, schemas), ...optionalExample(example?.body) } } };
     }
     (paths[oaPath] ??= {})[route.method] = operation;
   }
+  const usedSchemes = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => ((op as { security: Record<string, unknown>[] }).security ?? []).flatMap((r) => Object.keys(r)))));
   return {
     openapi: '3.1.0',
     info: { title: o.title, version: o.version, description: o.description },
-    tags: [...new Set(o.routes.flatMap((r) => r.tags ?? []))].map((name) => ({ name })),
+    // Public: every operation is for the clients the reference addresses (x-internal, OWASP API9).
+    servers: [{ url: o.serverUrl, description: o.serverDescription ?? 'Production', 'x-internal': false }],
+    tags: [...new Set(o.routes.flatMap((r) => r.tags ?? []))].map((name) => ({ name, ...(o.tagDescriptions?.[name] ? { description: o.tagDescriptions[name] } : {}) })),
     paths,
     components: {
       schemas,
       headers: { ...RATE_LIMIT_HEADERS, ...(anyIdempotent ? REPLAYED_HEADERS : {}) },
-      securitySchemes: { ...SECURITY_SCHEMES, ...o.extraSecuritySchemes },
+      // The schemes its operations use, and no other: each is offered in the reference's Authorize dialog.
+      securitySchemes: Object.fromEntries(Object.entries({ ...SECURITY_SCHEMES, ...o.extraSecuritySchemes }).filter(([name]) => usedSchemes.has(name))),
     },
   };
+}
+
+/**
+ * The schema of a request body. JSON lines are text, one value a line: the body is a string (what
+ * a client sends, and what generated clients type it as), and the schema of each line is its
+ * `x-itemSchema`, as OpenAPI 3.2's `itemSchema` will say it for sequential media types.
+ */
+function bodySchema(route: AnyRoute<unknown>, mediaType: string, components: Components): JsonSchema {
+  const schema = toSchema(route.body!, components);
+  if (mediaType !== 'application/x-ndjson') return schema;
+  return {
+    type: 'string',
+    maxLength: route.bodyMaxBytes ?? MESSAGE_MAX,
+    description: 'JSON lines (https://jsonlines.org): one value a line, each as `x-itemSchema` describes it.',
+    'x-itemSchema': schema,
+  };
+}
+
+/** `{ example }` when there is one. */
+function optionalExample(value: unknown): { example?: unknown } {
+  return value === undefined ? {} : { example: value };
+}
+
+/** A parameter's example: the value the route's example sends for it. */
+function exampleOf(values: unknown, name: string): { example?: unknown } {
+  return optionalExample((values as Record<string, unknown> | undefined)?.[name]);
 }
 
 function desc(s: z.ZodType): { description?: string } {

@@ -23,6 +23,17 @@ export function opsRoutes<D extends Infra>(service: string): AnyRoute<D>[] {
       auth: bearer(OPS_PERMISSION),
       response: SmokeResponse,
       errors: [503, 504],
+      example: {
+        response: {
+          workflowId: 'smoke-0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21',
+          checkId: '0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21',
+          mongo: { collection: 'smoke_checks', id: '0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21' },
+          minio: { bucket: 'newsletter', key: 'smoke/2026-11-26/0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21.json', bytes: 142 },
+          verified: true,
+          workflowMs: 412,
+          roundTripMs: 468,
+        },
+      },
       handler: async ({ auth, deps }) => await runSmokeCheck({ temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix }, { service, requestedBy: auth.sub }),
     }),
   ];

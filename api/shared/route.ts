@@ -64,6 +64,28 @@ export type Idempotency<T> = true | { secretAnswer: (data: T) => AppError };
 
 type Awaitable<T> = T | Promise<T>;
 
+/**
+ * One worked example of an operation, for the reference and its code samples: the request a
+ * customer would send (path and query parameters, body) and the `data` (and `pagination`) of the
+ * answer, in the Portuguese financial news, tickets and quizzes the service holds. The documents
+ * carry them as OpenAPI `example`s; tests/unit/openapi-examples.test.ts checks each against the
+ * document's own schema, and requires one on every operation.
+ */
+export interface RouteExample<P = unknown, Q = unknown, B = unknown, R = unknown> {
+  /** Every path parameter, as sent. */
+  params?: P;
+  /** Query parameters worth showing (required ones always), as the document types them. */
+  query?: { [K in keyof Q]?: unknown };
+  /** The request body: JSON as sent, or the text of a non-JSON body (JSON lines). */
+  body?: B | string;
+  /** The answer's `data` (JSON), or its text (a CSV, a webhook's challenge). */
+  response?: R | string;
+  /** The answer's `pagination`, on lists that send one. */
+  pagination?: unknown;
+  /** The answer's `message`, when the route sends one. */
+  message?: string;
+}
+
 export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, A, D> {
   method: HttpMethod;
   /** Koa router syntax: `/support/:id`. */
@@ -79,6 +101,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   body?: B;
   /** Media type of the request body (multipart routes parse their own body). */
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
+  /** The largest body a streamed route reads (its own limit, above the parser's): documented as the text's maxLength. */
+  bodyMaxBytes?: number;
   /** Keep the body's exact text in `ctx.request.rawBody` too (signed webhooks verify it). */
   rawBody?: boolean;
   /** Schema of `data` in the success envelope (documentation). */
@@ -102,6 +126,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
    * answer and writes nothing; the handler passes `requestKey` to its operation.
    */
   idempotent?: Idempotency<z.input<R>>;
+  /** A worked example of the request and its answer (docs, code samples). */
+  example?: RouteExample<z.input<P>, z.input<Q>, z.input<B>, z.input<R>>;
   handler: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>, A, D>) => Awaitable<z.input<R> | Reply<z.input<R>> | typeof RAW>;
 }
 
@@ -117,6 +143,7 @@ export interface AnyRoute<D = unknown> {
   query?: z.ZodType;
   body?: z.ZodType;
   bodyType?: 'application/json' | 'multipart/form-data' | 'application/x-ndjson';
+  bodyMaxBytes?: number;
   rawBody?: boolean;
   response?: z.ZodType;
   pagination?: z.ZodType;
@@ -127,6 +154,7 @@ export interface AnyRoute<D = unknown> {
   alsoProduces?: { mediaType: string; description: string; schema?: Record<string, unknown> };
   links?: RouteLink[];
   idempotent?: Idempotency<unknown>;
+  example?: RouteExample;
   handler: (input: RouteInput<unknown, unknown, unknown, unknown, D>) => Awaitable<unknown>;
 }
 

@@ -117,19 +117,45 @@ export const UpdateTagBody = z
   .strictObject({ name: text(50).optional(), color: hex.optional() })
   .refine((b) => b.name !== undefined || b.color !== undefined, 'at least one field is required')
   .meta({ id: 'UpdateTagRequest' });
-export const QuickReplyListQuery = z.object({ category: z.string().max(60).optional() }).meta({ id: 'QuickReplyListQuery' });
+/** A quick reply's category: what it is created or changed with, and listed by. */
+const CATEGORY_MAX = 60;
+export const QuickReplyListQuery = z.object({ category: z.string().max(CATEGORY_MAX).optional() }).meta({ id: 'QuickReplyListQuery' });
 export const CreateQuickReplyBody = z
-  .strictObject({ title: text(LABEL_MAX), content: text(TEXT_MAX), category: text(60).optional() })
+  .strictObject({ title: text(LABEL_MAX), content: text(TEXT_MAX), category: text(CATEGORY_MAX).optional() })
   .meta({ id: 'CreateQuickReplyRequest' });
 export const UpdateQuickReplyBody = z
-  .strictObject({ title: text(LABEL_MAX).optional(), content: text(TEXT_MAX).optional(), category: text(60).optional() })
+  .strictObject({ title: text(LABEL_MAX).optional(), content: text(TEXT_MAX).optional(), category: text(CATEGORY_MAX).optional() })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required')
   .meta({ id: 'UpdateQuickReplyRequest' });
 
-/** A tag as listed, with its times. */
+/** A tag as listed, created or changed, with its times. */
 export const TagView = TagSchema.extend({ createdAt: IsoDateTime, updatedAt: IsoDateTime }).meta({ id: 'TagListed' });
+/** What deleting a tag answers: its id. */
+export const TagDeleted = z.object({ id: Id }).meta({ id: 'TagDeleted' });
+/** A quick reply as listed, created or changed (its author is not shown). */
+export const QuickReplySchema = z
+  .object({
+    id: Id,
+    title: Text(LABEL_MAX),
+    content: Text(TEXT_MAX),
+    category: Text(CATEGORY_MAX).nullable().describe('null when it was created without one'),
+    usageCount: Count.describe('how many times it was sent as an answer'),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'QuickReply' });
+/** What deleting a quick reply answers: its id. */
+export const QuickReplyDeleted = z.object({ id: Id }).meta({ id: 'QuickReplyDeleted' });
 /** What a change of a ticket's status or issue answers. */
 export const TicketUpdated = TicketSchema.pick({ id: true, status: true, issue: true, replied: true, updatedAt: true }).meta({ id: 'TicketUpdated' });
+/** What a soft delete answers. */
+export const TicketDeleted = z.object({ id: Id, status: z.literal('deleted') }).meta({ id: 'TicketDeleted' });
+/** What a restore answers: the status the ticket had before it was deleted (never deleted itself). */
+export const TicketRestored = z
+  .object({ id: Id, status: z.enum(PATCHABLE_STATUSES).describe('the status it had when it was deleted, now its status again') })
+  .meta({ id: 'TicketRestored' });
+/** The `data` of an answer that carries none (tagging a ticket, untagging it): its `message` says what was done. */
+export const NoData = z.null().meta({ id: 'NoData', description: 'Nothing: the message says what was done' });
 
 // ---- Attachments --------------------------------------------------------------------------------
 
@@ -159,6 +185,8 @@ export const AttachmentSchema = z
     createdAt: IsoDateTime,
   })
   .meta({ id: 'Attachment' });
+/** What deleting an attachment answers: its id. */
+export const AttachmentDeleted = z.object({ id: Id }).meta({ id: 'AttachmentDeleted' });
 
 // ---- AI fast response ---------------------------------------------------------------------------
 
@@ -216,8 +244,8 @@ export const BulkOperationCancelling = z.object({ operationId: Uuid, state: z.li
 
 const Cache = z.object({
   hit: z.boolean(),
-  age: z.number().int().optional().describe('seconds since the report was computed (on a hit)'),
-  expiresIn: z.number().int().optional().describe('seconds until it is computed again (on a hit)'),
+  age: z.number().int().min(0).max(86_400).optional().describe('seconds since the report was computed (on a hit)'),
+  expiresIn: z.number().int().min(0).max(86_400).optional().describe('seconds until it is computed again (on a hit)'),
 });
 const fresh = z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('true: compute the report again, ignoring the cache');
 const day = z.string().max(10).refine(isDate, 'must be a calendar date written YYYY-MM-DD');
@@ -230,8 +258,8 @@ const Agent = Text(255);
 const format = z.enum(['json', 'csv']).default('json');
 
 const PeriodStats = z.object({
-  totalTickets: z.number().int(),
-  ticketsByStatus: z.object(Object.fromEntries(PATCHABLE_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof PATCHABLE_STATUSES)[number], z.ZodNumber>),
+  totalTickets: Count,
+  ticketsByStatus: z.object(Object.fromEntries(PATCHABLE_STATUSES.map((s) => [s, Count])) as Record<(typeof PATCHABLE_STATUSES)[number], typeof Count>),
   resolutionMetrics: z.object({ taxaResolucaoGeral: z.number().describe('resolved and closed tickets, in percent of the period\'s tickets') }),
   periodo: Periodo,
 });
@@ -253,11 +281,11 @@ const Durations = z.object({
   median: z.number().nullable(),
   p90: z.number().nullable().describe('nearest-rank 90th percentile'),
   mean: z.number().nullable(),
-  count: z.number().int(),
+  count: Count,
 }).describe('seconds; null when there is nothing to measure');
 
 export const DetailRow = z.object({
-  id: z.number().int(),
+  id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   main: Label,
   issue: Label,
   status: Text(16),
@@ -265,7 +293,7 @@ export const DetailRow = z.object({
   criadoEm: IsoDateTime,
   primeiraRespostaSegundos: z.number().nullable(),
   resolucaoSegundos: z.number().nullable(),
-  reaberturas: z.number().int(),
+  reaberturas: Count,
 });
 
 /** The reports that take only `fresh` (the filter options, the dashboard). */
@@ -310,18 +338,18 @@ export const ReportResolutionMetrics = z
     periodo: Periodo,
     primeiraResposta: Durations,
     resolucao: Durations,
-    reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: z.number().int(), resolvidos: z.number().int() }),
+    reabertura: z.object({ taxa: z.number().describe('percent'), reabertos: Count, resolvidos: Count }),
     cache: Cache,
   })
   .meta({ id: 'ReportResolutionMetrics' });
 export const ReportDashboard = z
   .object({
-    abertos: z.number().int(),
-    emAndamento: z.number().int(),
-    semResposta: z.number().int(),
-    criados: z.object({ hoje: z.number().int(), semana: z.number().int() }),
-    resolvidos: z.object({ hoje: z.number().int(), semana: z.number().int() }),
-    maisAntigoAberto: z.object({ id: z.number().int(), status: z.enum(TICKET_STATUSES), createdAt: IsoDateTime, idadeSegundos: z.number().int() }).nullable(),
+    abertos: Count,
+    emAndamento: Count,
+    semResposta: Count,
+    criados: z.object({ hoje: Count, semana: Count }),
+    resolvidos: z.object({ hoje: Count, semana: Count }),
+    maisAntigoAberto: z.object({ id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), status: z.enum(TICKET_STATUSES), createdAt: IsoDateTime, idadeSegundos: Count }).nullable(),
     hoje: IsoDate,
     semanaDesde: IsoDate,
     cache: Cache,
@@ -331,7 +359,7 @@ export const ReportCategories = z
   .object({
     periodo: Periodo,
     categorias: z.array(
-      z.object({ main: Label, issue: Label, total: z.number().int(), abertos: z.number().int(), emAndamento: z.number().int(), resolvidos: z.number().int(), fechados: z.number().int(), taxaResolucao: z.number() }),
+      z.object({ main: Label, issue: Label, total: Count, abertos: Count, emAndamento: Count, resolvidos: Count, fechados: Count, taxaResolucao: z.number() }),
     ),
     cache: Cache,
   })
@@ -341,7 +369,7 @@ export const ReportDistribution = z
     periodo: Periodo,
     por: z.enum(['hora', 'dia_semana', 'newsletter']),
     distribuicao: z.array(
-      z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: z.number().int() }),
+      z.object({ chave: z.union([Label, z.number().int().min(0).max(23), z.null()]).describe('the hour (0–23), the weekday (1–7) or the newsletter'), total: Count }),
     ),
     cache: Cache,
   })
@@ -350,21 +378,21 @@ export const ReportSeries = z
   .object({
     periodo: Periodo,
     agrupamento: z.enum(GROUPINGS),
-    serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: z.number().int(), resolvidos: z.number().int() })),
+    serie: z.array(z.object({ periodo: Text(16).describe('YYYY-MM-DD HH:00, YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY'), criados: Count, resolvidos: Count })),
     cache: Cache,
   })
   .meta({ id: 'ReportSeries' });
 export const ReportCohorts = z
   .object({
     periodo: Periodo,
-    coortes: z.array(z.object({ semana: Text(10), criados: z.number().int(), em1Dia: z.number().int(), em3Dias: z.number().int(), em7Dias: z.number().int() })),
+    coortes: z.array(z.object({ semana: Text(10), criados: Count, em1Dia: Count, em3Dias: Count, em7Dias: Count })),
     cache: Cache,
   })
   .meta({ id: 'ReportCohorts' });
 export const ReportSummary = PeriodStats.extend({
   primeiraResposta: Durations,
   resolucao: Durations,
-  reabertura: z.object({ taxa: z.number(), reabertos: z.number().int(), resolvidos: z.number().int() }),
+  reabertura: z.object({ taxa: z.number(), reabertos: Count, resolvidos: Count }),
   cache: Cache,
 }).meta({ id: 'ReportSummary' });
 export const ReportDetailed = z
@@ -378,7 +406,7 @@ export const ReportDetailed = z
 export const ReportAgents = z
   .object({
     periodo: Periodo,
-    agentes: z.array(z.object({ agente: Agent, respostas: z.number().int(), ticketsResolvidos: z.number().int(), primeiraResposta: Durations, resolucao: Durations })),
+    agentes: z.array(z.object({ agente: Agent, respostas: Count, ticketsResolvidos: Count, primeiraResposta: Durations, resolucao: Durations })),
     cache: Cache,
   })
   .meta({ id: 'ReportAgents' });

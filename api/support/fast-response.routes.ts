@@ -5,6 +5,7 @@ import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import type { SupportDeps } from './deps';
 import { FastResponseBody, FastResponseResult, TicketIdParams } from './contracts';
+import { fastResponseExample, ticketId } from './examples';
 
 const route = routeFactory<SupportDeps>();
 
@@ -22,6 +23,12 @@ export const fastResponseRoutes = [
     body: FastResponseBody,
     response: FastResponseResult,
     errors: [404, 409, 503, 504],
+    example: {
+      params: { id: ticketId },
+      body: { send: true },
+      response: fastResponseExample,
+      message: 'Resposta enviada',
+    },
     handler: async ({ params, body, auth, deps }) => {
       const data = await draftFastResponse(
         { tickets: deps.tickets, llm: deps.llm, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix },

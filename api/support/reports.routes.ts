@@ -37,6 +37,21 @@ import {
   ReportSummary,
   ReportSummaryQuery,
 } from './contracts';
+import {
+  novemberQuery,
+  reportAgentsExample,
+  reportCategoriesExample,
+  reportCohortsExample,
+  reportComparisonExample,
+  reportDashboardExample,
+  reportDetailedExample,
+  reportDistributionExample,
+  reportFiltersExample,
+  reportResolutionExample,
+  reportSeriesExample,
+  reportSummaryExample,
+  twoWeeksQuery,
+} from './examples';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -64,6 +79,7 @@ export const reportRoutes = [
     auth: staff,
     query: ReportFreshQuery,
     response: ReportFilters,
+    example: { response: reportFiltersExample },
     handler: async ({ query, deps }) => await reports.filterOptions(deps, query.fresh),
   }),
 
@@ -77,6 +93,10 @@ export const reportRoutes = [
     auth: staff,
     query: ReportComparisonQuery,
     response: ReportComparison,
+    example: {
+      query: { ...novemberQuery, comparar_com: 'periodo_anterior' },
+      response: reportComparisonExample,
+    },
     handler: async ({ query, deps }) => await reports.comparison(deps, query),
   }),
 
@@ -90,6 +110,10 @@ export const reportRoutes = [
     auth: staff,
     query: ReportResolutionQuery,
     response: ReportResolutionMetrics,
+    example: {
+      query: { ...novemberQuery, issue: 'Não estou recebendo a edição' },
+      response: reportResolutionExample,
+    },
     handler: async ({ query, deps }) => {
       const { data, cache } = await reports.resolutionReport(deps, query);
       return { ...data, cache };
@@ -106,6 +130,7 @@ export const reportRoutes = [
     auth: staff,
     query: ReportFreshQuery,
     response: ReportDashboard,
+    example: { query: { fresh: 'true' }, response: reportDashboardExample },
     handler: async ({ query, deps }) => await reports.dashboard(deps, query.fresh),
   }),
 
@@ -119,6 +144,7 @@ export const reportRoutes = [
     query: ReportCategoriesQuery,
     response: ReportCategories,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per category and issue, a header row first (Content-Disposition names the file)' },
+    example: { query: novemberQuery, response: reportCategoriesExample },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.categoryReport(deps, query);
       return jsonOrCsv(ctx, query.format, `relatorio-categorias-${periodo.inicio}-${periodo.fim}.csv`, data.categorias, CATEGORY_COLUMNS, cache, { ...data, cache });
@@ -135,6 +161,7 @@ export const reportRoutes = [
     query: ReportDistributionQuery,
     response: ReportDistribution,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: chave,total rows after a header row' },
+    example: { query: { ...novemberQuery, por: 'dia_semana' }, response: reportDistributionExample },
     handler: async ({ query, deps, ctx }) => {
       const { por } = query;
       const { data, cache, periodo } = await reports.distributionReport(deps, query, por);
@@ -153,6 +180,7 @@ export const reportRoutes = [
     query: ReportSeriesQuery,
     response: ReportSeries,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: periodo,criados,resolvidos rows after a header row' },
+    example: { query: { ...twoWeeksQuery, agrupamento: 'semana' }, response: reportSeriesExample },
     handler: async ({ query, deps, ctx }) => {
       const { agrupamento } = query;
       const { data, cache, periodo } = await reports.seriesReport(deps, query, agrupamento);
@@ -171,6 +199,7 @@ export const reportRoutes = [
     query: ReportCohortsQuery,
     response: ReportCohorts,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: semana,criados,em1Dia,em3Dias,em7Dias rows after a header row' },
+    example: { query: twoWeeksQuery, response: reportCohortsExample },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.cohortReport(deps, query);
       const columns: CsvColumn<(typeof data.coortes)[number]>[] = (['semana', 'criados', 'em1Dia', 'em3Dias', 'em7Dias'] as const).map((k) => ({ header: k, value: (r) => r[k] }));
@@ -187,6 +216,7 @@ export const reportRoutes = [
     auth: staff,
     query: ReportSummaryQuery,
     response: ReportSummary,
+    example: { response: reportSummaryExample },
     handler: async ({ query, deps }) => await reports.summary(deps, query),
   }),
 
@@ -200,6 +230,10 @@ export const reportRoutes = [
     query: ReportDetailedQuery,
     response: ReportDetailed,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: every matching ticket (up to 10,000), a header row first' },
+    example: {
+      query: { data_inicio: '2026-11-24', data_fim: '2026-11-24', status: 'resolved', page: 1, limit: 20 },
+      response: reportDetailedExample,
+    },
     handler: async ({ query, deps, ctx }) => {
       const { page, limit } = query;
       const csv = query.format === 'csv';
@@ -225,6 +259,7 @@ export const reportRoutes = [
     query: ReportAgentsQuery,
     response: ReportAgents,
     alsoProduces: { mediaType: 'text/csv', description: 'with format=csv: one row per agent, the statistics flattened (primeiraResposta_median…), a header row first' },
+    example: { query: novemberQuery, response: reportAgentsExample },
     handler: async ({ query, deps, ctx }) => {
       const { data, cache, periodo } = await reports.agentReport(deps, query);
       type Row = (typeof data.agentes)[number];

@@ -9,6 +9,7 @@ import { fastResponseRoutes } from './fast-response.routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
 import { reportRoutes } from './reports.routes';
+import { supportDescription, supportTags } from './reference';
 
 export { makeSupportDeps, type SupportDeps } from './deps';
 
@@ -25,7 +26,8 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   name: 'support',
   title: 'Support Ticket API',
   version: '0.1.0',
-  description: 'Tickets, messages, attachments, tags, quick replies, AI fast response, bulk operations and reports.',
+  description: supportDescription,
+  tagDescriptions: supportTags,
   envelope: supportEnvelope,
   middleware: [perIpLimit],
   everyRouteRateLimited: true,

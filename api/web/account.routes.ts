@@ -31,10 +31,29 @@ import {
 import { reply, routeFactory } from '../shared/route';
 import { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, EntityOptionsQuery, PhoneUnlinkedView, ReadingOverview } from './contracts';
 import type { WebDeps } from './deps';
+import {
+  billingExample,
+  checkoutExample,
+  keyListExample,
+  liveKeyExample,
+  MASKED_PHONE,
+  newKeyExample,
+  petrobrasOption,
+  portalExample,
+  preferencesBodyExample,
+  preferencesExample,
+  readingExample,
+  revokedKeyExample,
+  SAMPLE_CODE,
+  usageExample,
+  whatsappExample,
+} from './examples';
 import { signedIn } from './session';
 
 const route = routeFactory<WebDeps>();
 const auth = signedIn;
+/** What a new key's answer says beside it. */
+const KEY_SHOWN_ONCE = 'Store this key now: it will not be shown again.';
 
 export const accountRoutes = [
   route({
@@ -44,6 +63,7 @@ export const accountRoutes = [
     tags: ['api keys'],
     auth,
     response: z.array(KeyView).max(KEYS_LISTED),
+    example: { response: keyListExample },
     handler: async ({ auth: a, deps }) => (await deps.apiKeys.listForUser(a.sub)).map(presentKey),
   }),
 
@@ -58,10 +78,15 @@ export const accountRoutes = [
     response: NewKeyView,
     status: 201,
     idempotent: keyCreationOnce,
+    example: {
+      body: { name: liveKeyExample.name, expiry: '1y', scopes: ['read:articles', 'read:breaking'], mode: 'live' },
+      response: newKeyExample,
+      message: KEY_SHOWN_ONCE,
+    },
     handler: async ({ body, auth: a, ctx, deps, requestKey }) => {
       ctx.set('Cache-Control', 'no-store');
       const { key, record } = await createApiKey(deps, { userId: a.sub, email: a.email, ...body, requestKey });
-      return reply({ status: 201, message: 'Store this key now: it will not be shown again.', data: { ...presentKey(record), key } });
+      return reply({ status: 201, message: KEY_SHOWN_ONCE, data: { ...presentKey(record), key } });
     },
   }),
 
@@ -74,6 +99,7 @@ export const accountRoutes = [
     params: KeyIdParams,
     response: KeyView,
     errors: [404],
+    example: { params: { id: revokedKeyExample.id }, response: revokedKeyExample },
     handler: async ({ params, auth: a, deps }) => presentKey(await revokeApiKey(deps, a.sub, params.id)),
   }),
 
@@ -84,6 +110,7 @@ export const accountRoutes = [
     tags: ['usage'],
     auth,
     response: AccountUsageView,
+    example: { response: usageExample },
     handler: async ({ auth: a, deps }) => {
       const user = await deps.users.ensure(a.sub, a.email);
       return await accountUsage(deps, { userId: a.sub, plan: user.plan });
@@ -98,6 +125,7 @@ export const accountRoutes = [
     auth,
     response: BillingOverview,
     errors: [503],
+    example: { response: billingExample },
     handler: async ({ auth: a, deps }) => ({
       subscription: await currentSubscription(deps, a.sub),
       billingConfigured: deps.stripe !== undefined,
@@ -115,6 +143,7 @@ export const accountRoutes = [
     response: CheckoutSessionView,
     status: 201,
     errors: [409, 503],
+    example: { body: { plan: 'pro' }, response: checkoutExample },
     handler: async ({ body, auth: a, deps }) => reply({ status: 201, data: await startCheckout(deps, { userId: a.sub, email: a.email, plan: body.plan }) }),
   }),
 
@@ -126,6 +155,7 @@ export const accountRoutes = [
     auth,
     response: PortalSessionView,
     errors: [404, 503],
+    example: { response: portalExample },
     handler: async ({ auth: a, deps }) => await openPortal(deps, a.sub),
   }),
 
@@ -136,6 +166,7 @@ export const accountRoutes = [
     tags: ['preferences'],
     auth,
     response: PreferencesView,
+    example: { response: preferencesExample },
     handler: async ({ auth: a, deps }) => await deps.preferences.get(a.sub),
   }),
 
@@ -148,6 +179,7 @@ export const accountRoutes = [
     auth,
     body: PreferencesBody,
     response: PreferencesView,
+    example: { body: preferencesBodyExample, response: preferencesExample },
     handler: async ({ body, auth: a, deps }) => await deps.preferences.replace(a.sub, body),
   }),
 
@@ -160,6 +192,7 @@ export const accountRoutes = [
     description: 'By the start of a name, alias or ticker (`q`), or by ids (`ids`, comma-separated: the watchlist as it is).',
     query: EntityOptionsQuery,
     response: z.array(EntityOption).max(100),
+    example: { query: { q: 'petro' }, response: [petrobrasOption] },
     handler: async ({ query, deps }) => {
       const found = query.q !== undefined ? await deps.entities.search(query.q, 20) : await deps.entities.findByIds(query.ids!.split(','));
       return found.map((e) => ({ id: e._id, name: e.canonicalName, ticker: e.ticker, type: e.entityType }));
@@ -173,6 +206,7 @@ export const accountRoutes = [
     tags: ['preferences'],
     auth,
     response: AccountWhatsAppView,
+    example: { response: whatsappExample },
     handler: async ({ auth: a, deps }) => {
       const contact = await deps.whatsapp.contactOfUser(a.sub);
       const w = deps.config.whatsapp;
@@ -196,6 +230,7 @@ export const accountRoutes = [
     body: PhoneLinkCode,
     response: PhoneLinkedView,
     errors: [404, 429],
+    example: { body: { code: SAMPLE_CODE }, response: { linked: true, phone: MASKED_PHONE } },
     handler: async ({ body, auth: a, deps }) => {
       const { phone } = await linkPhone(deps, { userId: a.sub, email: a.email, code: body.code });
       return { linked: true as const, phone: maskPhone(phone) };
@@ -212,6 +247,7 @@ export const accountRoutes = [
     auth,
     response: PhoneUnlinkedView,
     errors: [404],
+    example: { response: { linked: false, phone: MASKED_PHONE } },
     handler: async ({ auth: a, deps }) => {
       const { phone } = await unlinkPhone(deps, { userId: a.sub });
       return { linked: false as const, phone: maskPhone(phone) };
@@ -225,6 +261,7 @@ export const accountRoutes = [
     tags: ['reading'],
     auth,
     response: ReadingOverview,
+    example: { response: readingExample },
     handler: async ({ auth: a, deps }) => {
       const [streak, quizzes] = await Promise.all([streakToday(deps, a.sub), availableQuizzes(deps, a.sub)]);
       return { streak, quizzes, rules: { ...QUIZ_RULES } };

@@ -12,6 +12,7 @@ import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import { CodeSent, SessionsEnded, SessionView, SignedOut, SignInBody, VerifySignInBody } from './contracts';
 import type { WebDeps } from './deps';
+import { EMAIL, SAMPLE_CODE, sessionExample, sessionLaterExample } from './examples';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf, signedIn, type SessionPrincipal } from './session';
 
 const route = routeFactory<WebDeps>();
@@ -50,6 +51,7 @@ export const authRoutes = [
     response: CodeSent,
     status: 202,
     errors: [403, 503],
+    example: { body: { email: EMAIL, locale: 'pt' }, response: { sent: true }, message: SIGN_IN_SENT },
     handler: async ({ body, deps }) => {
       await startSignIn(deps, body);
       return reply({ status: 202, message: SIGN_IN_SENT, data: { sent: true as const } });
@@ -68,6 +70,7 @@ export const authRoutes = [
     body: VerifySignInBody,
     response: SessionView,
     errors: [401, 403, 503],
+    example: { body: { email: EMAIL, code: SAMPLE_CODE }, response: sessionExample },
     handler: async ({ body, ctx, deps }) => {
       const { token, session } = await verifySignIn(deps, { ...body, previousToken: sessionTokenOf(ctx) });
       ctx.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(deps));
@@ -83,6 +86,7 @@ export const authRoutes = [
     tags,
     auth: publicRoute,
     response: SessionView,
+    example: { response: sessionLaterExample },
     handler: async ({ ctx, deps }) => {
       ctx.set('Cache-Control', 'no-store');
       const token = sessionTokenOf(ctx);
@@ -98,6 +102,7 @@ export const authRoutes = [
     tags,
     auth: signedIn,
     response: SignedOut,
+    example: { response: { signedOut: true } },
     handler: async ({ auth, ctx, deps }) => {
       await signOut(deps, auth.token);
       ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));
@@ -112,6 +117,7 @@ export const authRoutes = [
     tags,
     auth: signedIn,
     response: SessionsEnded,
+    example: { response: { sessionsEnded: 3 } },
     handler: async ({ auth, ctx, deps }) => {
       const ended = await signOutEverywhere(deps, auth.sub);
       ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(deps));

@@ -9,6 +9,7 @@ import { authRoutes } from './auth.routes';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
 import { defaultDistDir, securityHeaders, staticSite } from './site';
+import { webDescription, webTags } from './reference';
 
 export { makeWebDeps, type WebDeps } from './deps';
 
@@ -16,8 +17,8 @@ export const webService: ServiceDefinition<WebDeps> = {
   name: 'web',
   title: 'Customer dashboard',
   version: '0.1.0',
-  description:
-    'The dashboard page and its API: sign-in by e-mail code, API keys shown once, usage, plan and billing, preferences, reading streak and quizzes. Signed in by a session cookie; requests that change something must come from the dashboard (Origin) and carry X-CSRF-Token.',
+  description: webDescription,
+  tagDescriptions: webTags,
   envelope: newsEnvelope,
   routes: [...authRoutes, ...accountRoutes],
   middleware: [

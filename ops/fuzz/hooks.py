@@ -1,8 +1,9 @@
 """schemathesis hooks for `npm run fuzz` (loaded through SCHEMATHESIS_HOOKS).
 
 The news import endpoint takes JSON lines (application/x-ndjson): its OpenAPI document describes
-one line. schemathesis has no serializer for that media type, so each generated value is sent as
-one JSON line (a generated list as one line per item), which is what a client of the endpoint sends.
+the body as text (each line's schema is its x-itemSchema). schemathesis has no serializer for that
+media type: generated text is sent as it is, and any other value as JSON lines (a list as one line
+per item), which is what a client of the endpoint sends.
 WhatsApp webhook deliveries are signed with the app secret of the stack under test.
 """
 import hashlib
@@ -15,6 +16,8 @@ import schemathesis
 
 @schemathesis.serializer("application/x-ndjson")
 def ndjson(ctx, value):
+    if isinstance(value, str):
+        return value.encode("utf-8")
     lines = value if isinstance(value, list) else [value]
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
 

@@ -33,7 +33,7 @@ export function serviceDefinitions(config = parseConfig(process.env)): Record<st
 
 /** The four services' documents, by service name (news, support, quiz, web). */
 export function openApiDocuments(config = parseConfig(process.env)): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(Object.entries(serviceDefinitions(config)).map(([name, definition]) => [name, serviceDocument(definition) as Record<string, unknown>]));
+  return Object.fromEntries(Object.entries(serviceDefinitions(config)).map(([name, definition]) => [name, serviceDocument(definition, config) as Record<string, unknown>]));
 }
 
 export function writeOpenApiDocuments(dir: string): string[] {

@@ -36,7 +36,7 @@ export async function startTestService<D extends Infra>(
   if (options.waitForMongo !== false) await infra.mongo.ready;
   const deps = await makeDeps(infra);
   const app = createApp(definition, deps, options);
-  app.middleware.unshift(checkResponses(serviceDocument(definition)));
+  app.middleware.unshift(checkResponses(serviceDocument(definition, config)));
   return { app, callback: app.callback(), deps, close: () => closeInfra(infra) };
 }
 

@@ -148,11 +148,11 @@ describe('news', () => {
     const entity: EntityDoc = { _id: ZETA.id, entityType: 'COMPANY', canonicalName: ZETA.name, aliases: ['Zetânia'], ticker: ZETA.ticker, cnpj: '11.222.333/0001-81', nameKeys: [], createdAt: new Date() };
     await news.deps.entities.insertMany([entity]);
 
-    // The import, through the client. The document types the body as one ImportLine (the schema of each
-    // line), so the typed body is one line, and bodySerializer sends them all as JSON lines.
+    // The import, through the client. The document types the body as text (JSON lines; each line an
+    // ImportLine, its x-itemSchema), which bodySerializer sends as it is.
     const ndjson = ARTICLES.map((a) => JSON.stringify(a)).join('\n');
     const started = await ok(
-      adminClient.POST('/api/admin/articles/import', { body: ARTICLES[0]!, bodySerializer: () => ndjson, headers: { 'content-type': 'application/x-ndjson' } }),
+      adminClient.POST('/api/admin/articles/import', { body: ndjson, bodySerializer: () => ndjson, headers: { 'content-type': 'application/x-ndjson' } }),
       202,
     );
     importId = started.data.id;
@@ -309,7 +309,7 @@ describe('support', () => {
   let ticket: { id: number; email: string; main: string; issue: string; newsletter: string | null };
   let messageId: number;
   let tagId: number;
-  let replyId: string;
+  let replyId: number;
   let attachmentId: number;
   let operationId: string;
   const tagName = `clientes-${tag}`;
@@ -331,10 +331,10 @@ describe('support', () => {
     const message = await ok(agent.POST('/support/{id}/mensagens', { params: { path: { id: ticket.id } }, body: { conteudo: 'Reenviamos a edição de hoje.' } }), 201);
     messageId = message.data.id!;
     const newTag = await ok(agent.POST('/support/tags', { body: { name: tagName, color: '#1a2b3c' } }), 201);
-    tagId = (newTag.data as { id: number }).id;
+    tagId = newTag.data.id;
     await ok(agent.POST('/support/{id}/tags', { params: { path: { id: ticket.id } }, body: { tagId } }));
     const reply = await ok(agent.POST('/support/respostas-rapidas', { body: { title: 'Reenvio', content: 'Reenviamos a edição.', category: `entrega-${tag}` } }), 201);
-    replyId = (reply.data as { id: string }).id;
+    replyId = reply.data.id;
     // A multipart body: the document's binary field is typed string (openapi-typescript's way); the form is built by bodySerializer, as openapi-fetch documents it.
     const uploaded = await ok(
       reader.POST('/support/{id}/anexos', {

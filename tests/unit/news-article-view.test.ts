@@ -17,7 +17,8 @@ import { formatMismatch, responseChecker, type ObservedResponse } from '../helpe
 // A JSON document read in a test.
 type Json = Record<string, any>;
 
-const document = serviceDocument(definitionFor(newsService as DefinitionSource<never>, parseConfig(process.env)) as ServiceDefinition<never>) as Json;
+const config = parseConfig(process.env);
+const document = serviceDocument(definitionFor(newsService as DefinitionSource<never>, config) as ServiceDefinition<never>, config) as Json;
 const check = responseChecker(document);
 const schemas = document.components.schemas as Json;
 

@@ -8,6 +8,8 @@ import { formatMismatch, responseChecker, type ObservedResponse } from '../helpe
 describe('the response check of the integration tests', () => {
   const Thing = z.object({ id: z.number().int().min(1).max(1_000), name: z.string().max(5) }).meta({ id: 'Thing' });
   const document = buildOpenApi({
+    service: 'support',
+    serverUrl: 'http://localhost:3002',
     title: 'T',
     version: '1',
     description: 'd',

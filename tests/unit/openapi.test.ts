@@ -20,7 +20,7 @@ describe('OpenAPI generation', () => {
     }),
     defineRoute({ method: 'post', path: '/support', summary: 'Create', auth: publicRoute, status: 201, handler: () => null }),
   ];
-  const doc = buildOpenApi({ title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope }) as any;
+  const doc = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope }) as any;
 
   it('is an OpenAPI 3.1 document with paths in OpenAPI syntax', () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -50,10 +50,10 @@ describe('OpenAPI generation', () => {
   it('derives every error status a route can answer from what it declares', () => {
     const get = defineRoute({ method: 'get', path: '/things', summary: 'List', auth: publicRoute, handler: () => [] });
     const limited = defineRoute({ method: 'delete', path: '/things/:id', summary: 'Delete', auth: bearer(), rateLimit: async () => undefined, errors: [409], handler: () => null });
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [get, limited], envelopeFor: () => supportEnvelope }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [get, limited], envelopeFor: () => supportEnvelope }) as any;
     expect(Object.keys(d.paths['/things'].get.responses).sort()).toEqual(['200', '400', '500', '503']);
     expect(Object.keys(d.paths['/things/{id}'].delete.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
-    const everyLimited = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [get], envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
+    const everyLimited = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [get], envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
     expect(everyLimited.paths['/things'].get.responses['429']).toBeDefined();
   });
 
@@ -67,7 +67,7 @@ describe('OpenAPI generation', () => {
       alsoProduces: { mediaType: 'text/event-stream', description: 'events' },
       handler: () => null,
     });
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [r, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [r, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
     const op = d.paths['/chat'].post;
     expect(op.requestBody.required).toBe(false);
     expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
@@ -86,14 +86,14 @@ describe('OpenAPI generation', () => {
       handler: () => null,
     });
     const read = defineRoute({ method: 'get', path: '/things/:thingId', summary: 'Read', auth: publicRoute, handler: () => null });
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [create, read], envelopeFor: () => supportEnvelope }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [create, read], envelopeFor: () => supportEnvelope }) as any;
     const link = d.paths['/things'].post.responses['201'].links.read;
     expect(link).toEqual({ operationId: d.paths['/things/{thingId}'].get.operationId, parameters: { thingId: '$response.body#/data/id' } });
   });
 
   it('references the service\'s error envelope', () => {
     expect(doc.components.schemas.SupportError.properties.message.type).toBe('string');
-    const news = buildOpenApi({ title: 'N', version: '1', description: 'd', routes, envelopeFor: () => newsEnvelope }) as any;
+    const news = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'N', version: '1', description: 'd', routes, envelopeFor: () => newsEnvelope }) as any;
     expect(news.components.schemas.NewsError.required).toEqual(expect.arrayContaining(['success', 'error', 'statusCode']));
   });
 
@@ -102,7 +102,7 @@ describe('OpenAPI generation', () => {
     const Page = z.object({ total: z.number().int().min(0) }).meta({ id: 'Page' });
     const list = defineRoute({ method: 'get', path: '/items', summary: 'List', auth: publicRoute, response: z.array(Item).max(100), pagination: Page, handler: () => [] });
     const one = defineRoute({ method: 'get', path: '/items/:id', summary: 'One', auth: publicRoute, response: Item.nullable(), handler: () => null });
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [list, one], envelopeFor: () => supportEnvelope }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [list, one], envelopeFor: () => supportEnvelope }) as any;
     expect(d.components.schemas.Item).toEqual(expect.objectContaining({ type: 'object', required: ['id', 'n'] }));
     // A uuid has one length; an integer gets the OpenAPI format its bounds fit.
     expect(d.components.schemas.Item.properties.id).toEqual(expect.objectContaining({ format: 'uuid', maxLength: 36 }));
@@ -119,19 +119,19 @@ describe('OpenAPI generation', () => {
   it('refuses two different schemas under one id', () => {
     const a = defineRoute({ method: 'get', path: '/a', summary: 'A', auth: publicRoute, response: z.object({ x: z.string().max(1) }).meta({ id: 'Same' }), handler: () => ({ x: 'a' }) });
     const b = defineRoute({ method: 'get', path: '/b', summary: 'B', auth: publicRoute, response: z.object({ y: z.string().max(1) }).meta({ id: 'Same' }), handler: () => ({ y: 'b' }) });
-    expect(() => buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [a, b], envelopeFor: () => supportEnvelope })).toThrow('Two different schemas are registered as Same');
+    expect(() => buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [a, b], envelopeFor: () => supportEnvelope })).toThrow('Two different schemas are registered as Same');
   });
 
   it("documents administrators' operations under adminBearer, and how tokens are checked", () => {
     const adminRoute = defineRoute({ method: 'get', path: '/admin/x', summary: 'X', auth: bearer('news.admin'), handler: () => null });
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes: [adminRoute, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [adminRoute, routes[0]!], envelopeFor: () => supportEnvelope }) as any;
     expect(d.paths['/admin/x'].get.security).toEqual([{ adminBearer: [] }]);
     expect(d.paths['/support/{id}'].patch.security).toEqual([{ bearerAuth: [] }]);
     for (const scheme of ['bearerAuth', 'adminBearer']) expect(d.components.securitySchemes[scheme].description).toMatch(/RFC8725.*HS256.*`exp` is required.*JWT_MAX_LIFETIME_HOURS.*`nbf` is honoured/s);
   });
 
   it('puts the rate-limit headers on every response of a limited route, and Retry-After on 429', () => {
-    const d = buildOpenApi({ title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
     const responses = d.paths['/support/{id}'].patch.responses;
     for (const status of Object.keys(responses)) expect(Object.keys(responses[status].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
     expect(responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });

@@ -57,6 +57,7 @@ const service: ServiceDefinition<Infra> = {
   title: 'Compression test',
   version: '0.0.0',
   description: 'A service of the test only.',
+  tagDescriptions: {},
   envelope: newsEnvelope,
   routes: [],
   middleware: [() => answers],

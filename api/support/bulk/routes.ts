@@ -8,7 +8,7 @@ import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../model
 import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
-import { reply, routeFactory, type RouteLink } from '../../shared/route';
+import { reply, routeFactory, type RouteExample, type RouteLink } from '../../shared/route';
 import {
   BulkDeleteBody,
   BulkFastResponseBody,
@@ -20,6 +20,16 @@ import {
   BulkStatusBody,
 } from '../contracts';
 import type { SupportDeps } from '../deps';
+import {
+  bulkDeleteAccepted,
+  bulkFastResponseAccepted,
+  bulkMessagesAccepted,
+  bulkMessagesOperationId,
+  bulkOperationExample,
+  bulkStatusAccepted,
+  bulkStatusOperationId,
+  ticketId,
+} from '../examples';
 import { requireProvider } from '../../../operations/ai/chat';
 
 const route = routeFactory<SupportDeps>();
@@ -47,6 +57,8 @@ function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
   body: B;
   params: (body: z.output<B>) => BulkParams;
   requires?: (deps: SupportDeps) => void;
+  /** The worked example of the operation: its body and the operation it starts. */
+  example: Pick<RouteExample<unknown, unknown, z.input<B>, z.input<typeof BulkOperationAccepted>>, 'body' | 'response'>;
 }) {
   return route({
     method: 'post',
@@ -61,6 +73,7 @@ function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
     status: 202,
     errors: [503],
     idempotent: true,
+    example: { ...op.example, message: 'Operação iniciada' },
     handler: async ({ body, auth, deps, requestKey }) => {
       op.requires?.(deps);
       const started = await startBulkOperation(bulkDeps(deps), { by: auth, type: op.type, ticketIds: body.ticketIds, params: op.params(body), requestKey });
@@ -78,6 +91,7 @@ export const bulkRoutes = [
     type: 'status',
     body: BulkStatusBody,
     params: (body) => ({ status: body.status }),
+    example: { body: { ticketIds: [1838, ticketId, 1845], status: 'resolved' }, response: bulkStatusAccepted },
   }),
   startRoute({
     path: '/support/bulk/delete',
@@ -85,6 +99,7 @@ export const bulkRoutes = [
     type: 'delete',
     body: BulkDeleteBody,
     params: () => ({}),
+    example: { body: { ticketIds: [1790, 1791] }, response: bulkDeleteAccepted },
   }),
   startRoute({
     path: '/support/bulk/messages',
@@ -93,6 +108,13 @@ export const bulkRoutes = [
     type: 'messages',
     body: BulkMessagesBody,
     params: (body) => ({ conteudo: body.conteudo }),
+    example: {
+      body: {
+        ticketIds: [ticketId, 1845, 1847],
+        conteudo: 'Olá! A edição desta terça atrasou por uma instabilidade no nosso provedor de e-mail. Ela já foi reenviada para todos os leitores afetados.',
+      },
+      response: bulkMessagesAccepted,
+    },
   }),
   startRoute({
     path: '/support/bulk/fast-response',
@@ -102,6 +124,7 @@ export const bulkRoutes = [
     body: BulkFastResponseBody,
     params: (body) => ({ send: body.send }),
     requires: (deps) => requireProvider(deps.llm),
+    example: { body: { ticketIds: [1845, 1847], send: false }, response: bulkFastResponseAccepted },
   }),
   route({
     method: 'get',
@@ -112,6 +135,7 @@ export const bulkRoutes = [
     params: BulkOperationParams,
     response: BulkOperationView,
     errors: [404],
+    example: { params: { operationId: bulkStatusOperationId }, response: bulkOperationExample },
     handler: async ({ params, deps }) => {
       const op = await bulkOperationStatus(bulkDeps(deps), params.operationId);
       return {
@@ -137,6 +161,11 @@ export const bulkRoutes = [
     response: BulkOperationCancelling,
     status: 202,
     errors: [404, 409],
+    example: {
+      params: { operationId: bulkMessagesOperationId },
+      response: { operationId: bulkMessagesOperationId, state: 'cancelling' },
+      message: 'Cancelamento solicitado',
+    },
     handler: async ({ params, deps }) => reply({ status: 202, message: 'Cancelamento solicitado', data: await cancelBulkOperation(bulkDeps(deps), params.operationId) }),
   }),
 ];

@@ -16,7 +16,8 @@ import type { AttachmentDoc } from '../../../models/support/support.model';
 import { bearer } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
-import { AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
+import { AttachmentDeleted, AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
+import { attachmentExample, attachmentId, ticketId } from '../examples';
 import * as attachments from '../../../operations/support/attachments';
 import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
@@ -261,6 +262,13 @@ export const attachmentRoutes = [
       { name: 'delete', method: 'delete', path: '/support/anexos/:attachmentId', parameters: { attachmentId: '$response.body#/data/id' } },
     ],
     errors: [404, 409, 413, 415, 503],
+    example: {
+      // multipart/form-data: `arquivo` names the file sent (the code samples read it from disk).
+      params: { id: ticketId },
+      body: { arquivo: attachmentExample.nomeArquivo },
+      response: attachmentExample,
+      message: 'Anexo enviado',
+    },
     handler: async ({ params, auth, ctx, deps }) => {
       const ticket = await attachments.ticketForUpload(deps, auth, params.id);
       const { fields, ...upload } = await receive(ctx, deps, `tickets/${ticket._id}`, ['mensagemId']);
@@ -278,6 +286,7 @@ export const attachmentRoutes = [
     params: TicketIdParams,
     response: z.array(AttachmentSchema),
     errors: [404],
+    example: { params: { id: ticketId }, response: [attachmentExample] },
     handler: async ({ params, auth, deps }) => {
       const ticket = await visibleTicket(deps, auth, params.id);
       return (await deps.attachments.forTicket(ticket._id)).map(attachmentView);
@@ -295,6 +304,7 @@ export const attachmentRoutes = [
     // Served with the type found from the file's content when it was stored.
     produces: ALLOWED_TYPES,
     errors: [404, 503],
+    example: { params: { attachmentId } },
     handler: async ({ params, auth, ctx, deps }) => {
       const { attachment, stream } = await attachments.openAttachment(deps, auth, params.attachmentId);
       // An ASCII fallback for old clients, and the exact name as filename* (RFC 6266/8187).
@@ -314,7 +324,13 @@ export const attachmentRoutes = [
     tags: ['attachments'],
     auth: bearer(SUPPORT_AGENT),
     params: AttachmentIdParams,
+    response: AttachmentDeleted,
     errors: [404, 503],
+    example: {
+      params: { attachmentId },
+      response: { id: attachmentId },
+      message: 'Anexo removido',
+    },
     handler: async ({ params, deps }) => {
       await attachments.deleteAttachment(deps, params.attachmentId);
       return reply({ message: 'Anexo removido', data: { id: params.attachmentId } });

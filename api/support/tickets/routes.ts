@@ -20,13 +20,19 @@ import {
   CreateTicketBody,
   ListTicketsQuery,
   MessageSchema,
+  NoData,
+  QuickReplyDeleted,
   QuickReplyListQuery,
   QuickReplyIdParams,
+  QuickReplySchema,
+  TagDeleted,
   TagIdParams,
   TagParams,
   TagView,
+  TicketDeleted,
   TicketDetailSchema,
   TicketIdParams,
+  TicketRestored,
   SupportPagination,
   TicketSchema,
   TicketUpdated,
@@ -35,6 +41,27 @@ import {
   UpdateTicketBody,
   UseQuickReplyParams,
 } from '../contracts';
+import {
+  agentMessageExample,
+  createdTicketExample,
+  createTicketBody,
+  deliveryTag,
+  newTagExample,
+  newTagId,
+  readerMessageBody,
+  readerMessageExample,
+  resendQuickReplyExample,
+  resendQuickReplyId,
+  resolveTicketBody,
+  streakQuickReplyBody,
+  streakQuickReplyExample,
+  streakQuickReplyId,
+  tagListExample,
+  ticketDetailExample,
+  ticketExample,
+  ticketId,
+  ticketUpdatedExample,
+} from '../examples';
 
 const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
@@ -88,6 +115,11 @@ export const ticketRoutes = [
     idempotent: true,
     // The rest of a ticket's routes are linked by schemathesis' inference from the `id` field.
     links: [{ name: 'attach', method: 'post', path: '/support/:id/anexos', parameters: { id: '$response.body#/data/id' } }],
+    example: {
+      body: createTicketBody,
+      response: createdTicketExample,
+      message: 'Ticket criado',
+    },
     handler: async ({ body, deps, requestKey }) => {
       const { ticket, tags } = await tickets.openTicket(deps, body, requestKey);
       return reply({ status: 201, message: 'Ticket criado', data: ticketView(ticket, tags) });
@@ -104,6 +136,11 @@ export const ticketRoutes = [
     query: ListTicketsQuery,
     response: z.array(TicketSchema).max(100),
     pagination: SupportPagination,
+    example: {
+      query: { status: 'in_progress', q: 'Gmail', page: 1, limit: 10 },
+      response: [ticketExample],
+      pagination: { page: 1, limit: 10, total: 1, totalPages: 1 },
+    },
     handler: async ({ query, auth, deps }) => {
       const { page, limit, ...filters } = query;
       const { items, total, tags } = await tickets.listTickets(deps, auth, filters, page, limit);
@@ -119,6 +156,7 @@ export const ticketRoutes = [
     tags: ['tags'],
     auth: anyUser,
     response: z.array(TagView),
+    example: { response: tagListExample },
     handler: async ({ deps }) => (await deps.tags.list()).map(tagView),
   }),
   route({
@@ -128,8 +166,14 @@ export const ticketRoutes = [
     tags: ['tags'],
     auth: staff,
     body: CreateTagBody,
+    response: TagView,
     status: 201,
     errors: [409],
+    example: {
+      body: { name: newTagExample.name, color: '#8E24AA' },
+      response: newTagExample,
+      message: 'Tag criada',
+    },
     handler: async ({ body, deps }) => {
       const tag = (await deps.tags.create(body)) ?? null;
       if (!tag) throw new AppError('CONFLICT', `A tag named "${body.name}" already exists`);
@@ -144,7 +188,13 @@ export const ticketRoutes = [
     auth: staff,
     params: TagIdParams,
     body: UpdateTagBody,
+    response: TagView,
     errors: [404, 409],
+    example: {
+      params: { tagId: newTagId },
+      body: { color: '#6a1b9a' },
+      response: { ...newTagExample, color: '#6a1b9a', updatedAt: '2026-11-24T13:16:30.000Z' },
+    },
     handler: async ({ params, body, deps }) => {
       const tag = await deps.tags.update(params.tagId, body);
       if (tag === undefined) throw new AppError('CONFLICT', `A tag named "${body.name}" already exists`);
@@ -158,7 +208,13 @@ export const ticketRoutes = [
     tags: ['tags'],
     auth: staff,
     params: TagIdParams,
+    response: TagDeleted,
     errors: [404],
+    example: {
+      params: { tagId: newTagId },
+      response: { id: newTagId },
+      message: 'Tag removida',
+    },
     handler: async ({ params, deps }) => {
       await tickets.deleteTag(deps, params.tagId);
       return reply({ message: 'Tag removida', data: { id: params.tagId } });
@@ -172,6 +228,12 @@ export const ticketRoutes = [
     tags: ['quick replies'],
     auth: staff,
     query: QuickReplyListQuery,
+    // Every quick reply (of the category): the spec and the code set no limit to how many staff create (.spectral.yaml).
+    response: z.array(QuickReplySchema),
+    example: {
+      query: { category: 'entrega' },
+      response: [resendQuickReplyExample],
+    },
     handler: async ({ query, deps }) => (await deps.quickReplies.list(query.category)).map(quickReplyView),
   }),
   route({
@@ -181,7 +243,13 @@ export const ticketRoutes = [
     tags: ['quick replies'],
     auth: staff,
     body: CreateQuickReplyBody,
+    response: QuickReplySchema,
     status: 201,
+    example: {
+      body: streakQuickReplyBody,
+      response: streakQuickReplyExample,
+      message: 'Resposta rápida criada',
+    },
     handler: async ({ body, auth, deps }) => reply({ status: 201, message: 'Resposta rápida criada', data: quickReplyView(await deps.quickReplies.create(body, auth.sub)) }),
   }),
   route({
@@ -192,7 +260,17 @@ export const ticketRoutes = [
     auth: staff,
     params: QuickReplyIdParams,
     body: UpdateQuickReplyBody,
+    response: QuickReplySchema,
     errors: [404],
+    example: {
+      params: { replyId: streakQuickReplyId },
+      body: { content: 'Recalculamos o seu streak com as leituras desta semana. Se algum dia ainda faltar, responda com a data da edição que você leu.' },
+      response: {
+        ...streakQuickReplyExample,
+        content: 'Recalculamos o seu streak com as leituras desta semana. Se algum dia ainda faltar, responda com a data da edição que você leu.',
+        updatedAt: '2026-11-24T13:27:02.000Z',
+      },
+    },
     handler: async ({ params, body, deps }) => {
       const patch = definedFields(body);
       return quickReplyView((await deps.quickReplies.update(params.replyId, patch)) ?? notFound('quick reply'));
@@ -205,7 +283,13 @@ export const ticketRoutes = [
     tags: ['quick replies'],
     auth: staff,
     params: QuickReplyIdParams,
+    response: QuickReplyDeleted,
     errors: [404],
+    example: {
+      params: { replyId: streakQuickReplyId },
+      response: { id: streakQuickReplyId },
+      message: 'Resposta rápida removida',
+    },
     handler: async ({ params, deps }) => {
       if (!(await deps.quickReplies.delete(params.replyId))) notFound('quick reply');
       return reply({ message: 'Resposta rápida removida', data: { id: params.replyId } });
@@ -222,6 +306,7 @@ export const ticketRoutes = [
     params: TicketIdParams,
     response: TicketDetailSchema,
     errors: [404],
+    example: { params: { id: ticketId }, response: ticketDetailExample },
     handler: async ({ params, auth, deps }) => {
       const { ticket, tags, messages, attachments } = await tickets.ticketDetail(deps, auth, params.id);
       const first = { id: null, conteudo: ticket.description, remetente: ticket.email, origem: 'usuario' as const, createdAt: ticket.createdAt.toISOString() };
@@ -240,6 +325,12 @@ export const ticketRoutes = [
     body: UpdateTicketBody,
     response: TicketUpdated,
     errors: [404, 409],
+    example: {
+      params: { id: ticketId },
+      body: resolveTicketBody,
+      response: ticketUpdatedExample,
+      message: 'Ticket atualizado',
+    },
     handler: async ({ params, body, auth, deps }) => {
       const updated = await tickets.updateTicket(deps, auth.sub, params.id, body);
       return reply({
@@ -257,7 +348,13 @@ export const ticketRoutes = [
     tags: ['tickets'],
     auth: staff,
     params: TicketIdParams,
+    response: TicketDeleted,
     errors: [404, 409],
+    example: {
+      params: { id: ticketId },
+      response: { id: ticketId, status: 'deleted' },
+      message: 'Ticket removido',
+    },
     handler: async ({ params, auth, deps }) => {
       await tickets.deleteTicket(deps, auth.sub, params.id);
       return reply({ message: 'Ticket removido', data: { id: params.id, status: 'deleted' } });
@@ -271,9 +368,17 @@ export const ticketRoutes = [
     tags: ['tickets'],
     auth: staff,
     params: TicketIdParams,
+    response: TicketRestored,
     errors: [404, 409],
+    example: {
+      params: { id: ticketId },
+      response: { id: ticketId, status: 'resolved' },
+      message: 'Ticket restaurado',
+    },
     handler: async ({ params, auth, deps }) => {
       const status = await tickets.restoreTicket(deps, auth.sub, params.id);
+      // A ticket is deleted only from another status (ticket.repo changeStatus skips deleted → deleted), so it never comes back deleted.
+      if (status === 'deleted') throw new Error(`Ticket ${params.id} was restored to deleted`);
       return reply({ message: 'Ticket restaurado', data: { id: params.id, status } });
     },
   }),
@@ -287,6 +392,7 @@ export const ticketRoutes = [
     params: TicketIdParams,
     response: z.array(MessageSchema),
     errors: [404],
+    example: { params: { id: ticketId }, response: [agentMessageExample, readerMessageExample] },
     handler: async ({ params, auth, deps }) => {
       const ticket = await tickets.visibleTicket(deps, auth, params.id);
       return (await deps.tickets.messages(ticket._id)).map(messageView);
@@ -306,6 +412,12 @@ export const ticketRoutes = [
     status: 201,
     errors: [404, 409],
     idempotent: true,
+    example: {
+      params: { id: ticketId },
+      body: readerMessageBody,
+      response: readerMessageExample,
+      message: 'Mensagem adicionada',
+    },
     handler: async ({ params, body, auth, deps, requestKey }) => {
       const message = await tickets.addMessage(deps, auth, params.id, body.conteudo, requestKey);
       return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
@@ -323,6 +435,11 @@ export const ticketRoutes = [
     response: MessageSchema,
     status: 201,
     errors: [404, 409],
+    example: {
+      params: { id: ticketId, replyId: resendQuickReplyId },
+      response: agentMessageExample,
+      message: 'Resposta rápida enviada',
+    },
     handler: async ({ params, auth, deps }) => {
       const message = await tickets.sendQuickReply(deps, auth, params.id, params.replyId);
       return reply({ status: 201, message: 'Resposta rápida enviada', data: messageView(message) });
@@ -338,7 +455,14 @@ export const ticketRoutes = [
     auth: staff,
     params: TicketIdParams,
     body: AssignTagBody,
+    response: NoData,
     errors: [404],
+    example: {
+      params: { id: ticketId },
+      body: { tagId: deliveryTag.id },
+      response: null,
+      message: 'Tag associada ao ticket',
+    },
     handler: async ({ params, body, deps }) => {
       await tickets.tagTicket(deps, params.id, body.tagId);
       return reply({ message: 'Tag associada ao ticket' });
@@ -352,7 +476,13 @@ export const ticketRoutes = [
     tags: ['tags'],
     auth: staff,
     params: TagParams,
+    response: NoData,
     errors: [404],
+    example: {
+      params: { id: ticketId, tagId: deliveryTag.id },
+      response: null,
+      message: 'Tag removida do ticket',
+    },
     handler: async ({ params, deps }) => {
       await tickets.untagTicket(deps, params.id, params.tagId);
       return reply({ message: 'Tag removida do ticket' });

@@ -995,11 +995,11 @@ export interface components {
             };
         };
         Preferences: {
-            sectors: string[];
+            sectors: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
             sectorWeights: {
                 [key: string]: number;
             };
-            topics: string[];
+            topics: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
             topicWeights: {
                 [key: string]: number;
             };
@@ -1072,7 +1072,7 @@ export interface components {
             };
         };
         FollowedSectors: {
-            sectors: string[];
+            sectors: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
             sectorWeights: {
                 [key: string]: number;
             };
@@ -1084,7 +1084,7 @@ export interface components {
             weight?: number;
         };
         FollowedTopics: {
-            topics: string[];
+            topics: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
             topicWeights: {
                 [key: string]: number;
             };
@@ -1881,6 +1881,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "99082d26-68e9-44af-b2fb-ba4d1116e4a1",
+                     *           "name": "Painel de cotações",
+                     *           "prefix": "nws_live_EXAMPL",
+                     *           "mode": "live",
+                     *           "scopes": [
+                     *             "read:articles",
+                     *             "read:breaking"
+                     *           ],
+                     *           "expiresAt": "2027-02-22T11:32:05.000Z",
+                     *           "lastUsedAt": "2026-11-24T11:40:12.000Z",
+                     *           "status": "active",
+                     *           "createdAt": "2026-11-24T11:32:05.000Z"
+                     *         },
+                     *         {
+                     *           "id": "80430b8b-c6bd-4242-a891-cde68342cd62",
+                     *           "name": "Testes de integração",
+                     *           "prefix": "nws_test_q7Xk2P",
+                     *           "mode": "test",
+                     *           "scopes": [
+                     *             "*"
+                     *           ],
+                     *           "expiresAt": null,
+                     *           "lastUsedAt": "2026-11-23T18:47:10.000Z",
+                     *           "status": "active",
+                     *           "createdAt": "2026-11-10T09:15:42.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1899,6 +1933,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1911,6 +1959,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1923,6 +1979,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1936,6 +2000,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1948,6 +2020,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1960,6 +2040,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1977,6 +2068,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Painel de cotações",
+                 *       "expiry": "90d",
+                 *       "scopes": [
+                 *         "read:articles",
+                 *         "read:breaking"
+                 *       ],
+                 *       "mode": "live"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
             };
         };
@@ -1991,6 +2093,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this key now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "99082d26-68e9-44af-b2fb-ba4d1116e4a1",
+                     *         "name": "Painel de cotações",
+                     *         "prefix": "nws_live_EXAMPL",
+                     *         "mode": "live",
+                     *         "scopes": [
+                     *           "read:articles",
+                     *           "read:breaking"
+                     *         ],
+                     *         "expiresAt": "2027-02-22T11:32:05.000Z",
+                     *         "lastUsedAt": null,
+                     *         "status": "active",
+                     *         "createdAt": "2026-11-24T11:32:05.000Z",
+                     *         "key": "nws_live_EXAMPLE-not-a-real-key-000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2008,6 +2131,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2020,6 +2157,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2032,6 +2177,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2045,6 +2198,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2057,6 +2218,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2069,6 +2238,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2081,6 +2258,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "statusCode": 422,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2094,6 +2279,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2106,6 +2299,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2118,6 +2319,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2128,6 +2340,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 80430b8b-c6bd-4242-a891-cde68342cd62 */
                 id: string;
             };
             cookie?: never;
@@ -2143,6 +2356,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "80430b8b-c6bd-4242-a891-cde68342cd62",
+                     *         "name": "Testes de integração",
+                     *         "prefix": "nws_test_q7Xk2P",
+                     *         "mode": "test",
+                     *         "scopes": [
+                     *           "*"
+                     *         ],
+                     *         "expiresAt": null,
+                     *         "lastUsedAt": "2026-11-23T18:47:10.000Z",
+                     *         "status": "revoked",
+                     *         "createdAt": "2026-11-10T09:15:42.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2160,6 +2391,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2172,6 +2417,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2184,6 +2437,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2196,6 +2457,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2208,6 +2477,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2220,6 +2497,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2233,6 +2518,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2245,6 +2538,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2257,6 +2558,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2280,6 +2592,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "plan": "Pro",
+                     *         "key": {
+                     *           "id": "99082d26-68e9-44af-b2fb-ba4d1116e4a1",
+                     *           "mode": "live",
+                     *           "countedMonthly": true
+                     *         },
+                     *         "minute": {
+                     *           "limit": 500,
+                     *           "used": 37,
+                     *           "remaining": 463,
+                     *           "resetsAt": "2026-11-24T11:41:04.318Z"
+                     *         },
+                     *         "month": {
+                     *           "limit": 3000000,
+                     *           "used": 1284517,
+                     *           "remaining": 1715483,
+                     *           "resetsAt": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "sandbox": {
+                     *           "limit": 1000,
+                     *           "used": 42,
+                     *           "remaining": 958,
+                     *           "resetsAt": "2026-11-25T00:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2297,6 +2640,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2309,6 +2666,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2321,6 +2686,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2334,6 +2707,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2346,6 +2727,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2358,6 +2747,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2381,6 +2781,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 1.5,
+                     *           "ENE": 2
+                     *         },
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1.5
+                     *         },
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ],
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1.5
+                     *         },
+                     *         "notificationSettings": {
+                     *           "email": true,
+                     *           "push": false,
+                     *           "whatsapp": true,
+                     *           "breakingOnly": false,
+                     *           "minScore": 60
+                     *         },
+                     *         "relevanceSettings": {
+                     *           "sectorMultiplier": 1,
+                     *           "topicMultiplier": 1,
+                     *           "keywordMultiplier": 1,
+                     *           "watchlistMultiplier": 2,
+                     *           "breakingNewsMultiplier": 1.5,
+                     *           "exclusiveMultiplier": 1.2,
+                     *           "recencyDecayEnabled": true,
+                     *           "recencyDecayHours": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2398,6 +2854,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2410,6 +2880,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2422,6 +2900,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2435,6 +2921,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2447,6 +2941,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2459,6 +2961,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2473,6 +2986,50 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "sectors": [
+                 *         "FIN",
+                 *         "ENE"
+                 *       ],
+                 *       "sectorWeights": {
+                 *         "FIN": 1.5,
+                 *         "ENE": 2
+                 *       },
+                 *       "topics": [
+                 *         "RATES",
+                 *         "DIV"
+                 *       ],
+                 *       "topicWeights": {
+                 *         "RATES": 2,
+                 *         "DIV": 1.5
+                 *       },
+                 *       "watchlistCompanies": [
+                 *         "98734bad-09cd-560f-96b7-3699843fa2fe",
+                 *         "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                 *       ],
+                 *       "watchlistTickers": [
+                 *         "PETR4",
+                 *         "VALE3"
+                 *       ],
+                 *       "keywords": [
+                 *         "Selic",
+                 *         "Copom"
+                 *       ],
+                 *       "keywordWeights": {
+                 *         "Selic": 2,
+                 *         "Copom": 1.5
+                 *       },
+                 *       "notificationSettings": {
+                 *         "whatsapp": true,
+                 *         "minScore": 60
+                 *       },
+                 *       "relevanceSettings": {
+                 *         "watchlistMultiplier": 2,
+                 *         "recencyDecayHours": 12
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PreferencesRequest"];
             };
         };
@@ -2486,6 +3043,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 1.5,
+                     *           "ENE": 2
+                     *         },
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1.5
+                     *         },
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ],
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1.5
+                     *         },
+                     *         "notificationSettings": {
+                     *           "email": true,
+                     *           "push": false,
+                     *           "whatsapp": true,
+                     *           "breakingOnly": false,
+                     *           "minScore": 60
+                     *         },
+                     *         "relevanceSettings": {
+                     *           "sectorMultiplier": 1,
+                     *           "topicMultiplier": 1,
+                     *           "keywordMultiplier": 1,
+                     *           "watchlistMultiplier": 2,
+                     *           "breakingNewsMultiplier": 1.5,
+                     *           "exclusiveMultiplier": 1.2,
+                     *           "recencyDecayEnabled": true,
+                     *           "recencyDecayHours": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2503,6 +3116,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2515,6 +3142,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2527,6 +3162,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2539,6 +3182,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2551,6 +3202,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2564,6 +3223,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2576,6 +3243,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2588,6 +3263,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2602,6 +3288,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sector": "ENE",
+                 *       "weight": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["FollowSectorRequest"];
             };
         };
@@ -2615,6 +3307,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 1.5,
+                     *           "ENE": 2
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2632,6 +3339,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2644,6 +3365,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2656,6 +3385,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2668,6 +3405,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2680,6 +3425,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2693,6 +3446,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2705,6 +3466,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2717,6 +3486,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2727,6 +3507,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example AGR */
                 sector: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
             };
             cookie?: never;
@@ -2742,6 +3523,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 1.5,
+                     *           "ENE": 2
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2759,6 +3555,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2771,6 +3581,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2783,6 +3601,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2795,6 +3621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2807,6 +3641,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2819,6 +3661,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2832,6 +3682,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2844,6 +3702,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2856,6 +3722,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2870,6 +3747,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "topic": "DIV",
+                 *       "weight": 1.5
+                 *     }
+                 */
                 "application/json": components["schemas"]["FollowTopicRequest"];
             };
         };
@@ -2883,6 +3766,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1.5
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2900,6 +3798,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2912,6 +3824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2924,6 +3844,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2936,6 +3864,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2948,6 +3884,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2961,6 +3905,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2973,6 +3925,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2985,6 +3945,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2995,6 +3966,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example M&A */
                 topic: "M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT";
             };
             cookie?: never;
@@ -3010,6 +3982,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1.5
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3027,6 +4014,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3039,6 +4040,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3051,6 +4060,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3063,6 +4080,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3075,6 +4100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3087,6 +4120,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3100,6 +4141,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3112,6 +4161,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3124,6 +4181,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3138,6 +4206,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WatchCompanyRequest"];
             };
         };
@@ -3151,6 +4224,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3168,6 +4256,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3180,6 +4282,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3192,6 +4302,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3204,6 +4322,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3216,6 +4342,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3229,6 +4363,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3241,6 +4383,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3253,6 +4403,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3263,6 +4424,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example e2a907a3-2d1a-5547-b962-b2976615ca95 */
                 entityId: string;
             };
             cookie?: never;
@@ -3278,6 +4440,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3295,6 +4472,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3307,6 +4498,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3319,6 +4518,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3331,6 +4538,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3343,6 +4558,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3355,6 +4578,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3368,6 +4599,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3380,6 +4619,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3392,6 +4639,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3406,6 +4664,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticker": "VALE3"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WatchTickerRequest"];
             };
         };
@@ -3419,6 +4682,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3436,6 +4714,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3448,6 +4740,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3460,6 +4760,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3472,6 +4780,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3484,6 +4800,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3497,6 +4821,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3509,6 +4841,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3521,6 +4861,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3531,6 +4882,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ITUB4 */
                 ticker: string;
             };
             cookie?: never;
@@ -3546,6 +4898,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3563,6 +4930,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3575,6 +4956,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3587,6 +4976,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3599,6 +4996,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3611,6 +5016,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3623,6 +5036,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3636,6 +5057,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3648,6 +5077,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3660,6 +5097,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3674,6 +5122,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keyword": "Copom",
+                 *       "weight": 1.5
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddKeywordRequest"];
             };
         };
@@ -3687,6 +5141,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1.5
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3704,6 +5173,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3716,6 +5199,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3728,6 +5219,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3740,6 +5239,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3752,6 +5259,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3765,6 +5280,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3777,6 +5300,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3789,6 +5320,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3799,6 +5341,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example dividendos */
                 keyword: string;
             };
             cookie?: never;
@@ -3814,6 +5357,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1.5
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3831,6 +5389,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3843,6 +5415,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3855,6 +5435,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3867,6 +5455,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3879,6 +5475,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3891,6 +5495,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3904,6 +5516,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3916,6 +5536,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3928,6 +5556,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3942,6 +5581,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "whatsapp": true,
+                 *       "minScore": 60
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationSettingsPatch"];
             };
         };
@@ -3955,6 +5600,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "email": true,
+                     *         "push": false,
+                     *         "whatsapp": true,
+                     *         "breakingOnly": false,
+                     *         "minScore": 60
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3972,6 +5629,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3984,6 +5655,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -3996,6 +5675,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4008,6 +5695,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4020,6 +5715,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4033,6 +5736,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4045,6 +5756,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4057,6 +5776,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4071,6 +5801,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "watchlistMultiplier": 2,
+                 *       "recencyDecayHours": 12
+                 *     }
+                 */
                 "application/json": components["schemas"]["RelevanceSettingsPatch"];
             };
         };
@@ -4084,6 +5820,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectorMultiplier": 1,
+                     *         "topicMultiplier": 1,
+                     *         "keywordMultiplier": 1,
+                     *         "watchlistMultiplier": 2,
+                     *         "breakingNewsMultiplier": 1.5,
+                     *         "exclusiveMultiplier": 1.2,
+                     *         "recencyDecayEnabled": true,
+                     *         "recencyDecayHours": 12
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4101,6 +5852,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4113,6 +5878,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4125,6 +5898,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4137,6 +5918,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4149,6 +5938,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4162,6 +5959,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4174,6 +5979,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4186,6 +5999,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4194,9 +6018,17 @@ export interface operations {
     getApiArticles: {
         parameters: {
             query?: {
+                /** @example 2 */
                 limit?: number;
                 offset?: number;
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment",
+                 *       "market_impact",
+                 *       "entities"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
                 sort?: "publishedAt" | "baseScore" | "urgencyLevel" | "relevance";
                 sector?: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
@@ -4225,6 +6057,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ],
+                     *           "sentimentScore": 0.46,
+                     *           "sentimentLabel": "POSITIVO",
+                     *           "sentimentConfidence": 0.83,
+                     *           "marketImpact": {
+                     *             "level": "MEDIUM",
+                     *             "horizon": "MEDIUM_TERM",
+                     *             "scope": "COMPANY",
+                     *             "confidence": 0.74,
+                     *             "affectedTickers": [
+                     *               "PETR4",
+                     *               "PETR3"
+                     *             ]
+                     *           },
+                     *           "entities": [
+                     *             {
+                     *               "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "entityType": "COMPANY",
+                     *               "canonicalName": "Petrobras",
+                     *               "ticker": "PETR4",
+                     *               "mentionCount": 2,
+                     *               "prominenceScore": 0.96,
+                     *               "isInTitle": true,
+                     *               "sentiment": 0.48
+                     *             },
+                     *             {
+                     *               "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *               "entityType": "INSTITUTION",
+                     *               "canonicalName": "Tesouro Nacional",
+                     *               "mentionCount": 1,
+                     *               "prominenceScore": 0.22,
+                     *               "isInTitle": false,
+                     *               "sentiment": 0.3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "8c715b24-a532-5cc8-99b7-4d2ef49a8900",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Itaú aprova R$ 3,2 bilhões em juros sobre capital próprio e amplia recompra de ações",
+                     *           "subtitle": "Pagamento de R$ 0,30 por ação ITUB4 sai em 30 de dezembro; banco poderá recomprar até 75 milhões de papéis",
+                     *           "summary": "O conselho do Itaú Unibanco aprovou juros sobre capital próprio de R$ 3,2 bilhões e um novo programa de recompra de até 75 milhões de ações preferenciais. Analistas veem retorno total ao acionista acima de 9% em 2026.",
+                     *           "publishedAt": "2026-11-24T20:31:40.000Z",
+                     *           "primarySector": "FIN",
+                     *           "primaryTopic": "DIV",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "MEDIUM",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [],
+                     *           "sentimentScore": 0.64,
+                     *           "sentimentLabel": "MUITO_POSITIVO",
+                     *           "sentimentConfidence": 0.88,
+                     *           "marketImpact": {
+                     *             "level": "LOW",
+                     *             "horizon": "SHORT_TERM",
+                     *             "scope": "COMPANY",
+                     *             "confidence": 0.69,
+                     *             "affectedTickers": [
+                     *               "ITUB4",
+                     *               "ITUB3"
+                     *             ]
+                     *           },
+                     *           "entities": [
+                     *             {
+                     *               "entityId": "e2a907a3-2d1a-5547-b962-b2976615ca95",
+                     *               "entityType": "COMPANY",
+                     *               "canonicalName": "Itaú Unibanco",
+                     *               "ticker": "ITUB4",
+                     *               "mentionCount": 2,
+                     *               "prominenceScore": 0.93,
+                     *               "isInTitle": true,
+                     *               "sentiment": 0.62
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 48312,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4243,6 +6182,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4255,6 +6208,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4267,6 +6228,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4280,6 +6249,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4292,6 +6269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4304,6 +6289,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4312,9 +6308,15 @@ export interface operations {
     getApiArticlesBySectorSector: {
         parameters: {
             query?: {
+                /** @example 2 */
                 limit?: number;
                 offset?: number;
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
                 sort?: "publishedAt" | "baseScore" | "urgencyLevel" | "relevance";
                 topic?: "M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT";
@@ -4329,6 +6331,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example ENE */
                 sector: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
             };
             cookie?: never;
@@ -4344,6 +6347,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ],
+                     *           "sentimentScore": 0.46,
+                     *           "sentimentLabel": "POSITIVO",
+                     *           "sentimentConfidence": 0.83
+                     *         },
+                     *         {
+                     *           "id": "9698b91f-56a0-52fd-bdb8-8fd9ea268cc3",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras lucra R$ 32,5 bilhões no terceiro trimestre e aprova R$ 9,1 bilhões em dividendos",
+                     *           "subtitle": "Remuneração equivale a R$ 0,70 por ação; produção de petróleo cresce 11% na comparação anual",
+                     *           "summary": "A Petrobras registrou lucro líquido de R$ 32,5 bilhões entre julho e setembro, alta de 14% sobre o mesmo período de 2025, e aprovou R$ 9,1 bilhões em dividendos e juros sobre capital próprio.",
+                     *           "publishedAt": "2026-11-06T22:05:33.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "EARN",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [],
+                     *           "sentimentScore": 0.52,
+                     *           "sentimentLabel": "POSITIVO",
+                     *           "sentimentConfidence": 0.86
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 3874,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4362,6 +6419,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4374,6 +6445,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4386,6 +6465,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4398,6 +6485,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4411,6 +6506,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4423,6 +6526,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4435,6 +6546,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4443,6 +6565,7 @@ export interface operations {
     getApiArticlesSearch: {
         parameters: {
             query: {
+                /** @example 2 */
                 limit?: number;
                 offset?: number;
                 /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
@@ -4457,6 +6580,7 @@ export interface operations {
                 isBreaking?: "true" | "false";
                 entity?: string;
                 ticker?: string;
+                /** @example petrobras dividendos */
                 q: string;
             };
             header?: never;
@@ -4474,6 +6598,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "9698b91f-56a0-52fd-bdb8-8fd9ea268cc3",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras lucra R$ 32,5 bilhões no terceiro trimestre e aprova R$ 9,1 bilhões em dividendos",
+                     *           "subtitle": "Remuneração equivale a R$ 0,70 por ação; produção de petróleo cresce 11% na comparação anual",
+                     *           "summary": "A Petrobras registrou lucro líquido de R$ 32,5 bilhões entre julho e setembro, alta de 14% sobre o mesmo período de 2025, e aprovou R$ 9,1 bilhões em dividendos e juros sobre capital próprio.",
+                     *           "publishedAt": "2026-11-06T22:05:33.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "EARN",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": []
+                     *         },
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 143,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4492,6 +6664,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4504,6 +6690,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4516,6 +6710,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4529,6 +6731,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4541,6 +6751,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4553,6 +6771,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4563,8 +6792,15 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment",
+                 *       "market_impact"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
+                /** @example 2026-11-24T12:00:00Z */
                 since?: string;
             };
             header?: never;
@@ -4582,6 +6818,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "87b0ff5b-31cc-5090-82c4-c41f1da1d6b0",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Banco Central anuncia leilão extraordinário de até US$ 3 bilhões após dólar passar de R$ 5,90",
+                     *           "subtitle": "Venda no mercado à vista começa às 14h30; Ibovespa recua 1,8%",
+                     *           "summary": "O Banco Central vai vender até US$ 3 bilhões no mercado à vista depois que o dólar subiu 2,1% pela manhã, com dúvidas sobre o cumprimento da meta fiscal de 2027. É a primeira intervenção extraordinária desde março.",
+                     *           "publishedAt": "2026-11-24T17:12:48.000Z",
+                     *           "primarySector": "FIN",
+                     *           "primaryTopic": "MACRO",
+                     *           "contentType": "BREAKING",
+                     *           "urgencyLevel": "CRITICAL",
+                     *           "isBreaking": true,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/banco-central-anuncia-leilao-de-ate-us-3-bilhoes"
+                     *             }
+                     *           ],
+                     *           "sentimentScore": -0.58,
+                     *           "sentimentLabel": "NEGATIVO",
+                     *           "sentimentConfidence": 0.79,
+                     *           "marketImpact": {
+                     *             "level": "HIGH",
+                     *             "horizon": "INTRADAY",
+                     *             "scope": "MARKET",
+                     *             "confidence": 0.81,
+                     *             "affectedTickers": [
+                     *               "VALE3",
+                     *               "SUZB3",
+                     *               "EMBR3"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4600,6 +6883,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4612,6 +6909,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4624,6 +6929,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4637,6 +6950,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4649,6 +6970,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4661,6 +6990,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4669,11 +7009,20 @@ export interface operations {
     getApiArticlesId: {
         parameters: {
             query?: {
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment",
+                 *       "entities",
+                 *       "translations",
+                 *       "scoring"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
             };
             header?: never;
             path: {
+                /** @example f36a470c-424f-5ac0-a9f7-64678a7eb00f */
                 id: string;
             };
             cookie?: never;
@@ -4689,6 +7038,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "sourceName": "InfoMoney",
+                     *         "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *         "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *         "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *         "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *         "primarySector": "ENE",
+                     *         "primaryTopic": "GUIDANCE",
+                     *         "contentType": "NEWS",
+                     *         "urgencyLevel": "HIGH",
+                     *         "isBreaking": false,
+                     *         "language": "pt",
+                     *         "alsoReportedBy": [
+                     *           {
+                     *             "sourceName": "Agência Brasil",
+                     *             "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *           }
+                     *         ],
+                     *         "sentimentScore": 0.46,
+                     *         "sentimentLabel": "POSITIVO",
+                     *         "sentimentConfidence": 0.83,
+                     *         "entities": [
+                     *           {
+                     *             "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "entityType": "COMPANY",
+                     *             "canonicalName": "Petrobras",
+                     *             "ticker": "PETR4",
+                     *             "mentionCount": 2,
+                     *             "prominenceScore": 0.96,
+                     *             "isInTitle": true,
+                     *             "sentiment": 0.48
+                     *           },
+                     *           {
+                     *             "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *             "entityType": "INSTITUTION",
+                     *             "canonicalName": "Tesouro Nacional",
+                     *             "mentionCount": 1,
+                     *             "prominenceScore": 0.22,
+                     *             "isInTitle": false,
+                     *             "sentiment": 0.3
+                     *           }
+                     *         ],
+                     *         "translations": {
+                     *           "pt": {
+                     *             "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *             "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *             "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027."
+                     *           },
+                     *           "en": {
+                     *             "title": "Petrobras plans US$ 109 billion in investments in its 2027-2031 business plan",
+                     *             "subtitle": "The state-controlled company keeps its dividend policy and raises exploration spending in the Equatorial Margin",
+                     *             "summary": "Petrobras approved on Tuesday (24) its 2027-2031 business plan, with US$ 109 billion in investments, 2% more than the previous plan. It keeps paying out 45% of free cash flow as dividends, income the National Treasury counts on for the 2027 fiscal target."
+                     *           }
+                     *         },
+                     *         "scoring": {
+                     *           "relevance": 88,
+                     *           "credibility": 90,
+                     *           "depth": 72,
+                     *           "timeliness": 94,
+                     *           "originality": 61,
+                     *           "overall": 82
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4706,6 +7124,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4718,6 +7150,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4730,6 +7170,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4742,6 +7190,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4755,6 +7211,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4767,6 +7231,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4779,6 +7251,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4787,13 +7270,20 @@ export interface operations {
     getApiEntitiesIdArticles: {
         parameters: {
             query?: {
+                /** @example 2 */
                 limit?: number;
                 offset?: number;
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "entities"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
             };
             header?: never;
             path: {
+                /** @example 98734bad-09cd-560f-96b7-3699843fa2fe */
                 id: string;
             };
             cookie?: never;
@@ -4809,6 +7299,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ],
+                     *           "entities": [
+                     *             {
+                     *               "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "entityType": "COMPANY",
+                     *               "canonicalName": "Petrobras",
+                     *               "ticker": "PETR4",
+                     *               "mentionCount": 2,
+                     *               "prominenceScore": 0.96,
+                     *               "isInTitle": true,
+                     *               "sentiment": 0.48
+                     *             },
+                     *             {
+                     *               "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *               "entityType": "INSTITUTION",
+                     *               "canonicalName": "Tesouro Nacional",
+                     *               "mentionCount": 1,
+                     *               "prominenceScore": 0.22,
+                     *               "isInTitle": false,
+                     *               "sentiment": 0.3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "9698b91f-56a0-52fd-bdb8-8fd9ea268cc3",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras lucra R$ 32,5 bilhões no terceiro trimestre e aprova R$ 9,1 bilhões em dividendos",
+                     *           "subtitle": "Remuneração equivale a R$ 0,70 por ação; produção de petróleo cresce 11% na comparação anual",
+                     *           "summary": "A Petrobras registrou lucro líquido de R$ 32,5 bilhões entre julho e setembro, alta de 14% sobre o mesmo período de 2025, e aprovou R$ 9,1 bilhões em dividendos e juros sobre capital próprio.",
+                     *           "publishedAt": "2026-11-06T22:05:33.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "EARN",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [],
+                     *           "entities": [
+                     *             {
+                     *               "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "entityType": "COMPANY",
+                     *               "canonicalName": "Petrobras",
+                     *               "ticker": "PETR4",
+                     *               "mentionCount": 2,
+                     *               "prominenceScore": 0.97,
+                     *               "isInTitle": true,
+                     *               "sentiment": 0.55
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 612,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4827,6 +7398,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4839,6 +7424,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4851,6 +7444,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4863,6 +7464,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4876,6 +7485,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4888,6 +7505,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4900,6 +7525,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4908,9 +7544,15 @@ export interface operations {
     getApiFeed: {
         parameters: {
             query?: {
+                /** @example 1 */
                 limit?: number;
                 offset?: number;
-                /** @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list). */
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment"
+                 *     ]
+                 */
                 include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
             };
             header?: never;
@@ -4928,6 +7570,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ],
+                     *           "sentimentScore": 0.46,
+                     *           "sentimentLabel": "POSITIVO",
+                     *           "sentimentConfidence": 0.83,
+                     *           "feedScore": 5.2569,
+                     *           "feedReasons": [
+                     *             {
+                     *               "type": "sector",
+                     *               "value": "ENE",
+                     *               "weight": 2,
+                     *               "multiplier": 1,
+                     *               "points": 2
+                     *             },
+                     *             {
+                     *               "type": "keyword",
+                     *               "value": "dividendos",
+                     *               "weight": 1.5,
+                     *               "multiplier": 1,
+                     *               "points": 1.5
+                     *             },
+                     *             {
+                     *               "type": "watchlist_ticker",
+                     *               "value": "PETR4",
+                     *               "multiplier": 1.5,
+                     *               "points": 3
+                     *             },
+                     *             {
+                     *               "type": "quality",
+                     *               "value": 82,
+                     *               "points": 0.82
+                     *             },
+                     *             {
+                     *               "type": "recency",
+                     *               "ageHours": 11.5,
+                     *               "halfLifeHours": 24,
+                     *               "factor": 0.7182
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "offset": 0,
+                     *         "total": 96,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4946,6 +7658,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4958,6 +7684,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4970,6 +7704,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4983,6 +7725,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -4995,6 +7745,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5007,6 +7765,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5018,6 +7787,7 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 type?: "COMPANY" | "PERSON" | "INSTITUTION" | "TICKER" | "LOCATION" | "EVENT" | "PRODUCT" | "LAW" | "MONETARY" | "METRIC";
+                /** @example PETR4 */
                 ticker?: string;
             };
             header?: never;
@@ -5035,6 +7805,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "entityType": "COMPANY",
+                     *           "canonicalName": "Petrobras",
+                     *           "aliases": [
+                     *             "Petróleo Brasileiro",
+                     *             "Petrobrás"
+                     *           ],
+                     *           "ticker": "PETR4",
+                     *           "cnpj": "33.000.167/0001-01",
+                     *           "createdAt": "2026-11-03T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5053,6 +7848,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5065,6 +7874,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5077,6 +7894,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5090,6 +7915,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5102,6 +7935,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5114,6 +7955,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5124,6 +7976,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 98734bad-09cd-560f-96b7-3699843fa2fe */
                 id: string;
             };
             cookie?: never;
@@ -5139,6 +7992,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *         "entityType": "COMPANY",
+                     *         "canonicalName": "Petrobras",
+                     *         "aliases": [
+                     *           "Petróleo Brasileiro",
+                     *           "Petrobrás"
+                     *         ],
+                     *         "ticker": "PETR4",
+                     *         "cnpj": "33.000.167/0001-01",
+                     *         "createdAt": "2026-11-03T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5156,6 +8026,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5168,6 +8052,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5180,6 +8072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5192,6 +8092,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5205,6 +8113,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5217,6 +8133,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5229,6 +8153,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5246,7 +8181,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-ndjson": components["schemas"]["ImportLine"];
+                /**
+                 * @example {"title":"Vale anuncia investimento de R$ 70 bilhões em Minas Gerais até 2030","subtitle":"Recursos vão para a expansão de minas de minério de ferro e para a descaracterização de barragens","summary":"A Vale detalhou nesta quarta-feira (18) investimentos de R$ 70 bilhões em Minas Gerais até 2030. A mineradora prevê gerar 12 mil empregos diretos no período.","sourceName":"Agência Brasil","sourceUrl":"https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/vale-anuncia-investimento-de-r-70-bilhoes-em-minas-gerais","publishedAt":"2026-11-18T14:05:00-03:00","primarySector":"MAT","primaryTopic":"GUIDANCE","urgencyLevel":"MEDIUM","modules":{"sentiment":{"score":0.41,"label":"POSITIVO","confidence":0.8}},"entities":[{"ticker":"VALE3","mentionCount":3}]}
+                 *     {"title":"IPCA-15 desacelera para 0,21% em novembro, abaixo do esperado","sourceName":"InfoMoney","sourceUrl":"https://www.infomoney.com.br/economia/ipca-15-desacelera-em-novembro-2026/","publishedAt":"2026-11-25T12:04:00Z","primarySector":"GOV","primaryTopic":"MACRO","enrich":true}
+                 */
+                "application/x-ndjson": string;
             };
         };
         responses: {
@@ -5260,6 +8199,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "dfa966c7-b719-8054-8161-380e58b179fe",
+                     *         "state": "queued",
+                     *         "source": "api",
+                     *         "bytes": 1055,
+                     *         "linesDone": 0,
+                     *         "inserted": 0,
+                     *         "duplicates": 0,
+                     *         "invalid": 0,
+                     *         "unlinkedMentions": 0,
+                     *         "errors": [],
+                     *         "error": null,
+                     *         "createdAt": "2026-11-26T10:14:03.000Z",
+                     *         "startedAt": null,
+                     *         "finishedAt": null,
+                     *         "statusUrl": "/api/admin/imports/dfa966c7-b719-8054-8161-380e58b179fe"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5277,6 +8238,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5289,6 +8264,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5301,6 +8284,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5313,6 +8304,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5325,6 +8324,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5337,6 +8344,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5349,6 +8364,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "statusCode": 422,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5362,6 +8385,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5374,6 +8405,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5386,6 +8425,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5396,6 +8446,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example dfa966c7-b719-8054-8161-380e58b179fe */
                 id: string;
             };
             cookie?: never;
@@ -5411,6 +8462,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "dfa966c7-b719-8054-8161-380e58b179fe",
+                     *         "state": "completed",
+                     *         "source": "api",
+                     *         "bytes": 1055,
+                     *         "linesDone": 2,
+                     *         "inserted": 1,
+                     *         "duplicates": 1,
+                     *         "invalid": 0,
+                     *         "unlinkedMentions": 0,
+                     *         "errors": [],
+                     *         "error": null,
+                     *         "createdAt": "2026-11-26T10:14:03.000Z",
+                     *         "startedAt": "2026-11-26T10:14:04.210Z",
+                     *         "finishedAt": "2026-11-26T10:14:06.874Z",
+                     *         "statusUrl": "/api/admin/imports/dfa966c7-b719-8054-8161-380e58b179fe"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5428,6 +8501,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5440,6 +8527,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5452,6 +8547,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5464,6 +8567,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5477,6 +8588,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5489,6 +8608,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5501,6 +8628,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5509,6 +8647,7 @@ export interface operations {
     getApiAdminSources: {
         parameters: {
             query?: {
+                /** @example true */
                 enabled?: "true" | "false";
             };
             header?: never;
@@ -5526,6 +8665,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "283fc3fa-7343-458d-b31b-fab3d4da412a",
+                     *           "name": "Agência Brasil",
+                     *           "feedUrl": "https://agenciabrasil.ebc.com.br/rss/economia/feed.xml",
+                     *           "tier": 1,
+                     *           "language": "pt",
+                     *           "defaultSector": null,
+                     *           "pollIntervalMinutes": 10,
+                     *           "enabled": true,
+                     *           "state": "ok",
+                     *           "health": {
+                     *             "lastPollAt": "2026-11-24T15:02:40.000Z",
+                     *             "lastSuccessAt": "2026-11-24T15:02:40.000Z",
+                     *             "lastError": null,
+                     *             "lastErrorAt": null,
+                     *             "consecutiveFailures": 0,
+                     *             "itemsSeen": 37,
+                     *             "articlesCreated": 5,
+                     *             "nextPollAt": "2026-11-24T15:12:40.000Z"
+                     *           },
+                     *           "workflowId": "news-source-283fc3fa-7343-458d-b31b-fab3d4da412a",
+                     *           "createdAt": "2026-11-24T10:02:11.000Z",
+                     *           "updatedAt": "2026-11-24T10:02:11.000Z"
+                     *         },
+                     *         {
+                     *           "id": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *           "name": "InfoMoney",
+                     *           "feedUrl": "https://www.infomoney.com.br/feed/",
+                     *           "tier": 1,
+                     *           "language": "pt",
+                     *           "defaultSector": null,
+                     *           "pollIntervalMinutes": 5,
+                     *           "enabled": true,
+                     *           "state": "ok",
+                     *           "health": {
+                     *             "lastPollAt": "2026-11-24T15:05:02.000Z",
+                     *             "lastSuccessAt": "2026-11-24T15:05:02.000Z",
+                     *             "lastError": null,
+                     *             "lastErrorAt": null,
+                     *             "consecutiveFailures": 0,
+                     *             "itemsSeen": 4912,
+                     *             "articlesCreated": 3115,
+                     *             "nextPollAt": "2026-11-24T15:10:02.000Z"
+                     *           },
+                     *           "workflowId": "news-source-b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *           "createdAt": "2026-11-03T14:20:00.000Z",
+                     *           "updatedAt": "2026-11-03T14:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5543,6 +8737,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5555,6 +8763,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5567,6 +8783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5580,6 +8804,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5592,6 +8824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5604,6 +8844,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5618,6 +8869,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Agência Brasil",
+                 *       "feedUrl": "https://agenciabrasil.ebc.com.br/rss/economia/feed.xml",
+                 *       "tier": 1,
+                 *       "language": "pt",
+                 *       "pollIntervalMinutes": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["NewSourceRequest"];
             };
         };
@@ -5631,6 +8891,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "283fc3fa-7343-458d-b31b-fab3d4da412a",
+                     *         "name": "Agência Brasil",
+                     *         "feedUrl": "https://agenciabrasil.ebc.com.br/rss/economia/feed.xml",
+                     *         "tier": 1,
+                     *         "language": "pt",
+                     *         "defaultSector": null,
+                     *         "pollIntervalMinutes": 10,
+                     *         "enabled": true,
+                     *         "state": "new",
+                     *         "health": {
+                     *           "lastPollAt": null,
+                     *           "lastSuccessAt": null,
+                     *           "lastError": null,
+                     *           "lastErrorAt": null,
+                     *           "consecutiveFailures": 0,
+                     *           "itemsSeen": 0,
+                     *           "articlesCreated": 0,
+                     *           "nextPollAt": null
+                     *         },
+                     *         "workflowId": "news-source-283fc3fa-7343-458d-b31b-fab3d4da412a",
+                     *         "createdAt": "2026-11-24T10:02:11.000Z",
+                     *         "updatedAt": "2026-11-24T10:02:11.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5648,6 +8937,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5660,6 +8963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5672,6 +8983,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5684,6 +9003,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5696,6 +9023,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5708,6 +9043,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5721,6 +9064,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5733,6 +9084,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5745,6 +9104,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5755,6 +9125,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4 */
                 id: string;
             };
             cookie?: never;
@@ -5770,6 +9141,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4",
+                     *         "name": "Money Times",
+                     *         "feedUrl": "https://www.moneytimes.com.br/feed/",
+                     *         "tier": 2,
+                     *         "language": "pt",
+                     *         "defaultSector": null,
+                     *         "pollIntervalMinutes": 5,
+                     *         "enabled": true,
+                     *         "state": "backing-off",
+                     *         "health": {
+                     *           "lastPollAt": "2026-11-24T14:51:19.000Z",
+                     *           "lastSuccessAt": "2026-11-24T14:38:55.000Z",
+                     *           "lastError": "HTTP 503, retry after 600 s: https://www.moneytimes.com.br/feed/",
+                     *           "lastErrorAt": "2026-11-24T14:51:19.000Z",
+                     *           "consecutiveFailures": 2,
+                     *           "itemsSeen": 3960,
+                     *           "articlesCreated": 1208,
+                     *           "nextPollAt": "2026-11-24T15:01:19.000Z"
+                     *         },
+                     *         "workflowId": "news-source-bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4",
+                     *         "createdAt": "2026-11-05T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-05T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5787,6 +9187,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5799,6 +9213,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5811,6 +9233,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5823,6 +9253,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5836,6 +9274,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5848,6 +9294,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5860,6 +9314,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5870,6 +9335,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4 */
                 id: string;
             };
             cookie?: never;
@@ -5885,6 +9351,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5902,6 +9377,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5914,6 +9403,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5926,6 +9423,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5938,6 +9443,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5950,6 +9463,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5962,6 +9483,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5975,6 +9504,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5987,6 +9524,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -5999,6 +9544,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6009,12 +9565,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example b52e3d00-91fa-45e4-82f1-0e86a4648643 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pollIntervalMinutes": 3
+                 *     }
+                 */
                 "application/json": components["schemas"]["SourcePatchRequest"];
             };
         };
@@ -6028,6 +9590,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "name": "InfoMoney",
+                     *         "feedUrl": "https://www.infomoney.com.br/feed/",
+                     *         "tier": 1,
+                     *         "language": "pt",
+                     *         "defaultSector": null,
+                     *         "pollIntervalMinutes": 3,
+                     *         "enabled": true,
+                     *         "state": "ok",
+                     *         "health": {
+                     *           "lastPollAt": "2026-11-24T15:05:02.000Z",
+                     *           "lastSuccessAt": "2026-11-24T15:05:02.000Z",
+                     *           "lastError": null,
+                     *           "lastErrorAt": null,
+                     *           "consecutiveFailures": 0,
+                     *           "itemsSeen": 4912,
+                     *           "articlesCreated": 3115,
+                     *           "nextPollAt": "2026-11-24T15:10:02.000Z"
+                     *         },
+                     *         "workflowId": "news-source-b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "createdAt": "2026-11-03T14:20:00.000Z",
+                     *         "updatedAt": "2026-11-24T15:08:30.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6045,6 +9636,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6057,6 +9662,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6069,6 +9682,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6081,6 +9702,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6093,6 +9722,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6105,6 +9742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6117,6 +9762,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6130,6 +9783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6142,6 +9803,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6154,6 +9823,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6164,6 +9844,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4 */
                 id: string;
             };
             cookie?: never;
@@ -6179,6 +9860,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4",
+                     *         "name": "Money Times",
+                     *         "feedUrl": "https://www.moneytimes.com.br/feed/",
+                     *         "tier": 2,
+                     *         "language": "pt",
+                     *         "defaultSector": null,
+                     *         "pollIntervalMinutes": 5,
+                     *         "enabled": true,
+                     *         "state": "backing-off",
+                     *         "health": {
+                     *           "lastPollAt": "2026-11-24T14:51:19.000Z",
+                     *           "lastSuccessAt": "2026-11-24T14:38:55.000Z",
+                     *           "lastError": "HTTP 503, retry after 600 s: https://www.moneytimes.com.br/feed/",
+                     *           "lastErrorAt": "2026-11-24T14:51:19.000Z",
+                     *           "consecutiveFailures": 2,
+                     *           "itemsSeen": 3960,
+                     *           "articlesCreated": 1208,
+                     *           "nextPollAt": "2026-11-24T15:01:19.000Z"
+                     *         },
+                     *         "workflowId": "news-source-bfd3d9dd-77eb-45ad-a2c5-eb1a8c5a41d4",
+                     *         "createdAt": "2026-11-05T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-05T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6196,6 +9906,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6208,6 +9932,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6220,6 +9952,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6232,6 +9972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6244,6 +9992,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6256,6 +10012,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6268,6 +10032,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6281,6 +10053,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6293,6 +10073,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6305,6 +10093,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6313,7 +10112,9 @@ export interface operations {
     getApiAdminEntityCandidates: {
         parameters: {
             query?: {
+                /** @example open */
                 state?: "open" | "accepted" | "dismissed";
+                /** @example 50 */
                 limit?: number;
             };
             header?: never;
@@ -6331,6 +10132,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "brava energia",
+                     *           "name": "Brava Energia",
+                     *           "entityType": "COMPANY",
+                     *           "ticker": "BRAV3",
+                     *           "cnpj": null,
+                     *           "mentions": 14,
+                     *           "articleIds": [
+                     *             "8c904dd1-7bb7-5f6c-9ed0-a96c411fe2b2",
+                     *             "cdcab16e-a786-50dd-8a70-7fdf5b1314e9"
+                     *           ],
+                     *           "state": "open",
+                     *           "entityId": null,
+                     *           "firstSeenAt": "2026-11-12T13:40:09.000Z",
+                     *           "lastSeenAt": "2026-11-24T15:22:31.000Z"
+                     *         },
+                     *         {
+                     *           "id": "margem equatorial",
+                     *           "name": "Margem Equatorial",
+                     *           "entityType": "LOCATION",
+                     *           "ticker": null,
+                     *           "cnpj": null,
+                     *           "mentions": 9,
+                     *           "articleIds": [
+                     *             "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *             "635f48d8-2690-55b7-b29a-d35fd4daf4c9"
+                     *           ],
+                     *           "state": "open",
+                     *           "entityId": null,
+                     *           "firstSeenAt": "2026-11-09T18:02:44.000Z",
+                     *           "lastSeenAt": "2026-11-24T21:49:03.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6348,6 +10188,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6360,6 +10214,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6372,6 +10234,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6385,6 +10255,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6397,6 +10275,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6409,6 +10295,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6419,6 +10316,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example brava energia */
                 id: string;
             };
             cookie?: never;
@@ -6434,6 +10332,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "brava energia",
+                     *         "name": "Brava Energia",
+                     *         "entityType": "COMPANY",
+                     *         "ticker": "BRAV3",
+                     *         "cnpj": null,
+                     *         "mentions": 14,
+                     *         "articleIds": [
+                     *           "8c904dd1-7bb7-5f6c-9ed0-a96c411fe2b2",
+                     *           "cdcab16e-a786-50dd-8a70-7fdf5b1314e9"
+                     *         ],
+                     *         "state": "accepted",
+                     *         "entityId": "d71a6dd0-1286-51a8-b00d-2490de9f9cff",
+                     *         "firstSeenAt": "2026-11-12T13:40:09.000Z",
+                     *         "lastSeenAt": "2026-11-24T15:22:31.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6451,6 +10370,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6463,6 +10396,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6475,6 +10416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6487,6 +10436,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6499,6 +10456,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6511,6 +10476,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6523,6 +10496,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6536,6 +10517,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6548,6 +10537,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6560,6 +10557,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6570,6 +10578,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example petrobras distribuidora */
                 id: string;
             };
             cookie?: never;
@@ -6585,6 +10594,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "petrobras distribuidora",
+                     *         "name": "Petrobras Distribuidora",
+                     *         "entityType": "COMPANY",
+                     *         "ticker": null,
+                     *         "cnpj": null,
+                     *         "mentions": 3,
+                     *         "articleIds": [
+                     *           "cdcab16e-a786-50dd-8a70-7fdf5b1314e9"
+                     *         ],
+                     *         "state": "dismissed",
+                     *         "entityId": null,
+                     *         "firstSeenAt": "2026-11-18T11:07:52.000Z",
+                     *         "lastSeenAt": "2026-11-21T16:45:10.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6602,6 +10631,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6614,6 +10657,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6626,6 +10677,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6638,6 +10697,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6650,6 +10717,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6662,6 +10737,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6674,6 +10757,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6687,6 +10778,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6699,6 +10798,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6711,6 +10818,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6721,6 +10839,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f36a470c-424f-5ac0-a9f7-64678a7eb00f */
                 id: string;
             };
             cookie?: never;
@@ -6736,6 +10855,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "articleId": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "workflowId": "news-enrich-f36a470c-424f-5ac0-a9f7-64678a7eb00f"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6753,6 +10881,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6765,6 +10907,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6777,6 +10927,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6789,6 +10947,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6801,6 +10967,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6813,6 +10987,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6825,6 +11007,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6838,6 +11028,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6850,6 +11048,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6862,6 +11068,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6879,6 +11096,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sector": "ENE",
+                 *       "from": "2026-11-01T03:00:00.000Z",
+                 *       "promptVersionNot": "enrich-2026-11-25.1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReenrichmentFilter"];
             };
         };
@@ -6893,6 +11117,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Reenriquecimento iniciado",
+                     *       "data": {
+                     *         "id": "495aa5df-e5ca-86da-ac79-b9c3d77ad177",
+                     *         "state": "running",
+                     *         "filter": {
+                     *           "sector": "ENE",
+                     *           "from": "2026-11-01T03:00:00.000Z",
+                     *           "promptVersionNot": "enrich-2026-11-25.1"
+                     *         },
+                     *         "promptVersion": "enrich-2026-11-25.1",
+                     *         "total": 318,
+                     *         "done": 0,
+                     *         "failed": 0,
+                     *         "gone": 0,
+                     *         "waiting": 0,
+                     *         "resumeAt": null,
+                     *         "errors": [],
+                     *         "error": null,
+                     *         "workflowId": "news-reenrich-495aa5df-e5ca-86da-ac79-b9c3d77ad177",
+                     *         "createdBy": "usr_em_6be3261629e5f8348373762b",
+                     *         "createdAt": "2026-11-26T13:05:41.000Z",
+                     *         "finishedAt": null,
+                     *         "statusUrl": "/api/admin/enrichments/495aa5df-e5ca-86da-ac79-b9c3d77ad177"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6910,6 +11163,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6922,6 +11189,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6934,6 +11209,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6946,6 +11229,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6958,6 +11249,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6970,6 +11269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6982,6 +11289,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "statusCode": 422,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -6995,6 +11310,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7007,6 +11330,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7019,6 +11350,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7029,6 +11371,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 495aa5df-e5ca-86da-ac79-b9c3d77ad177 */
                 id: string;
             };
             cookie?: never;
@@ -7044,6 +11387,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "495aa5df-e5ca-86da-ac79-b9c3d77ad177",
+                     *         "state": "running",
+                     *         "filter": {
+                     *           "sector": "ENE",
+                     *           "from": "2026-11-01T03:00:00.000Z",
+                     *           "promptVersionNot": "enrich-2026-11-25.1"
+                     *         },
+                     *         "promptVersion": "enrich-2026-11-25.1",
+                     *         "total": 318,
+                     *         "done": 142,
+                     *         "failed": 1,
+                     *         "gone": 0,
+                     *         "waiting": 0,
+                     *         "resumeAt": null,
+                     *         "errors": [
+                     *           {
+                     *             "articleId": "635f48d8-2690-55b7-b29a-d35fd4daf4c9",
+                     *             "error": "the model's enrichment was refused 3 times: urgencyLevel: required"
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "workflowId": "news-reenrich-495aa5df-e5ca-86da-ac79-b9c3d77ad177",
+                     *         "createdBy": "usr_em_6be3261629e5f8348373762b",
+                     *         "createdAt": "2026-11-26T13:05:41.000Z",
+                     *         "finishedAt": null,
+                     *         "statusUrl": "/api/admin/enrichments/495aa5df-e5ca-86da-ac79-b9c3d77ad177"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7061,6 +11437,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7073,6 +11463,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7085,6 +11483,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7097,6 +11503,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7110,6 +11524,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7122,6 +11544,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7134,6 +11564,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7144,6 +11585,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 495aa5df-e5ca-86da-ac79-b9c3d77ad177 */
                 id: string;
             };
             cookie?: never;
@@ -7159,6 +11601,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Cancelamento solicitado",
+                     *       "data": {
+                     *         "id": "495aa5df-e5ca-86da-ac79-b9c3d77ad177",
+                     *         "state": "cancelling"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7176,6 +11628,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7188,6 +11654,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7200,6 +11674,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: news.admin",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7212,6 +11694,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7224,6 +11714,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7236,6 +11734,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7248,6 +11754,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7261,6 +11775,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7273,6 +11795,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7285,6 +11815,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7299,6 +11840,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "plan": "pro"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CheckoutRequest"];
             };
         };
@@ -7312,6 +11858,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessionId": "cs_test_a1Kx9QwT3mZpR7vL2nB8cY4dF6gH0jS5uE1oI9aW3xN7qM2kV8bC4zD6",
+                     *         "url": "https://checkout.stripe.com/c/pay/cs_test_a1Kx9QwT3mZpR7vL2nB8cY4dF6gH0jS5uE1oI9aW3xN7qM2kV8bC4zD6"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7329,6 +11884,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7341,6 +11910,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7353,6 +11930,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7365,6 +11950,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7377,6 +11970,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7389,6 +11990,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7402,6 +12011,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7414,6 +12031,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7426,6 +12051,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7449,6 +12085,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "url": "https://billing.stripe.com/p/session/test_YWNjdF8xU1hrNGZMa2RJd0h1N2l4LF9UUXhiTG00a1ZkMnNSYQ"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7466,6 +12110,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7478,6 +12136,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7490,6 +12156,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7502,6 +12176,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7514,6 +12196,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7526,6 +12216,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7539,6 +12237,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7551,6 +12257,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7563,6 +12277,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7586,6 +12311,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "customerId": "cus_TQxbLm4kVd2sRa",
+                     *         "subscriptionId": "sub_1SXk4fLkdIwHu7ixQv3bT9rE",
+                     *         "status": "active",
+                     *         "plan": "pro",
+                     *         "subscribedPlan": "pro",
+                     *         "currentPeriodEnd": "2026-12-03T14:07:22.000Z",
+                     *         "cancelAtPeriodEnd": true,
+                     *         "graceEndsAt": null,
+                     *         "lastPaymentFailure": null,
+                     *         "eventsApplied": 4,
+                     *         "asOf": "2026-11-24T11:32:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7603,6 +12346,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7615,6 +12372,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7627,6 +12392,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7640,6 +12413,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7652,6 +12433,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7664,6 +12453,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7672,12 +12472,83 @@ export interface operations {
     postApiSubscriptionsWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Stripe's signature over the exact body with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET), timestamped; a missing or wrong one is a 400.
+                 * @example t=1764150725,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Stripe-Signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1SXk9wLkdIwHu7ixa2GfP0Nc",
+                 *       "object": "event",
+                 *       "api_version": "2026-10-28.endive",
+                 *       "created": 1795519925,
+                 *       "type": "customer.subscription.updated",
+                 *       "livemode": false,
+                 *       "pending_webhooks": 1,
+                 *       "request": {
+                 *         "id": null,
+                 *         "idempotency_key": null
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "sub_1SXk4fLkdIwHu7ixQv3bT9rE",
+                 *           "object": "subscription",
+                 *           "customer": "cus_TQxbLm4kVd2sRa",
+                 *           "status": "active",
+                 *           "cancel_at_period_end": true,
+                 *           "cancel_at": 1796306842,
+                 *           "canceled_at": 1795519925,
+                 *           "cancellation_details": {
+                 *             "comment": null,
+                 *             "feedback": "too_expensive",
+                 *             "reason": "cancellation_requested"
+                 *           },
+                 *           "collection_method": "charge_automatically",
+                 *           "currency": "brl",
+                 *           "items": {
+                 *             "object": "list",
+                 *             "data": [
+                 *               {
+                 *                 "id": "si_TQxc8VnYb3Kp1L",
+                 *                 "object": "subscription_item",
+                 *                 "current_period_start": 1793714842,
+                 *                 "current_period_end": 1796306842,
+                 *                 "price": {
+                 *                   "id": "price_pro_monthly",
+                 *                   "object": "price",
+                 *                   "currency": "brl",
+                 *                   "unit_amount": 39900,
+                 *                   "recurring": {
+                 *                     "interval": "month",
+                 *                     "interval_count": 1
+                 *                   }
+                 *                 },
+                 *                 "quantity": 1
+                 *               }
+                 *             ]
+                 *           },
+                 *           "metadata": {
+                 *             "userId": "usr_em_ba1ee16c1af914a2de1deaba",
+                 *             "plan": "pro"
+                 *           },
+                 *           "livemode": false
+                 *         },
+                 *         "previous_attributes": {
+                 *           "cancel_at_period_end": false,
+                 *           "cancel_at": null,
+                 *           "canceled_at": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["StripeEvent"];
             };
         };
@@ -7691,6 +12562,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "received": true,
+                     *         "eventId": "evt_1SXk9wLkdIwHu7ixa2GfP0Nc",
+                     *         "duplicate": false,
+                     *         "handled": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7708,6 +12590,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7720,6 +12616,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7732,6 +12636,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7745,6 +12657,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7757,6 +12677,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7769,6 +12697,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7777,8 +12716,11 @@ export interface operations {
     getApiWhatsappWebhook: {
         parameters: {
             query?: {
+                /** @example subscribe */
                 "hub.mode"?: string;
+                /** @example exemplo-token-de-verificacao */
                 "hub.verify_token"?: string;
+                /** @example 1158201444 */
                 "hub.challenge"?: string;
             };
             header?: never;
@@ -7796,6 +12738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example 1158201444 */
                     "text/plain": string;
                 };
             };
@@ -7808,6 +12751,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7820,6 +12777,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Webhook verification failed: hub.mode must be subscribe and hub.verify_token must match",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7833,6 +12798,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7845,6 +12818,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7857,6 +12838,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7865,12 +12857,59 @@ export interface operations {
     postApiWhatsappWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Meta's HMAC-SHA256 of the exact body with the app secret (WHATSAPP_APP_SECRET); a missing or wrong one is a 401.
+                 * @example sha256=0f6b3a8a3d2f8f9ad0e1c5b77b1e2a4c9d6e0f1a2b3c4d5e6f708192a3b4c5d6
+                 */
+                "X-Hub-Signature-256": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "object": "whatsapp_business_account",
+                 *       "entry": [
+                 *         {
+                 *           "id": "102290129340398",
+                 *           "changes": [
+                 *             {
+                 *               "field": "messages",
+                 *               "value": {
+                 *                 "messaging_product": "whatsapp",
+                 *                 "metadata": {
+                 *                   "display_phone_number": "551130405060",
+                 *                   "phone_number_id": "106540352242922"
+                 *                 },
+                 *                 "contacts": [
+                 *                   {
+                 *                     "profile": {
+                 *                       "name": "Mariana Souza"
+                 *                     },
+                 *                     "wa_id": "5511987654321"
+                 *                   }
+                 *                 ],
+                 *                 "messages": [
+                 *                   {
+                 *                     "from": "5511987654321",
+                 *                     "id": "wamid.HBgNNTUxMTk4NzY1NDMyMRUCABIYFDNBMDJCNkY1QzE4RjZBNEQ5RTNCAA==",
+                 *                     "timestamp": "1795519925",
+                 *                     "type": "text",
+                 *                     "text": {
+                 *                       "body": "Últimas notícias"
+                 *                     }
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WhatsAppWebhookPayload"];
             };
         };
@@ -7884,6 +12923,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "received": true,
+                     *         "messages": 1,
+                     *         "duplicates": 0,
+                     *         "statuses": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7901,6 +12951,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7913,6 +12977,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing or invalid X-Hub-Signature-256: the body must be signed with the app secret",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7925,6 +12997,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7937,6 +13017,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7950,6 +13038,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7962,6 +13058,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7974,6 +13078,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -7997,6 +13112,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "configured": true,
+                     *         "phoneNumberId": "106540352242922",
+                     *         "flowConfigured": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8014,6 +13139,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8027,6 +13166,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8039,6 +13186,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8051,6 +13206,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8065,6 +13231,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "482913"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PhoneLinkRequest"];
             };
         };
@@ -8078,6 +13249,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "linked": true,
+                     *         "phone": "5511•••••••21"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8095,6 +13275,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8107,6 +13301,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8119,6 +13321,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8131,6 +13341,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8143,6 +13361,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8155,6 +13381,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8168,6 +13402,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8180,6 +13422,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8192,6 +13442,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8215,6 +13476,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "workflowId": "smoke-0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "checkId": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "mongo": {
+                     *           "collection": "smoke_checks",
+                     *           "id": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21"
+                     *         },
+                     *         "minio": {
+                     *           "bucket": "newsletter",
+                     *           "key": "smoke/2026-11-26/0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21.json",
+                     *           "bytes": 142
+                     *         },
+                     *         "verified": true,
+                     *         "workflowMs": 412,
+                     *         "roundTripMs": 468
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8232,6 +13514,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8244,6 +13540,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8256,6 +13560,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8268,6 +13580,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8280,6 +13600,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8293,6 +13621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8305,6 +13641,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8317,6 +13661,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -8329,6 +13684,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request did not finish in time",
+                     *       "statusCode": 504,
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };

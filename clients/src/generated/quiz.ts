@@ -593,13 +593,13 @@ export interface components {
             canSubmit: boolean;
         };
         QuizRules: {
-            /** Format: int64 */
+            /** Format: int32 */
             maxDaysRecovery: number;
-            /** Format: int64 */
+            /** Format: int32 */
             minCorrectAnswers: number;
-            /** Format: int64 */
+            /** Format: int32 */
             totalQuestions: number;
-            /** Format: int64 */
+            /** Format: int32 */
             attemptsPerQuiz: number;
         };
         AttemptHistory: {
@@ -610,11 +610,11 @@ export interface components {
                 edition: "morning" | "night";
                 title: string;
                 passed: boolean;
-                /** Format: int64 */
+                /** Format: int32 */
                 correctAnswers: number;
-                /** Format: int64 */
+                /** Format: int32 */
                 totalQuestions: number;
-                /** Format: int64 */
+                /** Format: int32 */
                 minCorrectAnswers: number;
                 streakRecovered: boolean;
                 /** @description The index (0–3) of the option chosen for each of the ten questions, in order */
@@ -638,11 +638,11 @@ export interface components {
             quizId: string;
             quizDate: string;
             passed: boolean;
-            /** Format: int64 */
+            /** Format: int32 */
             correctAnswers: number;
-            /** Format: int64 */
+            /** Format: int32 */
             totalQuestions: number;
-            /** Format: int64 */
+            /** Format: int32 */
             minCorrectAnswers: number;
             streakRecovered: boolean;
             results: {
@@ -755,7 +755,7 @@ export interface components {
             availableUntil: string;
             /** @description Not attempted yet, within its 3 days, and its day not read yet */
             canSubmit: boolean;
-            /** Format: int64 */
+            /** Format: int32 */
             totalQuestions: number;
             questions: {
                 /** Format: int32 */
@@ -907,6 +907,17 @@ export interface components {
              */
             resetsAt: string;
         };
+        AiAgent: {
+            name: string;
+            description: string;
+            systemPrompt: string;
+            model: string;
+            temperature: number;
+            tools: string[];
+            contextProviders: string[];
+            /** @description A built-in agent (code): it cannot be changed or deleted */
+            builtin: boolean;
+        };
         RegisterAgentRequest: {
             name: string;
             /** @default  */
@@ -936,6 +947,42 @@ export interface components {
         RegistryEntryDeleted: {
             deleted: string;
         };
+        /** @description builtin: runs in the platform; http: POSTs its arguments to its endpoint */
+        AiTool: {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the arguments object (an object whose type is "object"), as registered */
+            parameters: unknown;
+            /** @constant */
+            kind: "builtin";
+        } | {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the arguments object (an object whose type is "object"), as registered */
+            parameters: unknown;
+            /**
+             * Format: uri
+             * @description https URL the platform POSTs the arguments to
+             */
+            endpoint: string;
+            /** Format: int32 */
+            timeoutMs: number;
+            /** @constant */
+            kind: "http";
+        };
+        AiRegisteredTool: {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the arguments object (an object whose type is "object"), as registered */
+            parameters: unknown;
+            /**
+             * Format: uri
+             * @description https URL the platform POSTs the arguments to
+             */
+            endpoint: string;
+            /** Format: int32 */
+            timeoutMs: number;
+        };
         RegisterToolRequest: {
             name: string;
             description: string;
@@ -963,6 +1010,23 @@ export interface components {
             endpoint?: string;
             /** Format: int32 */
             timeoutMs?: number;
+        };
+        AiContextProvider: {
+            name: string;
+            description: string;
+            /** @enum {string} */
+            transport: "stdio" | "http";
+            /** @description stdio: the MCP server the operator configured (AI_MCP_STDIO_PROVIDERS); absent when refused */
+            server?: string;
+            /**
+             * Format: uri
+             * @description http: the Streamable HTTP endpoint
+             */
+            url?: string;
+            /** @description Resource URIs read; all listed ones when empty */
+            resources: string[];
+            /** @description Why a stdio provider registered with its own command (before stdio servers were named by the operator) is never started */
+            refused?: string;
         };
         /** @description stdio: a server the operator configured, by name; http: an https endpoint on an allow-listed host */
         RegisterContextProviderRequest: {
@@ -1051,6 +1115,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "usr_em_cc5e872af5e567ad37bb8946",
+                 *       "date": "2026-11-24",
+                 *       "edition": "morning"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RecordReadingRequest"];
             };
         };
@@ -1064,6 +1135,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "reading recorded",
+                     *       "data": {
+                     *         "userId": "usr_em_cc5e872af5e567ad37bb8946",
+                     *         "date": "2026-11-24",
+                     *         "edition": "morning",
+                     *         "source": "read",
+                     *         "at": "2026-11-24T11:32:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1081,6 +1165,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "reading recorded",
+                     *       "data": {
+                     *         "userId": "usr_em_cc5e872af5e567ad37bb8946",
+                     *         "date": "2026-11-24",
+                     *         "edition": "morning",
+                     *         "source": "read",
+                     *         "at": "2026-11-24T11:32:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1098,6 +1195,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1110,6 +1220,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1122,6 +1239,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1134,6 +1258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1146,6 +1277,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1159,6 +1297,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1171,6 +1316,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1183,6 +1335,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1206,6 +1368,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "current": 1,
+                     *         "longest": 18,
+                     *         "lastReadDate": "2026-11-24",
+                     *         "today": "2026-11-24",
+                     *         "missedRecoverable": [
+                     *           {
+                     *             "date": "2026-11-23",
+                     *             "quizDates": [
+                     *               "2026-11-23",
+                     *               "2026-11-23-night"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1223,6 +1405,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1235,6 +1430,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1247,6 +1449,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1260,6 +1469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1272,6 +1488,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1284,6 +1507,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1294,7 +1527,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 2026-11-23 */
                 date: string;
+                /** @example morning */
                 edition: "morning" | "night";
             };
             cookie?: never;
@@ -1310,6 +1545,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "2026-11-23-morning",
+                     *         "date": "2026-11-23",
+                     *         "edition": "morning",
+                     *         "title": "Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável",
+                     *         "text": "Bom dia! O conselho da Petrobras (PETR4) aprovou o pagamento de R$ 1,12 por ação em dividendos extraordinários, e os papéis sobem 3,4% no pré-mercado. A ata do Copom, divulgada pelo Banco Central, reforça que a Selic deve ficar em 10,75% até o fim do ano, com o IPCA de outubro em 0,29%. Na Vale (VALE3), o minério de ferro recuou 1,8% em Dalian.",
+                     *         "publishedAt": "2026-11-23T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-23T08:47:12.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1327,6 +1576,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1339,6 +1601,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1351,6 +1620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1363,6 +1639,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1376,6 +1659,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1388,6 +1678,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1400,6 +1697,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1410,13 +1717,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 2026-11-24 */
                 date: string;
+                /** @example morning */
                 edition: "morning" | "night";
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Itaú anuncia recompra de ações e IPCA-15 de novembro desacelera",
+                 *       "text": "Bom dia! O Itaú Unibanco (ITUB4) aprovou um programa de recompra de até 75 milhões de ações preferenciais nos próximos 18 meses. O IPCA-15 de novembro, divulgado hoje pelo IBGE, deve desacelerar para 0,21%, segundo a mediana das projeções. Na B3, o Ibovespa futuro abre em leve queda depois da alta de 1,2% de ontem.",
+                 *       "publishedAt": "2026-11-24T06:00:00-03:00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EditionRequest"];
             };
         };
@@ -1430,6 +1746,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "edition created",
+                     *       "data": {
+                     *         "id": "2026-11-24-morning",
+                     *         "date": "2026-11-24",
+                     *         "edition": "morning",
+                     *         "title": "Itaú anuncia recompra de ações e IPCA-15 de novembro desacelera",
+                     *         "text": "Bom dia! O Itaú Unibanco (ITUB4) aprovou um programa de recompra de até 75 milhões de ações preferenciais nos próximos 18 meses. O IPCA-15 de novembro, divulgado hoje pelo IBGE, deve desacelerar para 0,21%, segundo a mediana das projeções. Na B3, o Ibovespa futuro abre em leve queda depois da alta de 1,2% de ontem.",
+                     *         "publishedAt": "2026-11-24T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-24T08:55:40.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1447,6 +1778,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "edition created",
+                     *       "data": {
+                     *         "id": "2026-11-24-morning",
+                     *         "date": "2026-11-24",
+                     *         "edition": "morning",
+                     *         "title": "Itaú anuncia recompra de ações e IPCA-15 de novembro desacelera",
+                     *         "text": "Bom dia! O Itaú Unibanco (ITUB4) aprovou um programa de recompra de até 75 milhões de ações preferenciais nos próximos 18 meses. O IPCA-15 de novembro, divulgado hoje pelo IBGE, deve desacelerar para 0,21%, segundo a mediana das projeções. Na B3, o Ibovespa futuro abre em leve queda depois da alta de 1,2% de ontem.",
+                     *         "publishedAt": "2026-11-24T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-24T08:55:40.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1464,6 +1810,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1476,6 +1835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1488,6 +1854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1500,6 +1873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1512,6 +1892,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1524,6 +1911,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1537,6 +1931,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1549,6 +1950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1561,6 +1969,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1569,7 +1987,9 @@ export interface operations {
     getQuizAdminEditions: {
         parameters: {
             query?: {
+                /** @example 2026-11-23 */
                 from?: string;
+                /** @example 2026-11-24 */
                 to?: string;
             };
             header?: never;
@@ -1587,6 +2007,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "2026-11-24-morning",
+                     *           "date": "2026-11-24",
+                     *           "edition": "morning",
+                     *           "title": "Itaú anuncia recompra de ações e IPCA-15 de novembro desacelera",
+                     *           "text": "Bom dia! O Itaú Unibanco (ITUB4) aprovou um programa de recompra de até 75 milhões de ações preferenciais nos próximos 18 meses. O IPCA-15 de novembro, divulgado hoje pelo IBGE, deve desacelerar para 0,21%, segundo a mediana das projeções. Na B3, o Ibovespa futuro abre em leve queda depois da alta de 1,2% de ontem.",
+                     *           "publishedAt": "2026-11-24T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T08:55:40.000Z"
+                     *         },
+                     *         {
+                     *           "id": "2026-11-23-night",
+                     *           "date": "2026-11-23",
+                     *           "edition": "night",
+                     *           "title": "Fechamento: Ibovespa sobe 1,2% puxado por Petrobras; Vale recua com minério",
+                     *           "text": "Boa noite! O Ibovespa fechou em alta de 1,2%, aos 133.450 pontos, puxado pela Petrobras (PETR4), que subiu 3,9% depois do anúncio de dividendos extraordinários. A Vale (VALE3) caiu 1,5% com o minério de ferro, e o Itaú (ITUB4) avançou 0,8%. O dólar recuou 0,6%, a R$ 5,41, na véspera do IPCA-15 de novembro.",
+                     *           "publishedAt": "2026-11-23T22:00:00.000Z",
+                     *           "updatedAt": "2026-11-23T21:52:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1604,6 +2049,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1616,6 +2074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1628,6 +2093,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1641,6 +2113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1653,6 +2132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1665,6 +2151,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1688,6 +2184,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "quizzes": [
+                     *           {
+                     *             "id": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *             "title": "Quiz da edição da manhã de 23/11/2026",
+                     *             "description": "10 perguntas sobre a edição \"Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *             "quizDate": "2026-11-23",
+                     *             "edition": "morning",
+                     *             "postId": "2026-11-23-morning",
+                     *             "minCorrectAnswers": 6,
+                     *             "alreadyAttempted": false,
+                     *             "attemptResult": null,
+                     *             "date": "2026-11-23",
+                     *             "availableUntil": "2026-11-26",
+                     *             "canSubmit": true
+                     *           },
+                     *           {
+                     *             "id": "7a54c8a1-2cc5-4b16-a7c0-893de84f3d17",
+                     *             "title": "Quiz da edição da noite de 21/11/2026",
+                     *             "description": "10 perguntas sobre a edição \"Fechamento da semana: Vale recua com minério e Itaú lidera alta dos bancos\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *             "quizDate": "2026-11-21-night",
+                     *             "edition": "night",
+                     *             "postId": "2026-11-21-night",
+                     *             "minCorrectAnswers": 6,
+                     *             "alreadyAttempted": false,
+                     *             "attemptResult": null,
+                     *             "date": "2026-11-21",
+                     *             "availableUntil": "2026-11-24",
+                     *             "canSubmit": false
+                     *           }
+                     *         ],
+                     *         "rules": {
+                     *           "maxDaysRecovery": 3,
+                     *           "minCorrectAnswers": 6,
+                     *           "totalQuestions": 10,
+                     *           "attemptsPerQuiz": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1705,6 +2244,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1717,6 +2269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1729,6 +2288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1742,6 +2308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1754,6 +2327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1766,6 +2346,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1774,7 +2364,9 @@ export interface operations {
     getQuizHistory: {
         parameters: {
             query?: {
+                /** @example 1 */
                 page?: number;
+                /** @example 20 */
                 limit?: number;
             };
             header?: never;
@@ -1792,6 +2384,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "attempts": [
+                     *           {
+                     *             "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *             "quizDate": "2026-11-23",
+                     *             "edition": "morning",
+                     *             "title": "Quiz da edição da manhã de 23/11/2026",
+                     *             "passed": true,
+                     *             "correctAnswers": 8,
+                     *             "totalQuestions": 10,
+                     *             "minCorrectAnswers": 6,
+                     *             "streakRecovered": true,
+                     *             "answers": [
+                     *               1,
+                     *               2,
+                     *               0,
+                     *               3,
+                     *               1,
+                     *               1,
+                     *               2,
+                     *               0,
+                     *               3,
+                     *               2
+                     *             ],
+                     *             "attemptedAt": "2026-11-24T12:41:37.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 20,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1809,6 +2440,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1821,6 +2465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1833,6 +2484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1846,6 +2504,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1858,6 +2523,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1870,6 +2542,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1884,6 +2566,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                 *       "answers": [
+                 *         1,
+                 *         2,
+                 *         0,
+                 *         3,
+                 *         1,
+                 *         1,
+                 *         2,
+                 *         0,
+                 *         3,
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitAnswersRequest"];
             };
         };
@@ -1897,6 +2596,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz passed: the day is recovered in your streak",
+                     *       "data": {
+                     *         "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *         "quizDate": "2026-11-23",
+                     *         "passed": true,
+                     *         "correctAnswers": 8,
+                     *         "totalQuestions": 10,
+                     *         "minCorrectAnswers": 6,
+                     *         "streakRecovered": true,
+                     *         "results": [
+                     *           {
+                     *             "number": 1,
+                     *             "chosen": 1,
+                     *             "correct": 1,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "chosen": 2,
+                     *             "correct": 2,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 3,
+                     *             "chosen": 0,
+                     *             "correct": 0,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 4,
+                     *             "chosen": 3,
+                     *             "correct": 3,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 5,
+                     *             "chosen": 1,
+                     *             "correct": 1,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 6,
+                     *             "chosen": 1,
+                     *             "correct": 0,
+                     *             "isCorrect": false
+                     *           },
+                     *           {
+                     *             "number": 7,
+                     *             "chosen": 2,
+                     *             "correct": 2,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 8,
+                     *             "chosen": 0,
+                     *             "correct": 1,
+                     *             "isCorrect": false
+                     *           },
+                     *           {
+                     *             "number": 9,
+                     *             "chosen": 3,
+                     *             "correct": 3,
+                     *             "isCorrect": true
+                     *           },
+                     *           {
+                     *             "number": 10,
+                     *             "chosen": 2,
+                     *             "correct": 2,
+                     *             "isCorrect": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1914,6 +2690,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1926,6 +2715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1938,6 +2734,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1950,6 +2753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1962,6 +2772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1974,6 +2791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1987,6 +2811,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -1999,6 +2830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2011,6 +2849,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2025,6 +2873,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-11-23"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GenerateQuizzesRequest"];
             };
         };
@@ -2038,6 +2891,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz generation started",
+                     *       "data": {
+                     *         "workflowId": "quiz-daily-manual-2026-11-23",
+                     *         "runId": "0f6c3e2a-9b1d-4f58-a7c4-2e8d5b1f9a36",
+                     *         "date": "2026-11-23",
+                     *         "quizDates": [
+                     *           "2026-11-23",
+                     *           "2026-11-23-night"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2055,6 +2923,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2067,6 +2948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2079,6 +2967,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2091,6 +2986,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2103,6 +3005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2116,6 +3025,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2128,6 +3044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2140,6 +3063,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2154,6 +3087,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-11-20",
+                 *       "edition": "night"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateQuizRequest"];
             };
         };
@@ -2167,6 +3106,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz created",
+                     *       "data": {
+                     *         "quizId": "b7e35a69-bcfa-4a83-841a-a9a9c30e5e13",
+                     *         "date": "2026-11-20",
+                     *         "quizDate": "2026-11-20-night",
+                     *         "edition": "night"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2184,6 +3135,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2196,6 +3160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2208,6 +3179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2220,6 +3198,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2232,6 +3217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2244,6 +3236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2257,6 +3256,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2269,6 +3275,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2281,6 +3294,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2293,6 +3316,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request did not finish in time",
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2301,8 +3331,11 @@ export interface operations {
     getQuizAdminList: {
         parameters: {
             query?: {
+                /** @example 2026-11-21 */
                 from?: string;
+                /** @example 2026-11-23 */
                 to?: string;
+                /** @example morning */
                 edition?: "morning" | "night";
                 page?: number;
                 limit?: number;
@@ -2322,6 +3355,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "quizzes": [
+                     *           {
+                     *             "id": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *             "title": "Quiz da edição da manhã de 23/11/2026",
+                     *             "description": "10 perguntas sobre a edição \"Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *             "quizDate": "2026-11-23",
+                     *             "date": "2026-11-23",
+                     *             "edition": "morning",
+                     *             "postId": "2026-11-23-morning",
+                     *             "minCorrectAnswers": 6,
+                     *             "origin": "generated",
+                     *             "workflowId": "quiz-generation-2026-11-23",
+                     *             "model": "gpt-4o",
+                     *             "createdAt": "2026-11-24T07:00:41.000Z"
+                     *           },
+                     *           {
+                     *             "id": "5d2f8b9e-61a4-4c3b-9e07-b84c2a1f6d90",
+                     *             "title": "Quiz da edição da manhã de 21/11/2026",
+                     *             "description": "Dez perguntas sobre o balanço da semana: Petrobras, Vale, Itaú e a agenda do Copom. Acerte 6 ou mais para recuperar o dia.",
+                     *             "quizDate": "2026-11-21",
+                     *             "date": "2026-11-21",
+                     *             "edition": "morning",
+                     *             "postId": "2026-11-21-morning",
+                     *             "minCorrectAnswers": 6,
+                     *             "origin": "manual",
+                     *             "workflowId": null,
+                     *             "model": null,
+                     *             "createdAt": "2026-11-21T13:15:09.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 20,
+                     *           "total": 2,
+                     *           "totalPages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2339,6 +3415,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2351,6 +3440,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2363,6 +3459,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2376,6 +3479,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2388,6 +3498,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2400,6 +3517,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2410,6 +3537,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 7a54c8a1-2cc5-4b16-a7c0-893de84f3d17 */
                 id: string;
             };
             cookie?: never;
@@ -2425,6 +3553,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz deleted",
+                     *       "data": {
+                     *         "id": "7a54c8a1-2cc5-4b16-a7c0-893de84f3d17"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2442,6 +3579,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2454,6 +3604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2466,6 +3623,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: news.admin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2478,6 +3642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2490,6 +3661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2502,6 +3680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2515,6 +3700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2527,6 +3719,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2539,6 +3738,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2549,6 +3758,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1ac93759-4d42-4971-a551-332c69cc2b69 */
                 id: string;
             };
             cookie?: never;
@@ -2564,6 +3774,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *         "title": "Quiz da edição da manhã de 23/11/2026",
+                     *         "description": "10 perguntas sobre a edição \"Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *         "quizDate": "2026-11-23",
+                     *         "edition": "morning",
+                     *         "postId": "2026-11-23-morning",
+                     *         "minCorrectAnswers": 6,
+                     *         "alreadyAttempted": false,
+                     *         "attemptResult": null,
+                     *         "date": "2026-11-23",
+                     *         "availableUntil": "2026-11-26",
+                     *         "canSubmit": true,
+                     *         "totalQuestions": 10,
+                     *         "questions": [
+                     *           {
+                     *             "number": 1,
+                     *             "text": "Quanto a Petrobras (PETR4) vai pagar por ação em dividendos extraordinários?",
+                     *             "options": [
+                     *               "R$ 0,85",
+                     *               "R$ 1,12",
+                     *               "R$ 1,47",
+                     *               "R$ 2,03"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "text": "Segundo a ata do Copom, em que nível a Selic deve ficar até o fim do ano?",
+                     *             "options": [
+                     *               "10,25%",
+                     *               "10,50%",
+                     *               "10,75%",
+                     *               "11,00%"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2581,6 +3833,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2593,6 +3858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2605,6 +3877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2617,6 +3896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2630,6 +3916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2642,6 +3935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2654,6 +3954,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -2668,6 +3978,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "prompt": "Explique em duas frases o que significa o Copom manter a Selic em 10,75% ao ano.",
+                 *       "systemPrompt": "Você é o analista de mercado da newsletter. Responda em português do Brasil, sem recomendar investimentos.",
+                 *       "model": "mini",
+                 *       "temperature": 0.3,
+                 *       "maxTokens": 300
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatRequest"];
             };
         };
@@ -2681,6 +4000,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "content": "Manter a Selic em 10,75% significa que o Banco Central vê a inflação (IPCA) ainda acima da meta e prefere juros altos por mais tempo. Para o investidor, a renda fixa continua atrativa e o crédito segue caro para empresas e famílias.",
+                     *         "toolResults": [],
+                     *         "usage": {
+                     *           "promptTokens": 64,
+                     *           "completionTokens": 71,
+                     *           "totalTokens": 135
+                     *         },
+                     *         "finishReason": "stop"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2703,6 +4037,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2715,6 +4062,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2727,6 +4081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2739,6 +4100,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2751,6 +4119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2764,6 +4139,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2776,6 +4158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2788,6 +4177,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2800,6 +4199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request did not finish in time",
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2814,6 +4220,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "prompt": "Quais matérias de hoje falam dos dividendos da Petrobras?",
+                 *       "tools": [
+                 *         "get_current_date",
+                 *         "search_database"
+                 *       ],
+                 *       "model": "mini"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatWithToolsRequest"];
             };
         };
@@ -2827,6 +4243,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "content": "Hoje (24/11) uma matéria trata do tema: \"Petrobras aprova R$ 1,12 por ação em dividendos extraordinários\", do Valor Econômico, publicada às 7h05. Ela detalha o pagamento e a alta de 3,4% da PETR4 no pré-mercado.",
+                     *         "toolResults": [
+                     *           {
+                     *             "toolName": "get_current_date",
+                     *             "arguments": {},
+                     *             "result": {
+                     *               "formatted": "terça-feira, 24 de novembro de 2026 às 08:32:03",
+                     *               "iso": "2026-11-24T08:32:03.412-03:00",
+                     *               "timestamp": 1795519923412
+                     *             },
+                     *             "timestamp": 1795519923415
+                     *           },
+                     *           {
+                     *             "toolName": "search_database",
+                     *             "arguments": {
+                     *               "source": "articles",
+                     *               "query": "Petrobras dividendos",
+                     *               "limit": 5
+                     *             },
+                     *             "result": {
+                     *               "source": "articles",
+                     *               "count": 1,
+                     *               "items": [
+                     *                 {
+                     *                   "id": "3b8f2d41-7c6e-4a19-b5d0-8e2f1a9c4d67",
+                     *                   "title": "Petrobras aprova R$ 1,12 por ação em dividendos extraordinários",
+                     *                   "subtitle": "Pagamento soma R$ 14,6 bilhões e ações sobem 3,4% no pré-mercado",
+                     *                   "summary": "O conselho da Petrobras aprovou dividendos extraordinários de R$ 1,12 por ação, pagos em dezembro.",
+                     *                   "primarySector": "ENE",
+                     *                   "sourceName": "Valor Econômico",
+                     *                   "publishedAt": "2026-11-24T10:05:00.000Z"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "timestamp": 1795519924980
+                     *           }
+                     *         ],
+                     *         "usage": {
+                     *           "promptTokens": 1284,
+                     *           "completionTokens": 112,
+                     *           "totalTokens": 1396
+                     *         },
+                     *         "finishReason": "stop"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2844,6 +4310,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2856,6 +4335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2868,6 +4354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2880,6 +4373,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2892,6 +4392,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2905,6 +4412,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2917,6 +4431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2929,6 +4450,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2941,6 +4472,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request did not finish in time",
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2951,12 +4489,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example resumo-mercado */
                 name: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "prompt": "Como a PETR4 está reagindo hoje ao anúncio de dividendos?"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentRunRequest"];
             };
         };
@@ -2970,6 +4514,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "content": "A PETR4 sobe 3,4%, a R$ 38,42, depois do anúncio de R$ 1,12 por ação em dividendos extraordinários. É a maior alta do Ibovespa hoje; o mercado aguarda o IPCA-15 de novembro, divulgado nesta manhã.",
+                     *         "toolResults": [
+                     *           {
+                     *             "toolName": "cotacao_b3",
+                     *             "arguments": {
+                     *               "ticker": "PETR4"
+                     *             },
+                     *             "result": {
+                     *               "ticker": "PETR4",
+                     *               "preco": 38.42,
+                     *               "variacao": 3.4,
+                     *               "moeda": "BRL",
+                     *               "horario": "2026-11-24T14:05:00.000Z"
+                     *             },
+                     *             "timestamp": 1795529103120
+                     *           }
+                     *         ],
+                     *         "usage": {
+                     *           "promptTokens": 2310,
+                     *           "completionTokens": 88,
+                     *           "totalTokens": 2398
+                     *         },
+                     *         "finishReason": "stop"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2987,6 +4561,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -2999,6 +4586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3011,6 +4605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3023,6 +4624,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3035,6 +4643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3047,6 +4662,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3060,6 +4682,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3072,6 +4701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3084,6 +4720,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3096,6 +4742,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request did not finish in time",
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3119,6 +4772,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "agents": [
+                     *           "support-assistant",
+                     *           "analytics-assistant",
+                     *           "content-writer",
+                     *           "tech-support",
+                     *           "resumo-mercado"
+                     *         ],
+                     *         "tools": [
+                     *           "get_current_date",
+                     *           "format_json",
+                     *           "calculate_price",
+                     *           "search_database",
+                     *           "cotacao_b3"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3136,6 +4810,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3148,6 +4835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3160,6 +4854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3173,6 +4874,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3185,6 +4893,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3197,6 +4912,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3205,7 +4930,9 @@ export interface operations {
     getAiUsage: {
         parameters: {
             query?: {
+                /** @example 2026-11-23 */
                 from?: string;
+                /** @example 2026-11-24 */
                 to?: string;
             };
             header?: never;
@@ -3223,6 +4950,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-23",
+                     *         "to": "2026-11-24",
+                     *         "days": [
+                     *           {
+                     *             "day": "2026-11-23",
+                     *             "requests": 14,
+                     *             "promptTokens": 18240,
+                     *             "completionTokens": 5312,
+                     *             "totalTokens": 23552
+                     *           },
+                     *           {
+                     *             "day": "2026-11-24",
+                     *             "requests": 6,
+                     *             "promptTokens": 7130,
+                     *             "completionTokens": 2011,
+                     *             "totalTokens": 9141
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "requests": 20,
+                     *           "promptTokens": 25370,
+                     *           "completionTokens": 7323,
+                     *           "totalTokens": 32693
+                     *         },
+                     *         "budget": {
+                     *           "day": "2026-11-24",
+                     *           "dailyTokens": 500000,
+                     *           "usedTokens": 9141,
+                     *           "remainingTokens": 490859,
+                     *           "resetsAt": "2026-11-25T00:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3240,6 +5005,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3252,6 +5030,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3264,6 +5049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3277,6 +5069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3289,6 +5088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3301,6 +5107,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3324,11 +5140,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "name": "support-assistant",
+                     *           "description": "Customer support for newsletter readers, in a casual, friendly tone.",
+                     *           "systemPrompt": "Você é o assistente de suporte da nossa newsletter. Responda em português do Brasil, num tom leve e amigável, com frases curtas. Seja preciso: quando não souber, diga que vai encaminhar para a equipe. Nunca invente prazos, valores ou políticas. Use as ferramentas para consultar datas e buscar tickets ou matérias quando ajudar.",
+                     *           "model": "mini",
+                     *           "temperature": 0.7,
+                     *           "tools": [
+                     *             "get_current_date",
+                     *             "search_database"
+                     *           ],
+                     *           "contextProviders": [],
+                     *           "builtin": true
+                     *         },
+                     *         {
+                     *           "name": "analytics-assistant",
+                     *           "description": "Analyses metrics, finds insights and formats reports.",
+                     *           "systemPrompt": "You are an analytics assistant for a newsletter company. Analyse the metrics you are given, point out trends, anomalies and their likely causes, and present results as concise reports with headings, bullet points and tables. State assumptions. Never invent numbers: compute them from the data or say what is missing.",
+                     *           "model": "mini",
+                     *           "temperature": 0.3,
+                     *           "tools": [
+                     *             "get_current_date",
+                     *             "calculate_price",
+                     *             "format_json",
+                     *             "search_database"
+                     *           ],
+                     *           "contextProviders": [],
+                     *           "builtin": true
+                     *         },
+                     *         {
+                     *           "name": "content-writer",
+                     *           "description": "Writes and edits newsletter content: headlines, summaries, editions.",
+                     *           "systemPrompt": "Você é redator de uma newsletter de negócios. Escreva em português do Brasil, com clareza, ritmo e precisão; títulos curtos, parágrafos de até três frases, sem jargão desnecessário. Não invente fatos nem citações.",
+                     *           "model": "advanced",
+                     *           "temperature": 0.8,
+                     *           "tools": [
+                     *             "get_current_date",
+                     *             "search_database"
+                     *           ],
+                     *           "contextProviders": [],
+                     *           "builtin": true
+                     *         },
+                     *         {
+                     *           "name": "tech-support",
+                     *           "description": "Helps API customers integrate: keys, plans, limits, errors and payloads.",
+                     *           "systemPrompt": "You are technical support for the News Intelligence API. Help developers authenticate with X-API-Key, choose plans, understand rate limits and error responses, and fix request payloads. Give exact, runnable examples. Use format_json to validate JSON and calculate_price for plan prices.",
+                     *           "model": "mini",
+                     *           "temperature": 0.2,
+                     *           "tools": [
+                     *             "format_json",
+                     *             "calculate_price",
+                     *             "get_current_date"
+                     *           ],
+                     *           "contextProviders": [],
+                     *           "builtin": true
+                     *         },
+                     *         {
+                     *           "name": "resumo-mercado",
+                     *           "description": "Resume o mercado do dia: Ibovespa, ações da B3, juros e câmbio.",
+                     *           "systemPrompt": "Você é o analista de mercado da newsletter. Responda em português do Brasil, em até três frases, citando os tickers. Use cotacao_b3 para cotações e search_database para as matérias do dia. Não faça recomendações de investimento.",
+                     *           "model": "mini",
+                     *           "temperature": 0.3,
+                     *           "tools": [
+                     *             "get_current_date",
+                     *             "search_database",
+                     *             "cotacao_b3"
+                     *           ],
+                     *           "contextProviders": [
+                     *             "agenda-economica"
+                     *           ],
+                     *           "builtin": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        /** @description The built-in agents, then the registered ones by name; registrations are not limited */
+                        data: components["schemas"]["AiAgent"][];
                     };
                 };
             };
@@ -3341,6 +5236,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3353,6 +5261,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3365,6 +5280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3378,6 +5300,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3390,6 +5319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3402,6 +5338,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3416,6 +5362,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "resumo-mercado",
+                 *       "description": "Resume o mercado do dia: Ibovespa, ações da B3, juros e câmbio.",
+                 *       "systemPrompt": "Você é o analista de mercado da newsletter. Responda em português do Brasil, em até três frases, citando os tickers. Use cotacao_b3 para cotações e search_database para as matérias do dia. Não faça recomendações de investimento.",
+                 *       "model": "mini",
+                 *       "temperature": 0.3,
+                 *       "tools": [
+                 *         "get_current_date",
+                 *         "search_database",
+                 *         "cotacao_b3"
+                 *       ],
+                 *       "contextProviders": [
+                 *         "agenda-economica"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterAgentRequest"];
             };
         };
@@ -3429,11 +5392,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "agent registered",
+                     *       "data": {
+                     *         "name": "resumo-mercado",
+                     *         "description": "Resume o mercado do dia: Ibovespa, ações da B3, juros e câmbio.",
+                     *         "systemPrompt": "Você é o analista de mercado da newsletter. Responda em português do Brasil, em até três frases, citando os tickers. Use cotacao_b3 para cotações e search_database para as matérias do dia. Não faça recomendações de investimento.",
+                     *         "model": "mini",
+                     *         "temperature": 0.3,
+                     *         "tools": [
+                     *           "get_current_date",
+                     *           "search_database",
+                     *           "cotacao_b3"
+                     *         ],
+                     *         "contextProviders": [
+                     *           "agenda-economica"
+                     *         ],
+                     *         "builtin": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiAgent"];
                     };
                 };
             };
@@ -3446,6 +5431,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3458,6 +5456,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3470,6 +5475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3482,6 +5494,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3494,6 +5513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3506,6 +5532,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3519,6 +5552,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3531,6 +5571,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3543,6 +5590,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3553,6 +5610,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example resumo-mercado */
                 name: string;
             };
             cookie?: never;
@@ -3568,6 +5626,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": "resumo-mercado"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3585,6 +5651,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3597,6 +5676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3609,6 +5695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3621,6 +5714,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3633,6 +5733,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3645,6 +5752,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3658,6 +5772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3670,6 +5791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3682,6 +5810,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3692,12 +5830,23 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example resumo-mercado */
                 name: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "temperature": 0.2,
+                 *       "tools": [
+                 *         "get_current_date",
+                 *         "search_database",
+                 *         "cotacao_b3"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateAgentRequest"];
             };
         };
@@ -3711,11 +5860,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "name": "resumo-mercado",
+                     *         "description": "Resume o mercado do dia: Ibovespa, ações da B3, juros e câmbio.",
+                     *         "systemPrompt": "Você é o analista de mercado da newsletter. Responda em português do Brasil, em até três frases, citando os tickers. Use cotacao_b3 para cotações e search_database para as matérias do dia. Não faça recomendações de investimento.",
+                     *         "model": "mini",
+                     *         "temperature": 0.2,
+                     *         "tools": [
+                     *           "get_current_date",
+                     *           "search_database",
+                     *           "cotacao_b3"
+                     *         ],
+                     *         "contextProviders": [
+                     *           "agenda-economica"
+                     *         ],
+                     *         "builtin": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiAgent"];
                     };
                 };
             };
@@ -3728,6 +5898,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3740,6 +5923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3752,6 +5942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3764,6 +5961,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3776,6 +5980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3788,6 +5999,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3801,6 +6019,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3813,6 +6038,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3825,6 +6057,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3848,11 +6090,143 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "name": "get_current_date",
+                     *           "description": "Current date and time in the São Paulo time zone (America/Sao_Paulo).",
+                     *           "parameters": {
+                     *             "type": "object",
+                     *             "properties": {},
+                     *             "additionalProperties": false
+                     *           },
+                     *           "kind": "builtin"
+                     *         },
+                     *         {
+                     *           "name": "format_json",
+                     *           "description": "Validates a JSON string and returns it pretty-printed, or the parse error.",
+                     *           "parameters": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "json": {
+                     *                 "type": "string",
+                     *                 "description": "The JSON text to validate and format"
+                     *               },
+                     *               "indent": {
+                     *                 "type": "integer",
+                     *                 "minimum": 0,
+                     *                 "maximum": 8,
+                     *                 "description": "Spaces per level (default 2)"
+                     *               }
+                     *             },
+                     *             "required": [
+                     *               "json"
+                     *             ],
+                     *             "additionalProperties": false
+                     *           },
+                     *           "kind": "builtin"
+                     *         },
+                     *         {
+                     *           "name": "calculate_price",
+                     *           "description": "Price of the News Intelligence API plans (starter, pro, business) for a quantity and billing period, in BRL.",
+                     *           "parameters": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "plan": {
+                     *                 "type": "string",
+                     *                 "enum": [
+                     *                   "starter",
+                     *                   "pro",
+                     *                   "business"
+                     *                 ]
+                     *               },
+                     *               "quantity": {
+                     *                 "type": "integer",
+                     *                 "minimum": 1,
+                     *                 "maximum": 1000
+                     *               },
+                     *               "billingPeriod": {
+                     *                 "type": "string",
+                     *                 "enum": [
+                     *                   "monthly",
+                     *                   "yearly"
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "required": [
+                     *               "plan",
+                     *               "quantity",
+                     *               "billingPeriod"
+                     *             ],
+                     *             "additionalProperties": false
+                     *           },
+                     *           "kind": "builtin"
+                     *         },
+                     *         {
+                     *           "name": "search_database",
+                     *           "description": "Read-only search over the platform data: news articles (title, subtitle, summary) or support tickets (category, subject, status): the user's own tickets, every requester's for support agents. Returns at most 20 items.",
+                     *           "parameters": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "source": {
+                     *                 "type": "string",
+                     *                 "enum": [
+                     *                   "articles",
+                     *                   "tickets"
+                     *                 ]
+                     *               },
+                     *               "query": {
+                     *                 "type": "string",
+                     *                 "minLength": 2,
+                     *                 "maxLength": 100
+                     *               },
+                     *               "limit": {
+                     *                 "type": "integer",
+                     *                 "minimum": 1,
+                     *                 "maximum": 20
+                     *               }
+                     *             },
+                     *             "required": [
+                     *               "source",
+                     *               "query"
+                     *             ],
+                     *             "additionalProperties": false
+                     *           },
+                     *           "kind": "builtin"
+                     *         },
+                     *         {
+                     *           "name": "cotacao_b3",
+                     *           "description": "Cotação mais recente de uma ação da B3 pelo ticker (PETR4, VALE3, ITUB4), com a variação do dia em %.",
+                     *           "parameters": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "ticker": {
+                     *                 "type": "string",
+                     *                 "pattern": "^[A-Z]{4}[0-9]{1,2}$",
+                     *                 "maxLength": 6,
+                     *                 "description": "Ticker da B3, como PETR4"
+                     *               }
+                     *             },
+                     *             "required": [
+                     *               "ticker"
+                     *             ],
+                     *             "additionalProperties": false
+                     *           },
+                     *           "endpoint": "https://cotacoes.exemplo.com.br/v1/b3/cotacao",
+                     *           "timeoutMs": 5000,
+                     *           "kind": "http"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        /** @description The built-in tools, then the registered HTTP tools by name; registrations are not limited */
+                        data: components["schemas"]["AiTool"][];
                     };
                 };
             };
@@ -3865,6 +6239,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3877,6 +6264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3889,6 +6283,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3902,6 +6303,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3914,6 +6322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3926,6 +6341,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3940,6 +6365,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "cotacao_b3",
+                 *       "description": "Cotação mais recente de uma ação da B3 pelo ticker (PETR4, VALE3, ITUB4), com a variação do dia em %.",
+                 *       "parameters": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "ticker": {
+                 *             "type": "string",
+                 *             "pattern": "^[A-Z]{4}[0-9]{1,2}$",
+                 *             "maxLength": 6,
+                 *             "description": "Ticker da B3, como PETR4"
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "ticker"
+                 *         ],
+                 *         "additionalProperties": false
+                 *       },
+                 *       "endpoint": "https://cotacoes.exemplo.com.br/v1/b3/cotacao",
+                 *       "timeoutMs": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterToolRequest"];
             };
         };
@@ -3953,11 +6401,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "tool registered",
+                     *       "data": {
+                     *         "name": "cotacao_b3",
+                     *         "description": "Cotação mais recente de uma ação da B3 pelo ticker (PETR4, VALE3, ITUB4), com a variação do dia em %.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "ticker": {
+                     *               "type": "string",
+                     *               "pattern": "^[A-Z]{4}[0-9]{1,2}$",
+                     *               "maxLength": 6,
+                     *               "description": "Ticker da B3, como PETR4"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "ticker"
+                     *           ],
+                     *           "additionalProperties": false
+                     *         },
+                     *         "endpoint": "https://cotacoes.exemplo.com.br/v1/b3/cotacao",
+                     *         "timeoutMs": 5000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiRegisteredTool"];
                     };
                 };
             };
@@ -3970,6 +6445,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3982,6 +6470,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -3994,6 +6489,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4006,6 +6508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4018,6 +6527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4030,6 +6546,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4043,6 +6566,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4055,6 +6585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4067,6 +6604,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4077,6 +6624,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cotacao_b3 */
                 name: string;
             };
             cookie?: never;
@@ -4092,6 +6640,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": "cotacao_b3"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4109,6 +6665,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4121,6 +6690,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4133,6 +6709,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4145,6 +6728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4157,6 +6747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4169,6 +6766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4181,6 +6785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4194,6 +6805,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4206,6 +6824,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4218,6 +6843,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4228,12 +6863,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cotacao_b3 */
                 name: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeoutMs": 8000
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateToolRequest"];
             };
         };
@@ -4247,11 +6888,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "name": "cotacao_b3",
+                     *         "description": "Cotação mais recente de uma ação da B3 pelo ticker (PETR4, VALE3, ITUB4), com a variação do dia em %.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "ticker": {
+                     *               "type": "string",
+                     *               "pattern": "^[A-Z]{4}[0-9]{1,2}$",
+                     *               "maxLength": 6,
+                     *               "description": "Ticker da B3, como PETR4"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "ticker"
+                     *           ],
+                     *           "additionalProperties": false
+                     *         },
+                     *         "endpoint": "https://cotacoes.exemplo.com.br/v1/b3/cotacao",
+                     *         "timeoutMs": 8000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiRegisteredTool"];
                     };
                 };
             };
@@ -4264,6 +6931,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4276,6 +6956,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4288,6 +6975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4300,6 +6994,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4312,6 +7013,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4324,6 +7032,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4337,6 +7052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4349,6 +7071,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4361,6 +7090,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4384,11 +7123,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "name": "agenda-economica",
+                     *           "description": "Agenda econômica da semana: reuniões do Copom, divulgações do IPCA e balanços de empresas da B3.",
+                     *           "transport": "http",
+                     *           "url": "https://mcp.agenda.exemplo.com.br/mcp",
+                     *           "resources": [
+                     *             "agenda://semana"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "name": "guia-de-estilo",
+                     *           "description": "Guia de estilo da redação: grafia de tickers, siglas e números.",
+                     *           "transport": "stdio",
+                     *           "server": "guia-redacao",
+                     *           "resources": [
+                     *             "guia://estilo"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "name": "planilha-legada",
+                     *           "description": "",
+                     *           "transport": "stdio",
+                     *           "resources": [],
+                     *           "refused": "registered with its own command and arguments before stdio servers were named by the operator: it is never started; PATCH it with server (a name from AI_MCP_STDIO_PROVIDERS) or delete it"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        /** @description The registered context providers by name; registrations are not limited */
+                        data: components["schemas"]["AiContextProvider"][];
                     };
                 };
             };
@@ -4401,6 +7173,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4413,6 +7198,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4425,6 +7217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4438,6 +7237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4450,6 +7256,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4462,6 +7275,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4476,6 +7299,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "agenda-economica",
+                 *       "description": "Agenda econômica da semana: reuniões do Copom, divulgações do IPCA e balanços de empresas da B3.",
+                 *       "transport": "http",
+                 *       "url": "https://mcp.agenda.exemplo.com.br/mcp",
+                 *       "resources": [
+                 *         "agenda://semana"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterContextProviderRequest"];
             };
         };
@@ -4489,11 +7323,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "context provider registered",
+                     *       "data": {
+                     *         "name": "agenda-economica",
+                     *         "description": "Agenda econômica da semana: reuniões do Copom, divulgações do IPCA e balanços de empresas da B3.",
+                     *         "transport": "http",
+                     *         "url": "https://mcp.agenda.exemplo.com.br/mcp",
+                     *         "resources": [
+                     *           "agenda://semana"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiContextProvider"];
                     };
                 };
             };
@@ -4506,6 +7355,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4518,6 +7380,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4530,6 +7399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4542,6 +7418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4554,6 +7437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4566,6 +7456,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4579,6 +7476,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4591,6 +7495,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4603,6 +7514,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4613,6 +7534,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agenda-economica */
                 name: string;
             };
             cookie?: never;
@@ -4628,6 +7550,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": "agenda-economica"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4645,6 +7575,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4657,6 +7600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4669,6 +7619,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4681,6 +7638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4693,6 +7657,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4705,6 +7676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4717,6 +7695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4730,6 +7715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4742,6 +7734,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4754,6 +7753,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4764,12 +7773,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agenda-economica */
                 name: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resources": [
+                 *         "agenda://semana",
+                 *         "agenda://copom"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateContextProviderRequest"];
             };
         };
@@ -4783,11 +7801,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "name": "agenda-economica",
+                     *         "description": "Agenda econômica da semana: reuniões do Copom, divulgações do IPCA e balanços de empresas da B3.",
+                     *         "transport": "http",
+                     *         "url": "https://mcp.agenda.exemplo.com.br/mcp",
+                     *         "resources": [
+                     *           "agenda://semana",
+                     *           "agenda://copom"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AiContextProvider"];
                     };
                 };
             };
@@ -4800,6 +7833,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4812,6 +7858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4824,6 +7877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4836,6 +7896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4848,6 +7915,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4860,6 +7934,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4873,6 +7954,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4885,6 +7973,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4897,6 +7992,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AiError"];
                 };
             };
@@ -4920,6 +8025,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "workflowId": "smoke-0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "checkId": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "mongo": {
+                     *           "collection": "smoke_checks",
+                     *           "id": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21"
+                     *         },
+                     *         "minio": {
+                     *           "bucket": "newsletter",
+                     *           "key": "smoke/2026-11-26/0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21.json",
+                     *           "bytes": 142
+                     *         },
+                     *         "verified": true,
+                     *         "workflowMs": 412,
+                     *         "roundTripMs": 468
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4937,6 +8063,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -4949,6 +8088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -4961,6 +8107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -4973,6 +8126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -4985,6 +8145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -4998,6 +8165,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -5010,6 +8184,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -5022,6 +8203,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };
@@ -5034,6 +8225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request did not finish in time",
+                     *       "code": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QuizError"];
                 };
             };

@@ -683,12 +683,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -750,12 +750,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -797,12 +797,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -844,12 +844,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -880,12 +880,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -909,12 +909,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -940,12 +940,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -972,12 +972,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -1034,12 +1034,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -1070,12 +1070,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -1126,12 +1126,12 @@ export interface components {
             cache: {
                 hit: boolean;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds since the report was computed (on a hit)
                  */
                 age?: number;
                 /**
-                 * Format: int64
+                 * Format: int32
                  * @description seconds until it is computed again (on a hit)
                  */
                 expiresIn?: number;
@@ -1233,6 +1233,10 @@ export interface components {
             arquivo: string;
             mensagemId?: string;
         };
+        AttachmentDeleted: {
+            /** Format: int64 */
+            id: number;
+        };
         Ticket: {
             /** Format: int64 */
             id: number;
@@ -1289,6 +1293,27 @@ export interface components {
             name?: string;
             color?: string;
         };
+        TagDeleted: {
+            /** Format: int64 */
+            id: number;
+        };
+        QuickReply: {
+            /** Format: int64 */
+            id: number;
+            title: string;
+            content: string;
+            /** @description null when it was created without one */
+            category: string | null;
+            /**
+             * Format: int64
+             * @description how many times it was sent as an answer
+             */
+            usageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         CreateQuickReplyRequest: {
             title: string;
             content: string;
@@ -1298,6 +1323,10 @@ export interface components {
             title?: string;
             content?: string;
             category?: string;
+        };
+        QuickReplyDeleted: {
+            /** Format: int64 */
+            id: number;
         };
         TicketDetail: {
             /** Format: int64 */
@@ -1359,9 +1388,26 @@ export interface components {
             newsletter?: string;
             replied?: string;
         };
+        TicketDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @constant */
+            status: "deleted";
+        };
+        TicketRestored: {
+            /** Format: int64 */
+            id: number;
+            /**
+             * @description the status it had when it was deleted, now its status again
+             * @enum {string}
+             */
+            status: "open" | "in_progress" | "resolved" | "closed";
+        };
         AddMessageRequest: {
             conteudo: string;
         };
+        /** @description Nothing: the message says what was done */
+        NoData: null;
         AssignTagRequest: {
             /** Format: int64 */
             tagId: number;
@@ -1425,6 +1471,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "categorias": [
+                     *           {
+                     *             "main": "Suporte",
+                     *             "issues": [
+                     *               "Alterações de cadastro",
+                     *               "Me desinscrevi e continuo recebendo",
+                     *               "Meus pontos no streak não estão contabilizando",
+                     *               "Não estou recebendo a edição",
+                     *               "Não recebi meus prêmios",
+                     *               "Outros"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "agentes": [
+                     *           "lucas.prado@newsletter.dev",
+                     *           "mariana.costa@newsletter.dev"
+                     *         ],
+                     *         "newsletters": [
+                     *           "The News"
+                     *         ],
+                     *         "status": [
+                     *           "open",
+                     *           "in_progress",
+                     *           "resolved",
+                     *           "closed"
+                     *         ],
+                     *         "agrupamentos": [
+                     *           "hora",
+                     *           "dia",
+                     *           "semana",
+                     *           "mes",
+                     *           "ano"
+                     *         ],
+                     *         "cache": {
+                     *           "hit": true,
+                     *           "age": 1260,
+                     *           "expiresIn": 5940
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1442,6 +1533,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1454,6 +1558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1466,6 +1577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1479,6 +1597,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1491,6 +1616,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1503,6 +1635,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1511,10 +1653,17 @@ export interface operations {
     getSupportRelatoriosComparativo: {
         parameters: {
             query?: {
-                /** @description first day of the current period (default: 30 days ago) */
+                /**
+                 * @description first day of the current period (default: 30 days ago)
+                 * @example 2026-11-01
+                 */
                 data_inicio?: string;
-                /** @description last day of the current period (default: today) */
+                /**
+                 * @description last day of the current period (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
+                /** @example periodo_anterior */
                 comparar_com?: "periodo_anterior" | "mesmo_periodo_ano_anterior";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
@@ -1534,6 +1683,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "atual": {
+                     *           "totalTickets": 262,
+                     *           "ticketsByStatus": {
+                     *             "open": 12,
+                     *             "in_progress": 17,
+                     *             "resolved": 175,
+                     *             "closed": 58
+                     *           },
+                     *           "resolutionMetrics": {
+                     *             "taxaResolucaoGeral": 88.93
+                     *           },
+                     *           "periodo": {
+                     *             "inicio": "2026-11-01",
+                     *             "fim": "2026-11-24"
+                     *           }
+                     *         },
+                     *         "anterior": {
+                     *           "totalTickets": 241,
+                     *           "ticketsByStatus": {
+                     *             "open": 3,
+                     *             "in_progress": 5,
+                     *             "resolved": 171,
+                     *             "closed": 62
+                     *           },
+                     *           "resolutionMetrics": {
+                     *             "taxaResolucaoGeral": 96.68
+                     *           },
+                     *           "periodo": {
+                     *             "inicio": "2026-10-08",
+                     *             "fim": "2026-10-31"
+                     *           }
+                     *         },
+                     *         "variacao": {
+                     *           "totalTickets": 8.71,
+                     *           "taxaResolucao": -8.02
+                     *         },
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1551,6 +1746,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1563,6 +1771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1575,6 +1790,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1588,6 +1810,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1600,6 +1829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1612,6 +1848,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1620,13 +1866,20 @@ export interface operations {
     getSupportRelatoriosMetricasResolucao: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-01
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
                 main?: string;
+                /** @example Não estou recebendo a edição */
                 issue?: string;
                 /** @description tickets this agent changed or answered */
                 agente?: string;
@@ -1651,6 +1904,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-01",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "primeiraResposta": {
+                     *           "median": 5420,
+                     *           "p90": 31880,
+                     *           "mean": 11234.57,
+                     *           "count": 58
+                     *         },
+                     *         "resolucao": {
+                     *           "median": 64800,
+                     *           "p90": 259200,
+                     *           "mean": 103512.4,
+                     *           "count": 52
+                     *         },
+                     *         "reabertura": {
+                     *           "taxa": 5.77,
+                     *           "reabertos": 3,
+                     *           "resolvidos": 52
+                     *         },
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1668,6 +1952,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1680,6 +1977,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1692,6 +1996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1705,6 +2016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1717,6 +2035,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1729,6 +2054,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1737,7 +2072,10 @@ export interface operations {
     getSupportRelatoriosDashboard: {
         parameters: {
             query?: {
-                /** @description true: compute the report again, ignoring the cache */
+                /**
+                 * @description true: compute the report again, ignoring the cache
+                 * @example true
+                 */
                 fresh?: "true" | "false";
             };
             header?: never;
@@ -1755,6 +2093,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "abertos": 12,
+                     *         "emAndamento": 17,
+                     *         "semResposta": 12,
+                     *         "criados": {
+                     *           "hoje": 6,
+                     *           "semana": 19
+                     *         },
+                     *         "resolvidos": {
+                     *           "hoje": 7,
+                     *           "semana": 15
+                     *         },
+                     *         "maisAntigoAberto": {
+                     *           "id": 1781,
+                     *           "status": "in_progress",
+                     *           "createdAt": "2026-11-12T13:04:51.000Z",
+                     *           "idadeSegundos": 1041309
+                     *         },
+                     *         "hoje": "2026-11-24",
+                     *         "semanaDesde": "2026-11-23",
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1772,6 +2139,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1784,6 +2164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1796,6 +2183,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1809,6 +2203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1821,6 +2222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1833,6 +2241,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1841,9 +2259,15 @@ export interface operations {
     getSupportRelatoriosCategorias: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-01
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
@@ -1873,6 +2297,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-01",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "categorias": [
+                     *           {
+                     *             "main": "Suporte",
+                     *             "issue": "Não estou recebendo a edição",
+                     *             "total": 74,
+                     *             "abertos": 4,
+                     *             "emAndamento": 5,
+                     *             "resolvidos": 49,
+                     *             "fechados": 16,
+                     *             "taxaResolucao": 87.84
+                     *           },
+                     *           {
+                     *             "main": "Suporte",
+                     *             "issue": "Meus pontos no streak não estão contabilizando",
+                     *             "total": 51,
+                     *             "abertos": 3,
+                     *             "emAndamento": 4,
+                     *             "resolvidos": 33,
+                     *             "fechados": 11,
+                     *             "taxaResolucao": 86.27
+                     *           }
+                     *         ],
+                     *         "cache": {
+                     *           "hit": true,
+                     *           "age": 1260,
+                     *           "expiresIn": 5940
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1891,6 +2353,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1903,6 +2378,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1915,6 +2397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1928,6 +2417,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1940,6 +2436,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1952,6 +2455,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -1960,9 +2473,15 @@ export interface operations {
     getSupportRelatoriosDistribuicao: {
         parameters: {
             query: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-01
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
@@ -1975,6 +2494,7 @@ export interface operations {
                 tag?: number;
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
+                /** @example dia_semana */
                 por: "hora" | "dia_semana" | "newsletter";
                 format?: "json" | "csv";
             };
@@ -1993,6 +2513,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-01",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "por": "dia_semana",
+                     *         "distribuicao": [
+                     *           {
+                     *             "chave": 1,
+                     *             "total": 52
+                     *           },
+                     *           {
+                     *             "chave": 2,
+                     *             "total": 49
+                     *           },
+                     *           {
+                     *             "chave": 3,
+                     *             "total": 41
+                     *           },
+                     *           {
+                     *             "chave": 4,
+                     *             "total": 38
+                     *           },
+                     *           {
+                     *             "chave": 5,
+                     *             "total": 33
+                     *           },
+                     *           {
+                     *             "chave": 6,
+                     *             "total": 21
+                     *           },
+                     *           {
+                     *             "chave": 7,
+                     *             "total": 28
+                     *           }
+                     *         ],
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2011,6 +2576,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2023,6 +2601,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2035,6 +2620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2048,6 +2640,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2060,6 +2659,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2072,6 +2678,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2080,9 +2696,15 @@ export interface operations {
     getSupportRelatoriosSerie: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-09
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-22
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
@@ -2095,6 +2717,7 @@ export interface operations {
                 tag?: number;
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
+                /** @example semana */
                 agrupamento?: "hora" | "dia" | "semana" | "mes" | "ano";
                 format?: "json" | "csv";
             };
@@ -2113,6 +2736,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-09",
+                     *           "fim": "2026-11-22"
+                     *         },
+                     *         "agrupamento": "semana",
+                     *         "serie": [
+                     *           {
+                     *             "periodo": "2026-W46",
+                     *             "criados": 71,
+                     *             "resolvidos": 66
+                     *           },
+                     *           {
+                     *             "periodo": "2026-W47",
+                     *             "criados": 68,
+                     *             "resolvidos": 59
+                     *           }
+                     *         ],
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2131,6 +2781,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2143,6 +2806,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2155,6 +2825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2168,6 +2845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2180,6 +2864,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2192,6 +2883,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2200,9 +2901,15 @@ export interface operations {
     getSupportRelatoriosCoortes: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-09
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-22
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
@@ -2232,6 +2939,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-09",
+                     *           "fim": "2026-11-22"
+                     *         },
+                     *         "coortes": [
+                     *           {
+                     *             "semana": "2026-W46",
+                     *             "criados": 71,
+                     *             "em1Dia": 38,
+                     *             "em3Dias": 57,
+                     *             "em7Dias": 65
+                     *           },
+                     *           {
+                     *             "semana": "2026-W47",
+                     *             "criados": 68,
+                     *             "em1Dia": 35,
+                     *             "em3Dias": 52,
+                     *             "em7Dias": 59
+                     *           }
+                     *         ],
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2250,6 +2987,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2262,6 +3012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2274,6 +3031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2287,6 +3051,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2299,6 +3070,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2311,6 +3089,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2346,6 +3134,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "totalTickets": 338,
+                     *         "ticketsByStatus": {
+                     *           "open": 12,
+                     *           "in_progress": 17,
+                     *           "resolved": 232,
+                     *           "closed": 77
+                     *         },
+                     *         "resolutionMetrics": {
+                     *           "taxaResolucaoGeral": 91.42
+                     *         },
+                     *         "periodo": {
+                     *           "inicio": "2026-10-25",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "primeiraResposta": {
+                     *           "median": 4980,
+                     *           "p90": 30240,
+                     *           "mean": 10876.35,
+                     *           "count": 321
+                     *         },
+                     *         "resolucao": {
+                     *           "median": 70200,
+                     *           "p90": 262800,
+                     *           "mean": 108417.92,
+                     *           "count": 315
+                     *         },
+                     *         "reabertura": {
+                     *           "taxa": 4.76,
+                     *           "reabertos": 15,
+                     *           "resolvidos": 315
+                     *         },
+                     *         "cache": {
+                     *           "hit": true,
+                     *           "age": 1260,
+                     *           "expiresIn": 5940
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2363,6 +3194,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2375,6 +3219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2387,6 +3238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2400,6 +3258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2412,6 +3277,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2424,6 +3296,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2432,10 +3314,17 @@ export interface operations {
     getSupportRelatoriosDetalhado: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-24
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
+                /** @example resolved */
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
                 main?: string;
@@ -2447,7 +3336,9 @@ export interface operations {
                 tag?: number;
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
+                /** @example 1 */
                 page?: number;
+                /** @example 20 */
                 limit?: number;
                 format?: "json" | "csv";
             };
@@ -2466,6 +3357,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-24",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "linhas": [
+                     *           {
+                     *             "id": 1849,
+                     *             "main": "Suporte",
+                     *             "issue": "Alterações de cadastro",
+                     *             "status": "resolved",
+                     *             "newsletter": "The News",
+                     *             "criadoEm": "2026-11-24T12:47:19.000Z",
+                     *             "primeiraRespostaSegundos": 1834,
+                     *             "resolucaoSegundos": 2411,
+                     *             "reaberturas": 0
+                     *           },
+                     *           {
+                     *             "id": 1846,
+                     *             "main": "Suporte",
+                     *             "issue": "Meus pontos no streak não estão contabilizando",
+                     *             "status": "resolved",
+                     *             "newsletter": "The News",
+                     *             "criadoEm": "2026-11-24T12:02:55.000Z",
+                     *             "primeiraRespostaSegundos": 2650,
+                     *             "resolucaoSegundos": 5312,
+                     *             "reaberturas": 0
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 20,
+                     *           "total": 2,
+                     *           "totalPages": 1
+                     *         },
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2484,6 +3419,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2496,6 +3444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2508,6 +3463,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2521,6 +3483,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2533,6 +3502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2545,6 +3521,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2553,9 +3539,15 @@ export interface operations {
     getSupportRelatoriosAgentes: {
         parameters: {
             query?: {
-                /** @description first day (default: 30 days ago) */
+                /**
+                 * @description first day (default: 30 days ago)
+                 * @example 2026-11-01
+                 */
                 data_inicio?: string;
-                /** @description last day (default: today) */
+                /**
+                 * @description last day (default: today)
+                 * @example 2026-11-24
+                 */
                 data_fim?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
                 /** @description main category */
@@ -2585,6 +3577,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "periodo": {
+                     *           "inicio": "2026-11-01",
+                     *           "fim": "2026-11-24"
+                     *         },
+                     *         "agentes": [
+                     *           {
+                     *             "agente": "lucas.prado@newsletter.dev",
+                     *             "respostas": 131,
+                     *             "ticketsResolvidos": 104,
+                     *             "primeiraResposta": {
+                     *               "median": 4620,
+                     *               "p90": 27900,
+                     *               "mean": 9813.44,
+                     *               "count": 118
+                     *             },
+                     *             "resolucao": {
+                     *               "median": 66600,
+                     *               "p90": 241200,
+                     *               "mean": 98230.5,
+                     *               "count": 107
+                     *             }
+                     *           },
+                     *           {
+                     *             "agente": "mariana.costa@newsletter.dev",
+                     *             "respostas": 158,
+                     *             "ticketsResolvidos": 131,
+                     *             "primeiraResposta": {
+                     *               "median": 5310,
+                     *               "p90": 33120,
+                     *               "mean": 11942.08,
+                     *               "count": 137
+                     *             },
+                     *             "resolucao": {
+                     *               "median": 61200,
+                     *               "p90": 255600,
+                     *               "mean": 101877.16,
+                     *               "count": 134
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cache": {
+                     *           "hit": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2603,6 +3645,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2615,6 +3670,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2627,6 +3689,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2640,6 +3709,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2652,6 +3728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2664,6 +3747,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2681,6 +3774,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketIds": [
+                 *         1838,
+                 *         1842,
+                 *         1845
+                 *       ],
+                 *       "status": "resolved"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkStatusRequest"];
             };
         };
@@ -2695,6 +3798,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "6f1c9e2a-47b3-4d8e-a915-3c0b7e2d5f84",
+                     *         "workflowId": "ticket-bulk-6f1c9e2a-47b3-4d8e-a915-3c0b7e2d5f84",
+                     *         "type": "status",
+                     *         "total": 3,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/6f1c9e2a-47b3-4d8e-a915-3c0b7e2d5f84"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2712,6 +3829,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2724,6 +3854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2736,6 +3873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2748,6 +3892,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2760,6 +3911,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2772,6 +3930,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2784,6 +3949,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2797,6 +3969,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2809,6 +3988,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2821,6 +4007,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2838,6 +4034,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketIds": [
+                 *         1790,
+                 *         1791
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkDeleteRequest"];
             };
         };
@@ -2852,6 +4056,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "0e9a7c53-2b1f-4f8d-b6a4-58c3d1e07f92",
+                     *         "workflowId": "ticket-bulk-0e9a7c53-2b1f-4f8d-b6a4-58c3d1e07f92",
+                     *         "type": "delete",
+                     *         "total": 2,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/0e9a7c53-2b1f-4f8d-b6a4-58c3d1e07f92"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2869,6 +4087,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2881,6 +4112,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2893,6 +4131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2905,6 +4150,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2917,6 +4169,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2929,6 +4188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2941,6 +4207,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2954,6 +4227,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2966,6 +4246,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2978,6 +4265,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -2995,6 +4292,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketIds": [
+                 *         1842,
+                 *         1845,
+                 *         1847
+                 *       ],
+                 *       "conteudo": "Olá! A edição desta terça atrasou por uma instabilidade no nosso provedor de e-mail. Ela já foi reenviada para todos os leitores afetados."
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkMessagesRequest"];
             };
         };
@@ -3009,6 +4316,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "b82d4f17-93ce-4a60-8e3b-1d7f05c9a2e6",
+                     *         "workflowId": "ticket-bulk-b82d4f17-93ce-4a60-8e3b-1d7f05c9a2e6",
+                     *         "type": "messages",
+                     *         "total": 3,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/b82d4f17-93ce-4a60-8e3b-1d7f05c9a2e6"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3026,6 +4347,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3038,6 +4372,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3050,6 +4391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3062,6 +4410,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3074,6 +4429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3086,6 +4448,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3098,6 +4467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3111,6 +4487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3123,6 +4506,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3135,6 +4525,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3152,6 +4552,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketIds": [
+                 *         1845,
+                 *         1847
+                 *       ],
+                 *       "send": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkFastResponseRequest"];
             };
         };
@@ -3166,6 +4575,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "d4a61b08-7e5c-4c3f-9b27-e06f8a1d3c45",
+                     *         "workflowId": "ticket-bulk-d4a61b08-7e5c-4c3f-9b27-e06f8a1d3c45",
+                     *         "type": "fast_response",
+                     *         "total": 2,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/d4a61b08-7e5c-4c3f-9b27-e06f8a1d3c45"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3183,6 +4606,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3195,6 +4631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3207,6 +4650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3219,6 +4669,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3231,6 +4688,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3243,6 +4707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3255,6 +4726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3268,6 +4746,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3280,6 +4765,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3292,6 +4784,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3302,6 +4804,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 6f1c9e2a-47b3-4d8e-a915-3c0b7e2d5f84 */
                 operationId: string;
             };
             cookie?: never;
@@ -3317,6 +4820,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "operationId": "6f1c9e2a-47b3-4d8e-a915-3c0b7e2d5f84",
+                     *         "type": "status",
+                     *         "state": "completed",
+                     *         "total": 3,
+                     *         "processed": 3,
+                     *         "succeeded": 2,
+                     *         "failed": 1,
+                     *         "errors": [
+                     *           {
+                     *             "ticketId": 1838,
+                     *             "error": "ticket is deleted"
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "createdAt": "2026-11-24T14:10:03.000Z",
+                     *         "finishedAt": "2026-11-24T14:10:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3334,6 +4860,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3346,6 +4885,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3358,6 +4904,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3370,6 +4923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3383,6 +4943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3395,6 +4962,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3407,6 +4981,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3417,6 +5001,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example b82d4f17-93ce-4a60-8e3b-1d7f05c9a2e6 */
                 operationId: string;
             };
             cookie?: never;
@@ -3432,6 +5017,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Cancelamento solicitado",
+                     *       "data": {
+                     *         "operationId": "b82d4f17-93ce-4a60-8e3b-1d7f05c9a2e6",
+                     *         "state": "cancelling"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3449,6 +5044,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3461,6 +5069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3473,6 +5088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3485,6 +5107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3497,6 +5126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3509,6 +5145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3521,6 +5164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3534,6 +5184,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3546,6 +5203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3558,6 +5222,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3568,12 +5242,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "send": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["FastResponseRequest"];
             };
         };
@@ -3587,6 +5267,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Resposta enviada",
+                     *       "data": {
+                     *         "replied": "Olá, Renata! Reenviamos a edição de hoje para o seu Gmail. Para que ela não caia mais na aba Promoções, arraste um e-mail nosso para a caixa Principal.",
+                     *         "sent": true,
+                     *         "messageId": 5134,
+                     *         "workflowId": "ticket-fast-response-1842-9c41e7b2"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3604,6 +5296,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3616,6 +5321,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3628,6 +5340,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3640,6 +5359,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3652,6 +5378,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3664,6 +5397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3676,6 +5416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3689,6 +5436,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3701,6 +5455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3713,6 +5474,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3725,6 +5496,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request did not finish in time",
+                     *       "error": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3735,6 +5513,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
@@ -3750,6 +5529,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 317,
+                     *           "supportId": 1842,
+                     *           "mensagemId": null,
+                     *           "nomeArquivo": "print-caixa-de-entrada.png",
+                     *           "caminhoArquivo": "tickets/1842/2026-11-24/3f6c2a9e-8b1d-4c57-9e02-6d4b7a1c5e38-print-caixa-de-entrada.png",
+                     *           "tipoArquivo": "image/png",
+                     *           "tamanhoArquivo": 284512,
+                     *           "createdAt": "2026-11-24T11:34:12.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3767,6 +5563,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3779,6 +5588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3791,6 +5607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3803,6 +5626,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3816,6 +5646,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3828,6 +5665,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3840,6 +5684,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3850,12 +5704,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "arquivo": "print-caixa-de-entrada.png"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["UploadAttachmentRequest"];
             };
         };
@@ -3869,6 +5729,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Anexo enviado",
+                     *       "data": {
+                     *         "id": 317,
+                     *         "supportId": 1842,
+                     *         "mensagemId": null,
+                     *         "nomeArquivo": "print-caixa-de-entrada.png",
+                     *         "caminhoArquivo": "tickets/1842/2026-11-24/3f6c2a9e-8b1d-4c57-9e02-6d4b7a1c5e38-print-caixa-de-entrada.png",
+                     *         "tipoArquivo": "image/png",
+                     *         "tamanhoArquivo": 284512,
+                     *         "createdAt": "2026-11-24T11:34:12.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -3886,6 +5762,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3898,6 +5787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3910,6 +5806,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3922,6 +5825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3934,6 +5844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3946,6 +5863,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3958,6 +5882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3971,6 +5902,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3983,6 +5921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -3995,6 +5940,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4005,6 +5960,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 317 */
                 attachmentId: number;
             };
             cookie?: never;
@@ -4040,6 +5996,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4052,6 +6021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4064,6 +6040,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4076,6 +6059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4089,6 +6079,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4101,6 +6098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4113,6 +6117,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4123,6 +6137,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 317 */
                 attachmentId: number;
             };
             cookie?: never;
@@ -4138,11 +6153,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Anexo removido",
+                     *       "data": {
+                     *         "id": 317
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["AttachmentDeleted"];
                     };
                 };
             };
@@ -4155,6 +6179,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4167,6 +6204,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4179,6 +6223,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4191,6 +6242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4203,6 +6261,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4215,6 +6280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4228,6 +6300,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4240,6 +6319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4252,6 +6338,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4260,6 +6356,7 @@ export interface operations {
     getSupport: {
         parameters: {
             query?: {
+                /** @example in_progress */
                 status?: "open" | "in_progress" | "resolved" | "closed" | "deleted";
                 /** @description Also list deleted tickets (default false) */
                 includeDeleted?: "true" | "false";
@@ -4273,9 +6370,14 @@ export interface operations {
                 from?: string;
                 /** @description Created at or before */
                 to?: string;
-                /** @description Text in the description (case-insensitive) */
+                /**
+                 * @description Text in the description (case-insensitive)
+                 * @example Gmail
+                 */
                 q?: string;
+                /** @example 1 */
                 page?: number;
+                /** @example 10 */
                 limit?: number;
             };
             header?: never;
@@ -4293,6 +6395,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 1842,
+                     *           "main": "Suporte",
+                     *           "issue": "Não estou recebendo a edição",
+                     *           "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                     *           "email": "renata.alves@example.com",
+                     *           "newsletter": "The News",
+                     *           "wantReply": true,
+                     *           "status": "in_progress",
+                     *           "replied": null,
+                     *           "createdAt": "2026-11-24T11:32:05.000Z",
+                     *           "updatedAt": "2026-11-24T12:41:18.000Z",
+                     *           "deletedAt": null,
+                     *           "tags": [
+                     *             {
+                     *               "id": 2,
+                     *               "name": "Entrega",
+                     *               "color": "#1a73e8",
+                     *               "isDefault": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 10,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4311,6 +6448,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4323,6 +6473,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4335,6 +6492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4348,6 +6512,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4360,6 +6531,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4372,6 +6550,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4389,6 +6577,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "main": "Suporte",
+                 *       "issue": "Não estou recebendo a edição",
+                 *       "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                 *       "email": "renata.alves@example.com",
+                 *       "newsletter": "The News",
+                 *       "wantReply": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTicketRequest"];
             };
         };
@@ -4403,6 +6601,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Ticket criado",
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "main": "Suporte",
+                     *         "issue": "Não estou recebendo a edição",
+                     *         "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                     *         "email": "renata.alves@example.com",
+                     *         "newsletter": "The News",
+                     *         "wantReply": true,
+                     *         "status": "open",
+                     *         "replied": null,
+                     *         "createdAt": "2026-11-24T11:32:05.000Z",
+                     *         "updatedAt": "2026-11-24T11:32:05.000Z",
+                     *         "deletedAt": null,
+                     *         "tags": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4420,6 +6639,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4432,6 +6664,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4444,6 +6683,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4456,6 +6702,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4468,6 +6721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4481,6 +6741,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4493,6 +6760,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4505,6 +6779,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4528,6 +6812,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Urgente",
+                     *           "color": "#d93025",
+                     *           "isDefault": false,
+                     *           "createdAt": "2026-11-02T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-02T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Entrega",
+                     *           "color": "#1a73e8",
+                     *           "isDefault": false,
+                     *           "createdAt": "2026-11-02T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4545,6 +6852,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4557,6 +6877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4569,6 +6896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4582,6 +6916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4594,6 +6935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4606,6 +6954,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4620,6 +6978,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Assinatura Premium",
+                 *       "color": "#8E24AA"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTagRequest"];
             };
         };
@@ -4633,11 +6997,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Tag criada",
+                     *       "data": {
+                     *         "id": 5,
+                     *         "name": "Assinatura Premium",
+                     *         "color": "#8e24aa",
+                     *         "isDefault": false,
+                     *         "createdAt": "2026-11-24T13:15:09.000Z",
+                     *         "updatedAt": "2026-11-24T13:15:09.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["TagListed"];
                     };
                 };
             };
@@ -4650,6 +7028,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4662,6 +7053,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4674,6 +7072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4686,6 +7091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4698,6 +7110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4710,6 +7129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4723,6 +7149,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4735,6 +7168,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4747,6 +7187,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4757,6 +7207,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 5 */
                 tagId: number;
             };
             cookie?: never;
@@ -4772,11 +7223,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Tag removida",
+                     *       "data": {
+                     *         "id": 5
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["TagDeleted"];
                     };
                 };
             };
@@ -4789,6 +7249,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4801,6 +7274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4813,6 +7293,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4825,6 +7312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4837,6 +7331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4849,6 +7350,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4862,6 +7370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4874,6 +7389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4886,6 +7408,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4896,12 +7428,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 5 */
                 tagId: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "color": "#6a1b9a"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTagRequest"];
             };
         };
@@ -4915,11 +7453,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 5,
+                     *         "name": "Assinatura Premium",
+                     *         "color": "#6a1b9a",
+                     *         "isDefault": false,
+                     *         "createdAt": "2026-11-24T13:15:09.000Z",
+                     *         "updatedAt": "2026-11-24T13:16:30.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["TagListed"];
                     };
                 };
             };
@@ -4932,6 +7483,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4944,6 +7508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4956,6 +7527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4968,6 +7546,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4980,6 +7565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -4992,6 +7584,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5004,6 +7603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5017,6 +7623,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5029,6 +7642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5041,6 +7661,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5049,6 +7679,7 @@ export interface operations {
     getSupportRespostasRapidas: {
         parameters: {
             query?: {
+                /** @example entrega */
                 category?: string;
             };
             header?: never;
@@ -5066,11 +7697,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "title": "Reenvio da edição",
+                     *           "content": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
+                     *           "category": "entrega",
+                     *           "usageCount": 148,
+                     *           "createdAt": "2026-11-02T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T12:05:41.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["QuickReply"][];
                     };
                 };
             };
@@ -5083,6 +7730,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5095,6 +7755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5107,6 +7774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5120,6 +7794,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5132,6 +7813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5144,6 +7832,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5158,6 +7856,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Streak recalculado",
+                 *       "content": "Recalculamos o seu streak com as leituras desta semana: ele já aparece atualizado no seu painel.",
+                 *       "category": "streak"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateQuickReplyRequest"];
             };
         };
@@ -5171,11 +7876,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Resposta rápida criada",
+                     *       "data": {
+                     *         "id": 4,
+                     *         "title": "Streak recalculado",
+                     *         "content": "Recalculamos o seu streak com as leituras desta semana: ele já aparece atualizado no seu painel.",
+                     *         "category": "streak",
+                     *         "usageCount": 0,
+                     *         "createdAt": "2026-11-24T13:20:44.000Z",
+                     *         "updatedAt": "2026-11-24T13:20:44.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["QuickReply"];
                     };
                 };
             };
@@ -5188,6 +7908,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5200,6 +7933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5212,6 +7952,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5224,6 +7971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5236,6 +7990,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5249,6 +8010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5261,6 +8029,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5273,6 +8048,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5283,6 +8068,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4 */
                 replyId: number;
             };
             cookie?: never;
@@ -5298,11 +8084,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Resposta rápida removida",
+                     *       "data": {
+                     *         "id": 4
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["QuickReplyDeleted"];
                     };
                 };
             };
@@ -5315,6 +8110,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5327,6 +8135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5339,6 +8154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5351,6 +8173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5363,6 +8192,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5375,6 +8211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5388,6 +8231,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5400,6 +8250,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5412,6 +8269,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5422,12 +8289,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4 */
                 replyId: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "Recalculamos o seu streak com as leituras desta semana. Se algum dia ainda faltar, responda com a data da edição que você leu."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateQuickReplyRequest"];
             };
         };
@@ -5441,11 +8314,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 4,
+                     *         "title": "Streak recalculado",
+                     *         "content": "Recalculamos o seu streak com as leituras desta semana. Se algum dia ainda faltar, responda com a data da edição que você leu.",
+                     *         "category": "streak",
+                     *         "usageCount": 0,
+                     *         "createdAt": "2026-11-24T13:20:44.000Z",
+                     *         "updatedAt": "2026-11-24T13:27:02.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["QuickReply"];
                     };
                 };
             };
@@ -5458,6 +8345,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5470,6 +8370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5482,6 +8389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5494,6 +8408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5506,6 +8427,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5518,6 +8446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5531,6 +8466,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5543,6 +8485,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5555,6 +8504,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5565,6 +8524,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
@@ -5580,6 +8540,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "main": "Suporte",
+                     *         "issue": "Não estou recebendo a edição",
+                     *         "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                     *         "email": "renata.alves@example.com",
+                     *         "newsletter": "The News",
+                     *         "wantReply": true,
+                     *         "status": "in_progress",
+                     *         "replied": null,
+                     *         "createdAt": "2026-11-24T11:32:05.000Z",
+                     *         "updatedAt": "2026-11-24T12:41:18.000Z",
+                     *         "deletedAt": null,
+                     *         "tags": [
+                     *           {
+                     *             "id": 2,
+                     *             "name": "Entrega",
+                     *             "color": "#1a73e8",
+                     *             "isDefault": false
+                     *           }
+                     *         ],
+                     *         "anexos": [
+                     *           {
+                     *             "id": 317,
+                     *             "nomeArquivo": "print-caixa-de-entrada.png",
+                     *             "tipoArquivo": "image/png",
+                     *             "tamanhoArquivo": 284512,
+                     *             "createdAt": "2026-11-24T11:34:12.000Z"
+                     *           }
+                     *         ],
+                     *         "mensagens": [
+                     *           {
+                     *             "id": null,
+                     *             "conteudo": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                     *             "remetente": "renata.alves@example.com",
+                     *             "origem": "usuario",
+                     *             "createdAt": "2026-11-24T11:32:05.000Z"
+                     *           },
+                     *           {
+                     *             "id": 5127,
+                     *             "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
+                     *             "remetente": "mariana.costa@newsletter.dev",
+                     *             "origem": "admin",
+                     *             "createdAt": "2026-11-24T12:05:41.000Z"
+                     *           },
+                     *           {
+                     *             "id": 5131,
+                     *             "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
+                     *             "remetente": "renata.alves@example.com",
+                     *             "origem": "usuario",
+                     *             "createdAt": "2026-11-24T12:41:18.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5597,6 +8616,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5609,6 +8641,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5621,6 +8660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5633,6 +8679,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5646,6 +8699,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5658,6 +8718,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5670,6 +8737,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5680,6 +8757,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
@@ -5695,11 +8773,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Ticket removido",
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "status": "deleted"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["TicketDeleted"];
                     };
                 };
             };
@@ -5712,6 +8800,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5724,6 +8825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5736,6 +8844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5748,6 +8863,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5760,6 +8882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5772,6 +8901,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5784,6 +8920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5797,6 +8940,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5809,6 +8959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5821,6 +8978,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5831,12 +8998,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "resolved",
+                 *       "replied": "Reenviamos a edição e ajustamos o envio para o seu Gmail. Se voltar a faltar, é só responder este e-mail."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTicketRequest"];
             };
         };
@@ -5850,6 +9024,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Ticket atualizado",
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "status": "resolved",
+                     *         "issue": "Não estou recebendo a edição",
+                     *         "replied": "Reenviamos a edição e ajustamos o envio para o seu Gmail. Se voltar a faltar, é só responder este e-mail.",
+                     *         "updatedAt": "2026-11-24T13:02:27.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5867,6 +9054,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5879,6 +9079,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5891,6 +9098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5903,6 +9117,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5915,6 +9136,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5927,6 +9155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5939,6 +9174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5952,6 +9194,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5964,6 +9213,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5976,6 +9232,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -5986,6 +9252,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
@@ -6001,11 +9268,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Ticket restaurado",
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "status": "resolved"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["TicketRestored"];
                     };
                 };
             };
@@ -6018,6 +9295,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6030,6 +9320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6042,6 +9339,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6054,6 +9358,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6066,6 +9377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6078,6 +9396,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6090,6 +9415,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6103,6 +9435,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6115,6 +9454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6127,6 +9473,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6137,6 +9493,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
@@ -6152,6 +9509,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": 5127,
+                     *           "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
+                     *           "remetente": "mariana.costa@newsletter.dev",
+                     *           "origem": "admin",
+                     *           "createdAt": "2026-11-24T12:05:41.000Z"
+                     *         },
+                     *         {
+                     *           "id": 5131,
+                     *           "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
+                     *           "remetente": "renata.alves@example.com",
+                     *           "origem": "usuario",
+                     *           "createdAt": "2026-11-24T12:41:18.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6169,6 +9547,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6181,6 +9572,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6193,6 +9591,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6205,6 +9610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6218,6 +9630,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6230,6 +9649,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6242,6 +9668,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6255,12 +9691,18 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções."
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddMessageRequest"];
             };
         };
@@ -6275,6 +9717,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Mensagem adicionada",
+                     *       "data": {
+                     *         "id": 5131,
+                     *         "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
+                     *         "remetente": "renata.alves@example.com",
+                     *         "origem": "usuario",
+                     *         "createdAt": "2026-11-24T12:41:18.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6292,6 +9747,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6304,6 +9772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6316,6 +9791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6329,6 +9811,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6341,6 +9830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6353,6 +9849,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6365,6 +9868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6377,6 +9887,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "error": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6390,6 +9907,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6402,6 +9926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6414,6 +9945,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6424,7 +9965,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
+                /** @example 1 */
                 replyId: number;
             };
             cookie?: never;
@@ -6440,6 +9983,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Resposta rápida enviada",
+                     *       "data": {
+                     *         "id": 5127,
+                     *         "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
+                     *         "remetente": "mariana.costa@newsletter.dev",
+                     *         "origem": "admin",
+                     *         "createdAt": "2026-11-24T12:05:41.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6457,6 +10013,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6469,6 +10038,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6481,6 +10057,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6493,6 +10076,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6505,6 +10095,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request conflicts with the current state: reload and try again",
+                     *       "error": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6517,6 +10114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6529,6 +10133,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6542,6 +10153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6554,6 +10172,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6566,6 +10191,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6576,12 +10211,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tagId": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssignTagRequest"];
             };
         };
@@ -6595,11 +10236,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Tag associada ao ticket",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["NoData"];
                     };
                 };
             };
@@ -6612,6 +10260,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6624,6 +10285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6636,6 +10304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6648,6 +10323,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6660,6 +10342,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6672,6 +10361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6685,6 +10381,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6697,6 +10400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6709,6 +10419,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6719,7 +10439,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1842 */
                 id: number;
+                /** @example 2 */
                 tagId: number;
             };
             cookie?: never;
@@ -6735,11 +10457,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Tag removida do ticket",
+                     *       "data": null
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
                         message?: string;
-                        data: unknown;
+                        data: components["schemas"]["NoData"];
                     };
                 };
             };
@@ -6752,6 +10481,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6764,6 +10506,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6776,6 +10525,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6788,6 +10544,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Not found",
+                     *       "error": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6800,6 +10563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6812,6 +10582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6825,6 +10602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6837,6 +10621,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6849,6 +10640,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6872,6 +10673,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "workflowId": "smoke-0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "checkId": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21",
+                     *         "mongo": {
+                     *           "collection": "smoke_checks",
+                     *           "id": "0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21"
+                     *         },
+                     *         "minio": {
+                     *           "bucket": "newsletter",
+                     *           "key": "smoke/2026-11-26/0b9c5c1e-4a7e-4f0e-9a57-3f1c2d8e6b21.json",
+                     *           "bytes": 142
+                     *         },
+                     *         "verified": true,
+                     *         "workflowMs": 412,
+                     *         "roundTripMs": 468
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6889,6 +10711,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "error": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6901,6 +10736,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Invalid or expired token",
+                     *       "error": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6913,6 +10755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Missing permission: support.agent",
+                     *       "error": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6925,6 +10774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Request body too large",
+                     *       "error": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6937,6 +10793,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Unsupported media type: send application/json",
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6950,6 +10813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Rate limit exceeded: 100 requests per minute",
+                     *       "error": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6962,6 +10832,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "Internal error",
+                     *       "error": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6974,6 +10851,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "mongodb is unavailable, please retry later",
+                     *       "error": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };
@@ -6986,6 +10873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "The request did not finish in time",
+                     *       "error": "TIMEOUT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupportError"];
                 };
             };

@@ -528,11 +528,11 @@ export interface components {
             url: string;
         };
         Preferences: {
-            sectors: string[];
+            sectors: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
             sectorWeights: {
                 [key: string]: number;
             };
-            topics: string[];
+            topics: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
             topicWeights: {
                 [key: string]: number;
             };
@@ -693,13 +693,13 @@ export interface components {
             canSubmit: boolean;
         };
         QuizRules: {
-            /** Format: int64 */
+            /** Format: int32 */
             maxDaysRecovery: number;
-            /** Format: int64 */
+            /** Format: int32 */
             minCorrectAnswers: number;
-            /** Format: int64 */
+            /** Format: int32 */
             totalQuestions: number;
-            /** Format: int64 */
+            /** Format: int32 */
             attemptsPerQuiz: number;
         };
     };
@@ -731,6 +731,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana.souza@corretora-exemplo.com.br",
+                 *       "locale": "pt"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignInRequest"];
             };
         };
@@ -744,6 +750,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "If this address can receive mail, a sign-in code is on its way. It works for 10 minutes.",
+                     *       "data": {
+                     *         "sent": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -761,6 +776,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -773,6 +802,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -785,6 +822,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -797,6 +842,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -810,6 +863,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -822,6 +883,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -834,6 +903,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -848,6 +928,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana.souza@corretora-exemplo.com.br",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifySignInRequest"];
             };
         };
@@ -861,6 +947,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "usr_em_abe4b6889506c045befbe78b",
+                     *           "email": "ana.souza@corretora-exemplo.com.br",
+                     *           "plan": "pro"
+                     *         },
+                     *         "csrfToken": "exemploCsrf_k3mP9qRvT2wZ8yB1cD4e",
+                     *         "expiresAt": "2026-12-01T11:32:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -878,6 +978,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -890,6 +1004,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid or expired token",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -902,6 +1024,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing permission: support.agent",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -914,6 +1044,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -926,6 +1064,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -939,6 +1085,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -951,6 +1105,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -963,6 +1125,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -986,6 +1159,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "usr_em_abe4b6889506c045befbe78b",
+                     *           "email": "ana.souza@corretora-exemplo.com.br",
+                     *           "plan": "pro"
+                     *         },
+                     *         "csrfToken": "exemploCsrf_k3mP9qRvT2wZ8yB1cD4e",
+                     *         "expiresAt": "2026-12-01T13:05:40.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1003,6 +1190,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1016,6 +1217,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1028,6 +1237,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1040,6 +1257,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1063,6 +1291,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signedOut": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1080,6 +1316,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1092,6 +1342,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1104,6 +1362,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1116,6 +1382,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1128,6 +1402,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1141,6 +1423,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1153,6 +1443,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1165,6 +1463,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1188,6 +1497,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessionsEnded": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1205,6 +1522,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1217,6 +1548,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1229,6 +1568,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1241,6 +1588,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1253,6 +1608,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1266,6 +1629,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1278,6 +1649,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1290,6 +1669,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1313,6 +1703,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "57d5e944-b7b2-4f99-9782-0d29773d8184",
+                     *           "name": "Homologação",
+                     *           "prefix": "nws_test_q7Rz2K",
+                     *           "mode": "test",
+                     *           "scopes": [
+                     *             "*"
+                     *           ],
+                     *           "expiresAt": null,
+                     *           "lastUsedAt": "2026-11-23T19:47:31.000Z",
+                     *           "status": "active",
+                     *           "createdAt": "2026-11-01T13:17:08.000Z"
+                     *         },
+                     *         {
+                     *           "id": "af433322-c428-4d0e-a9b0-956a9e5d10c3",
+                     *           "name": "Painel de cotações (produção)",
+                     *           "prefix": "nws_live_EXEMPL",
+                     *           "mode": "live",
+                     *           "scopes": [
+                     *             "read:articles",
+                     *             "read:breaking"
+                     *           ],
+                     *           "expiresAt": "2027-11-01T13:15:42.000Z",
+                     *           "lastUsedAt": "2026-11-24T11:31:58.000Z",
+                     *           "status": "active",
+                     *           "createdAt": "2026-11-01T13:15:42.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1330,6 +1754,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1342,6 +1780,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1354,6 +1800,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1367,6 +1821,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1379,6 +1841,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1391,6 +1861,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1408,6 +1889,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Painel de cotações (produção)",
+                 *       "expiry": "1y",
+                 *       "scopes": [
+                 *         "read:articles",
+                 *         "read:breaking"
+                 *       ],
+                 *       "mode": "live"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
             };
         };
@@ -1422,6 +1914,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this key now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "af433322-c428-4d0e-a9b0-956a9e5d10c3",
+                     *         "name": "Painel de cotações (produção)",
+                     *         "prefix": "nws_live_EXEMPL",
+                     *         "mode": "live",
+                     *         "scopes": [
+                     *           "read:articles",
+                     *           "read:breaking"
+                     *         ],
+                     *         "expiresAt": "2027-11-01T13:15:42.000Z",
+                     *         "lastUsedAt": null,
+                     *         "status": "active",
+                     *         "createdAt": "2026-11-01T13:15:42.000Z",
+                     *         "key": "nws_live_EXEMPLO_nao_use_esta_chave_00001"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1439,6 +1952,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1451,6 +1978,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1463,6 +1998,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1476,6 +2019,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1488,6 +2039,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1500,6 +2059,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1512,6 +2079,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                     *       "statusCode": 422,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1525,6 +2100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1537,6 +2120,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1549,6 +2140,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1559,6 +2161,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 57d5e944-b7b2-4f99-9782-0d29773d8184 */
                 id: string;
             };
             cookie?: never;
@@ -1574,6 +2177,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "57d5e944-b7b2-4f99-9782-0d29773d8184",
+                     *         "name": "Homologação",
+                     *         "prefix": "nws_test_q7Rz2K",
+                     *         "mode": "test",
+                     *         "scopes": [
+                     *           "*"
+                     *         ],
+                     *         "expiresAt": null,
+                     *         "lastUsedAt": "2026-11-23T19:47:31.000Z",
+                     *         "status": "revoked",
+                     *         "createdAt": "2026-11-01T13:17:08.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1591,6 +2212,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1603,6 +2238,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1615,6 +2258,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1627,6 +2278,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1639,6 +2298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1651,6 +2318,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1664,6 +2339,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1676,6 +2359,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1688,6 +2379,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1711,6 +2413,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "plan": "Pro",
+                     *         "month": {
+                     *           "month": "2026-11",
+                     *           "limit": 3000000,
+                     *           "used": 9106,
+                     *           "remaining": 2990894,
+                     *           "resetsAt": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "perMinuteLimit": 500,
+                     *         "minute": {
+                     *           "limit": 500,
+                     *           "used": 37,
+                     *           "remaining": 463,
+                     *           "resetsAt": "2026-11-02T18:40:41.000Z"
+                     *         },
+                     *         "sandbox": {
+                     *           "limit": 1000,
+                     *           "used": 212,
+                     *           "remaining": 788,
+                     *           "resetsAt": "2026-11-03T00:00:00.000Z"
+                     *         },
+                     *         "activeKeysLimit": 20,
+                     *         "days": [
+                     *           {
+                     *             "date": "2026-11-01",
+                     *             "total": 4210,
+                     *             "perKey": {
+                     *               "af433322-c428-4d0e-a9b0-956a9e5d10c3": 3980,
+                     *               "57d5e944-b7b2-4f99-9782-0d29773d8184": 230
+                     *             }
+                     *           },
+                     *           {
+                     *             "date": "2026-11-02",
+                     *             "total": 5338,
+                     *             "perKey": {
+                     *               "af433322-c428-4d0e-a9b0-956a9e5d10c3": 5126,
+                     *               "57d5e944-b7b2-4f99-9782-0d29773d8184": 212
+                     *             }
+                     *           }
+                     *         ],
+                     *         "keys": [
+                     *           {
+                     *             "id": "57d5e944-b7b2-4f99-9782-0d29773d8184",
+                     *             "name": "Homologação",
+                     *             "prefix": "nws_test_q7Rz2K",
+                     *             "mode": "test"
+                     *           },
+                     *           {
+                     *             "id": "af433322-c428-4d0e-a9b0-956a9e5d10c3",
+                     *             "name": "Painel de cotações (produção)",
+                     *             "prefix": "nws_live_EXEMPL",
+                     *             "mode": "live"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1728,6 +2491,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1740,6 +2517,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1752,6 +2537,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1765,6 +2558,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1777,6 +2578,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1789,6 +2598,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1812,6 +2632,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "subscription": {
+                     *           "customerId": "cus_RdK4mT9xW2nQ7b",
+                     *           "subscriptionId": "sub_1QKx8mC2eZvKYlo2Ab3Cd4Ef",
+                     *           "status": "active",
+                     *           "plan": "pro",
+                     *           "subscribedPlan": "pro",
+                     *           "currentPeriodEnd": "2026-12-01T13:09:15.000Z",
+                     *           "cancelAtPeriodEnd": false,
+                     *           "graceEndsAt": null,
+                     *           "lastPaymentFailure": null,
+                     *           "eventsApplied": 4,
+                     *           "asOf": "2026-11-01T13:09:16.000Z"
+                     *         },
+                     *         "billingConfigured": true,
+                     *         "plans": [
+                     *           {
+                     *             "plan": "starter",
+                     *             "name": "Starter",
+                     *             "monthlyPriceBRL": 99,
+                     *             "perMinute": 100,
+                     *             "perMonth": 500000,
+                     *             "modules": [
+                     *               "translations",
+                     *               "classification",
+                     *               "meta"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "plan": "pro",
+                     *             "name": "Pro",
+                     *             "monthlyPriceBRL": 399,
+                     *             "perMinute": 500,
+                     *             "perMonth": 3000000,
+                     *             "modules": [
+                     *               "sentiment",
+                     *               "market_impact",
+                     *               "entities",
+                     *               "translations",
+                     *               "scoring",
+                     *               "classification",
+                     *               "meta"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "plan": "business",
+                     *             "name": "Business",
+                     *             "monthlyPriceBRL": 1499,
+                     *             "perMinute": 2000,
+                     *             "perMonth": null,
+                     *             "modules": [
+                     *               "sentiment",
+                     *               "market_impact",
+                     *               "entities",
+                     *               "translations",
+                     *               "scoring",
+                     *               "classification",
+                     *               "meta"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1829,6 +2716,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1841,6 +2742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1853,6 +2762,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1866,6 +2783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1878,6 +2803,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1890,6 +2823,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1904,6 +2848,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "plan": "pro"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CheckoutRequest"];
             };
         };
@@ -1917,6 +2866,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessionId": "cs_test_a1Kx8mC2eZvKYlo2CwRb5sTq9uVn3hJd7fGp0LzW4yXe6iMo",
+                     *         "url": "https://checkout.stripe.com/c/pay/cs_test_a1Kx8mC2eZvKYlo2CwRb5sTq9uVn3hJd7fGp0LzW4yXe6iMo"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1934,6 +2892,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1946,6 +2918,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1958,6 +2938,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1970,6 +2958,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request conflicts with the current state: reload and try again",
+                     *       "statusCode": 409,
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1982,6 +2978,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -1994,6 +2998,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2007,6 +3019,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2019,6 +3039,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2031,6 +3059,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2054,6 +3093,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "url": "https://billing.stripe.com/p/session/test_YWNjdF8xUUt4OG1DMmVadktZbG8yLF9SZEs0bVQ5eFcyblE3Yg"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2071,6 +3118,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2083,6 +3144,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2095,6 +3164,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2107,6 +3184,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2119,6 +3204,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2131,6 +3224,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2144,6 +3245,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2156,6 +3265,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2168,6 +3285,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2191,6 +3319,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE",
+                     *           "MAT"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 2,
+                     *           "ENE": 1.5,
+                     *           "MAT": 1
+                     *         },
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV",
+                     *           "EARN"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1,
+                     *           "EARN": 1
+                     *         },
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3",
+                     *           "ITUB4"
+                     *         ],
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom",
+                     *           "IPCA"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1,
+                     *           "IPCA": 1
+                     *         },
+                     *         "notificationSettings": {
+                     *           "email": true,
+                     *           "push": false,
+                     *           "whatsapp": true,
+                     *           "breakingOnly": true,
+                     *           "minScore": 70
+                     *         },
+                     *         "relevanceSettings": {
+                     *           "sectorMultiplier": 1,
+                     *           "topicMultiplier": 1,
+                     *           "keywordMultiplier": 1,
+                     *           "watchlistMultiplier": 2,
+                     *           "breakingNewsMultiplier": 1.5,
+                     *           "exclusiveMultiplier": 1.2,
+                     *           "recencyDecayEnabled": true,
+                     *           "recencyDecayHours": 24
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2208,6 +3399,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2220,6 +3425,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2232,6 +3445,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2245,6 +3466,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2257,6 +3486,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2269,6 +3506,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2283,6 +3531,52 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "sectors": [
+                 *         "FIN",
+                 *         "ENE",
+                 *         "MAT"
+                 *       ],
+                 *       "sectorWeights": {
+                 *         "FIN": 2,
+                 *         "ENE": 1.5
+                 *       },
+                 *       "topics": [
+                 *         "RATES",
+                 *         "DIV",
+                 *         "EARN"
+                 *       ],
+                 *       "topicWeights": {
+                 *         "RATES": 2
+                 *       },
+                 *       "watchlistCompanies": [
+                 *         "98734bad-09cd-560f-96b7-3699843fa2fe",
+                 *         "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                 *       ],
+                 *       "watchlistTickers": [
+                 *         "PETR4",
+                 *         "VALE3",
+                 *         "ITUB4"
+                 *       ],
+                 *       "keywords": [
+                 *         "Selic",
+                 *         "Copom",
+                 *         "IPCA"
+                 *       ],
+                 *       "keywordWeights": {
+                 *         "Selic": 2
+                 *       },
+                 *       "notificationSettings": {
+                 *         "whatsapp": true,
+                 *         "breakingOnly": true,
+                 *         "minScore": 70
+                 *       },
+                 *       "relevanceSettings": {
+                 *         "watchlistMultiplier": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PreferencesRequest"];
             };
         };
@@ -2296,6 +3590,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sectors": [
+                     *           "FIN",
+                     *           "ENE",
+                     *           "MAT"
+                     *         ],
+                     *         "sectorWeights": {
+                     *           "FIN": 2,
+                     *           "ENE": 1.5,
+                     *           "MAT": 1
+                     *         },
+                     *         "topics": [
+                     *           "RATES",
+                     *           "DIV",
+                     *           "EARN"
+                     *         ],
+                     *         "topicWeights": {
+                     *           "RATES": 2,
+                     *           "DIV": 1,
+                     *           "EARN": 1
+                     *         },
+                     *         "watchlistCompanies": [
+                     *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *         ],
+                     *         "watchlistTickers": [
+                     *           "PETR4",
+                     *           "VALE3",
+                     *           "ITUB4"
+                     *         ],
+                     *         "keywords": [
+                     *           "Selic",
+                     *           "Copom",
+                     *           "IPCA"
+                     *         ],
+                     *         "keywordWeights": {
+                     *           "Selic": 2,
+                     *           "Copom": 1,
+                     *           "IPCA": 1
+                     *         },
+                     *         "notificationSettings": {
+                     *           "email": true,
+                     *           "push": false,
+                     *           "whatsapp": true,
+                     *           "breakingOnly": true,
+                     *           "minScore": 70
+                     *         },
+                     *         "relevanceSettings": {
+                     *           "sectorMultiplier": 1,
+                     *           "topicMultiplier": 1,
+                     *           "keywordMultiplier": 1,
+                     *           "watchlistMultiplier": 2,
+                     *           "breakingNewsMultiplier": 1.5,
+                     *           "exclusiveMultiplier": 1.2,
+                     *           "recencyDecayEnabled": true,
+                     *           "recencyDecayHours": 24
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2313,6 +3670,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2325,6 +3696,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2337,6 +3716,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2349,6 +3736,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2361,6 +3756,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2374,6 +3777,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2386,6 +3797,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2398,6 +3817,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2406,6 +3836,7 @@ export interface operations {
     getApiAccountEntities: {
         parameters: {
             query?: {
+                /** @example petro */
                 q?: string;
                 ids?: string;
             };
@@ -2424,6 +3855,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "name": "Petrobras",
+                     *           "ticker": "PETR4",
+                     *           "type": "COMPANY"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2441,6 +3885,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2453,6 +3911,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2465,6 +3931,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2478,6 +3952,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2490,6 +3972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2502,6 +3992,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2525,6 +4026,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "configured": true,
+                     *         "linked": true,
+                     *         "phone": "5511•••••••21",
+                     *         "linkedAt": "2026-11-20T14:02:37.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2542,6 +4054,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2554,6 +4080,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2566,6 +4100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2579,6 +4121,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2591,6 +4141,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2603,6 +4161,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2626,6 +4195,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "linked": false,
+                     *         "phone": "5511•••••••21"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2643,6 +4221,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2655,6 +4247,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2667,6 +4267,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2679,6 +4287,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2691,6 +4307,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2703,6 +4327,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2716,6 +4348,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2728,6 +4368,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2740,6 +4388,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2754,6 +4413,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PhoneLinkRequest"];
             };
         };
@@ -2767,6 +4431,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "linked": true,
+                     *         "phone": "5511•••••••21"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2784,6 +4457,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2796,6 +4483,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2808,6 +4503,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2820,6 +4523,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not found",
+                     *       "statusCode": 404,
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2832,6 +4543,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body too large",
+                     *       "statusCode": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2844,6 +4563,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported media type: send application/json",
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2857,6 +4584,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2869,6 +4604,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2881,6 +4624,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2904,6 +4658,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "streak": {
+                     *           "current": 1,
+                     *           "longest": 27,
+                     *           "lastReadDate": "2026-11-24",
+                     *           "today": "2026-11-24",
+                     *           "missedRecoverable": [
+                     *             {
+                     *               "date": "2026-11-23",
+                     *               "quizDates": [
+                     *                 "2026-11-23",
+                     *                 "2026-11-23-night"
+                     *               ]
+                     *             }
+                     *           ]
+                     *         },
+                     *         "quizzes": [
+                     *           {
+                     *             "id": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *             "title": "Quiz da edição da manhã de 23/11/2026",
+                     *             "description": "10 perguntas sobre a edição \"Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *             "quizDate": "2026-11-23",
+                     *             "edition": "morning",
+                     *             "postId": "2026-11-23-morning",
+                     *             "minCorrectAnswers": 6,
+                     *             "alreadyAttempted": true,
+                     *             "attemptResult": {
+                     *               "passed": false,
+                     *               "correctAnswers": 5,
+                     *               "streakRecovered": false
+                     *             },
+                     *             "date": "2026-11-23",
+                     *             "availableUntil": "2026-11-26",
+                     *             "canSubmit": false
+                     *           },
+                     *           {
+                     *             "id": "ddd6fda6-2516-44e0-8acc-55418e63693f",
+                     *             "title": "Quiz da edição da noite de 23/11/2026",
+                     *             "description": "10 perguntas sobre a edição \"Fechamento: Ibovespa sobe 1,2% puxado por Petrobras; Vale recua com minério\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *             "quizDate": "2026-11-23-night",
+                     *             "edition": "night",
+                     *             "postId": "2026-11-23-night",
+                     *             "minCorrectAnswers": 6,
+                     *             "alreadyAttempted": false,
+                     *             "attemptResult": null,
+                     *             "date": "2026-11-23",
+                     *             "availableUntil": "2026-11-26",
+                     *             "canSubmit": true
+                     *           }
+                     *         ],
+                     *         "rules": {
+                     *           "maxDaysRecovery": 3,
+                     *           "minCorrectAnswers": 6,
+                     *           "totalQuestions": 10,
+                     *           "attemptsPerQuiz": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -2921,6 +4737,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "details": [
+                     *         {
+                     *           "path": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2933,6 +4763,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not signed in: sign in to the dashboard first",
+                     *       "statusCode": 401,
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2945,6 +4783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                     *       "statusCode": 403,
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2958,6 +4804,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Rate limit exceeded: 100 requests per minute",
+                     *       "statusCode": 429,
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2970,6 +4824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal error",
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };
@@ -2982,6 +4844,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "mongodb is unavailable, please retry later",
+                     *       "statusCode": 503,
+                     *       "code": "DEPENDENCY_UNAVAILABLE",
+                     *       "details": {
+                     *         "dependency": "mongodb"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewsError"];
                 };
             };

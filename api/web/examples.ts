@@ -1,0 +1,254 @@
+/**
+ * Worked examples of the dashboard's routes (api/shared/route.ts RouteExample): one customer, Ana
+ * Souza of a São Paulo brokerage, who signed up by e-mail code on 2026-11-01, moved to Pro the same
+ * day, made a live key for her desk's quotes panel and a test key for staging, follows finance and
+ * energy, watches Petrobras and Vale, gets breaking news on WhatsApp, and reads the newsletter
+ * (Tuesday 2026-11-24: she missed Monday's edition). Ids are in the formats the code makes: the
+ * user `usr_em_` + 24 hex (emailUserId), keys and quizzes `randomUUID()`, entities the seeded
+ * dictionary's, Stripe's own prefixes. No secret here is real: the key and the codes are samples.
+ */
+import type { z } from 'zod';
+import type { CheckoutSessionView, KeyView, NewKeyView, PortalSessionView, PreferencesBody, PreferencesView } from '../news/contracts';
+import type { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, ReadingOverview, SessionView } from './contracts';
+
+// ---- The account --------------------------------------------------------------------------------
+
+export const EMAIL = 'ana.souza@corretora-exemplo.com.br';
+/** models/accounts/sign-in.rules.ts emailUserId(EMAIL). */
+export const USER_ID = 'usr_em_abe4b6889506c045befbe78b';
+/** A sample code in the real format (six digits). */
+export const SAMPLE_CODE = '123456';
+
+/** The session opened by POST /api/auth/verify at 2026-11-24T11:32:05Z (7 days idle expiry). */
+export const sessionExample = {
+  user: { id: USER_ID, email: EMAIL, plan: 'pro' },
+  csrfToken: 'exemploCsrf_k3mP9qRvT2wZ8yB1cD4e',
+  expiresAt: '2026-12-01T11:32:05.000Z',
+} satisfies z.input<typeof SessionView>;
+
+/** The same session asked for by the page more than an hour later: its idle expiry moved on. */
+export const sessionLaterExample = { ...sessionExample, expiresAt: '2026-12-01T13:05:40.000Z' } satisfies z.input<typeof SessionView>;
+
+// ---- API keys -----------------------------------------------------------------------------------
+
+const LIVE_KEY_ID = 'af433322-c428-4d0e-a9b0-956a9e5d10c3';
+const TEST_KEY_ID = '57d5e944-b7b2-4f99-9782-0d29773d8184';
+
+/** The live key as POST /api/account/keys made it (expiry 1y). */
+export const liveKeyExample = {
+  id: LIVE_KEY_ID,
+  name: 'Painel de cotações (produção)',
+  prefix: 'nws_live_EXEMPL',
+  mode: 'live',
+  scopes: ['read:articles', 'read:breaking'],
+  expiresAt: '2027-11-01T13:15:42.000Z',
+  lastUsedAt: null,
+  status: 'active',
+  createdAt: '2026-11-01T13:15:42.000Z',
+} satisfies z.input<typeof KeyView>;
+
+/** The key itself, shown this once: a sample in the real format (nws_live_ and 32 characters). */
+export const newKeyExample = { ...liveKeyExample, key: 'nws_live_EXEMPLO_nao_use_esta_chave_00001' } satisfies z.input<typeof NewKeyView>;
+
+export const testKeyExample = {
+  id: TEST_KEY_ID,
+  name: 'Homologação',
+  prefix: 'nws_test_q7Rz2K',
+  mode: 'test',
+  scopes: ['*'],
+  expiresAt: null,
+  lastUsedAt: '2026-11-23T19:47:31.000Z',
+  status: 'active',
+  createdAt: '2026-11-01T13:17:08.000Z',
+} satisfies z.input<typeof KeyView>;
+
+/** The account's keys, newest first (2026-11-24). */
+export const keyListExample = [testKeyExample, { ...liveKeyExample, lastUsedAt: '2026-11-24T11:31:58.000Z' }] satisfies z.input<typeof KeyView>[];
+
+/** The test key, revoked. */
+export const revokedKeyExample = { ...testKeyExample, status: 'revoked' } satisfies z.input<typeof KeyView>;
+
+// ---- Usage --------------------------------------------------------------------------------------
+
+/**
+ * The month on 2026-11-02 at 18:40 UTC (one entry a day so far, so two days): Pro, 500 a minute,
+ * 3,000,000 a month for live keys; the test key's requests are in `days` and the sandbox, not the month.
+ */
+export const usageExample = {
+  plan: 'Pro',
+  month: { month: '2026-11', limit: 3_000_000, used: 9_106, remaining: 2_990_894, resetsAt: '2026-12-01T00:00:00.000Z' },
+  perMinuteLimit: 500,
+  minute: { limit: 500, used: 37, remaining: 463, resetsAt: '2026-11-02T18:40:41.000Z' },
+  sandbox: { limit: 1_000, used: 212, remaining: 788, resetsAt: '2026-11-03T00:00:00.000Z' },
+  activeKeysLimit: 20,
+  days: [
+    { date: '2026-11-01', total: 4_210, perKey: { [LIVE_KEY_ID]: 3_980, [TEST_KEY_ID]: 230 } },
+    { date: '2026-11-02', total: 5_338, perKey: { [LIVE_KEY_ID]: 5_126, [TEST_KEY_ID]: 212 } },
+  ],
+  keys: [
+    { id: TEST_KEY_ID, name: testKeyExample.name, prefix: testKeyExample.prefix, mode: 'test' },
+    { id: LIVE_KEY_ID, name: liveKeyExample.name, prefix: liveKeyExample.prefix, mode: 'live' },
+  ],
+} satisfies z.input<typeof AccountUsageView>;
+
+// ---- Billing ------------------------------------------------------------------------------------
+
+const CHECKOUT_SESSION_ID = 'cs_test_a1Kx8mC2eZvKYlo2CwRb5sTq9uVn3hJd7fGp0LzW4yXe6iMo';
+
+/** Pro since the Checkout of 2026-11-01, paid for the month. */
+export const billingExample = {
+  subscription: {
+    customerId: 'cus_RdK4mT9xW2nQ7b',
+    subscriptionId: 'sub_1QKx8mC2eZvKYlo2Ab3Cd4Ef',
+    status: 'active',
+    plan: 'pro',
+    subscribedPlan: 'pro',
+    currentPeriodEnd: '2026-12-01T13:09:15.000Z',
+    cancelAtPeriodEnd: false,
+    graceEndsAt: null,
+    lastPaymentFailure: null,
+    eventsApplied: 4,
+    asOf: '2026-11-01T13:09:16.000Z',
+  },
+  billingConfigured: true,
+  plans: [
+    { plan: 'starter', name: 'Starter', monthlyPriceBRL: 99, perMinute: 100, perMonth: 500_000, modules: ['translations', 'classification', 'meta'] },
+    {
+      plan: 'pro',
+      name: 'Pro',
+      monthlyPriceBRL: 399,
+      perMinute: 500,
+      perMonth: 3_000_000,
+      modules: ['sentiment', 'market_impact', 'entities', 'translations', 'scoring', 'classification', 'meta'],
+    },
+    {
+      plan: 'business',
+      name: 'Business',
+      monthlyPriceBRL: 1_499,
+      perMinute: 2_000,
+      perMonth: null,
+      modules: ['sentiment', 'market_impact', 'entities', 'translations', 'scoring', 'classification', 'meta'],
+    },
+  ],
+} satisfies z.input<typeof BillingOverview>;
+
+export const checkoutExample = {
+  sessionId: CHECKOUT_SESSION_ID,
+  url: `https://checkout.stripe.com/c/pay/${CHECKOUT_SESSION_ID}`,
+} satisfies z.input<typeof CheckoutSessionView>;
+
+export const portalExample = { url: 'https://billing.stripe.com/p/session/test_YWNjdF8xUUt4OG1DMmVadktZbG8yLF9SZEs0bVQ5eFcyblE3Yg' } satisfies z.input<
+  typeof PortalSessionView
+>;
+
+// ---- Preferences --------------------------------------------------------------------------------
+
+/** Entities of the seeded dictionary (ops/news-corpus.ts entityIdFor('company:PETR4'), …). */
+export const PETROBRAS_ENTITY_ID = '98734bad-09cd-560f-96b7-3699843fa2fe';
+export const VALE_ENTITY_ID = 'ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed';
+
+export const petrobrasOption = { id: PETROBRAS_ENTITY_ID, name: 'Petrobras', ticker: 'PETR4', type: 'COMPANY' } satisfies z.input<typeof EntityOption>;
+
+/** PUT's body: weights and settings only where they differ from the defaults. */
+export const preferencesBodyExample = {
+  sectors: ['FIN', 'ENE', 'MAT'],
+  sectorWeights: { FIN: 2, ENE: 1.5 },
+  topics: ['RATES', 'DIV', 'EARN'],
+  topicWeights: { RATES: 2 },
+  watchlistCompanies: [PETROBRAS_ENTITY_ID, VALE_ENTITY_ID],
+  watchlistTickers: ['PETR4', 'VALE3', 'ITUB4'],
+  keywords: ['Selic', 'Copom', 'IPCA'],
+  keywordWeights: { Selic: 2 },
+  notificationSettings: { whatsapp: true, breakingOnly: true, minScore: 70 },
+  relevanceSettings: { watchlistMultiplier: 2 },
+} satisfies z.input<typeof PreferencesBody>;
+
+/** The preferences as stored from that body: every followed item weighed, the settings' defaults filled in. */
+export const preferencesExample = {
+  sectors: ['FIN', 'ENE', 'MAT'],
+  sectorWeights: { FIN: 2, ENE: 1.5, MAT: 1 },
+  topics: ['RATES', 'DIV', 'EARN'],
+  topicWeights: { RATES: 2, DIV: 1, EARN: 1 },
+  watchlistCompanies: [PETROBRAS_ENTITY_ID, VALE_ENTITY_ID],
+  watchlistTickers: ['PETR4', 'VALE3', 'ITUB4'],
+  keywords: ['Selic', 'Copom', 'IPCA'],
+  keywordWeights: { Selic: 2, Copom: 1, IPCA: 1 },
+  notificationSettings: { email: true, push: false, whatsapp: true, breakingOnly: true, minScore: 70 },
+  relevanceSettings: {
+    sectorMultiplier: 1,
+    topicMultiplier: 1,
+    keywordMultiplier: 1,
+    watchlistMultiplier: 2,
+    breakingNewsMultiplier: 1.5,
+    exclusiveMultiplier: 1.2,
+    recencyDecayEnabled: true,
+    recencyDecayHours: 24,
+  },
+} satisfies z.input<typeof PreferencesView>;
+
+// ---- WhatsApp -----------------------------------------------------------------------------------
+
+/** 5511987654321 as the dashboard shows it (operations/whatsapp/messages.ts maskPhone). */
+export const MASKED_PHONE = '5511•••••••21';
+
+export const whatsappExample = { configured: true, linked: true, phone: MASKED_PHONE, linkedAt: '2026-11-20T14:02:37.000Z' } satisfies z.input<typeof AccountWhatsAppView>;
+
+// ---- Reading ------------------------------------------------------------------------------------
+
+/**
+ * Monday 2026-11-23's quizzes (quizzes are the same for every reader: the morning one is the quiz
+ * service's example too, api/quiz/examples.ts), and the titles of the editions they come from.
+ */
+const MONDAY_MORNING_QUIZ_ID = '1ac93759-4d42-4971-a551-332c69cc2b69';
+const MONDAY_NIGHT_QUIZ_ID = 'ddd6fda6-2516-44e0-8acc-55418e63693f';
+const MONDAY_MORNING_TITLE = 'Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável';
+const MONDAY_NIGHT_TITLE = 'Fechamento: Ibovespa sobe 1,2% puxado por Petrobras; Vale recua com minério';
+
+/** The quizzes' description (models/quiz/quiz.rules.ts quizDescription). */
+const quizDescription = (editionTitle: string) => `10 perguntas sobre a edição "${editionTitle}". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.`;
+
+/**
+ * Tuesday 2026-11-24: today's edition read, Monday's missed (Sunday has none, Saturday's was
+ * read). Monday morning's quiz was tried and failed; Monday night's can still recover the day.
+ * The list shows the newest two of the window's quizzes (Saturday's follow).
+ */
+export const readingExample = {
+  streak: {
+    current: 1,
+    longest: 27,
+    lastReadDate: '2026-11-24',
+    today: '2026-11-24',
+    missedRecoverable: [{ date: '2026-11-23', quizDates: ['2026-11-23', '2026-11-23-night'] }],
+  },
+  quizzes: [
+    {
+      id: MONDAY_MORNING_QUIZ_ID,
+      title: 'Quiz da edição da manhã de 23/11/2026',
+      description: quizDescription(MONDAY_MORNING_TITLE),
+      quizDate: '2026-11-23',
+      edition: 'morning',
+      postId: '2026-11-23-morning',
+      minCorrectAnswers: 6,
+      alreadyAttempted: true,
+      attemptResult: { passed: false, correctAnswers: 5, streakRecovered: false },
+      date: '2026-11-23',
+      availableUntil: '2026-11-26',
+      canSubmit: false,
+    },
+    {
+      id: MONDAY_NIGHT_QUIZ_ID,
+      title: 'Quiz da edição da noite de 23/11/2026',
+      description: quizDescription(MONDAY_NIGHT_TITLE),
+      quizDate: '2026-11-23-night',
+      edition: 'night',
+      postId: '2026-11-23-night',
+      minCorrectAnswers: 6,
+      alreadyAttempted: false,
+      attemptResult: null,
+      date: '2026-11-23',
+      availableUntil: '2026-11-26',
+      canSubmit: true,
+    },
+  ],
+  rules: { maxDaysRecovery: 3, minCorrectAnswers: 6, totalQuestions: 10, attemptsPerQuiz: 1 },
+} satisfies z.input<typeof ReadingOverview>;
