@@ -17,7 +17,8 @@ import { type Envelope, type EnvelopeRule, envelopeSelector } from './envelope';
 import { toFailure } from './errors';
 import { healthHandler } from './health';
 import { healthChecks, type HealthCheck, type Infra } from './infra';
-import { buildOpenApi, DOCS_ASSETS, DOCS_INIT_JS, docsPage } from './openapi';
+import { DOCS_ASSETS, DOCS_INIT_JS, docsPage, referenceAsset, referencePage } from './docs-pages';
+import { buildOpenApi } from './openapi';
 import { createFailureLimiter, createMongoLimiter } from './rate-limit';
 import { type AnyRoute, routeMiddleware } from './route';
 import type { Principal } from '../../models/auth/token.rules';
@@ -185,6 +186,18 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   router.get('/docs/init.js', (ctx) => {
     ctx.type = 'application/javascript; charset=utf-8';
     ctx.body = DOCS_INIT_JS;
+  });
+  const reference = referencePage(service.title, `${service.title}: the reference, with examples and code samples.`);
+  router.get('/reference', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = reference;
+  });
+  router.get('/reference/:asset', (ctx) => {
+    const asset = referenceAsset(ctx.params.asset ?? '');
+    if (!asset) throw new AppError('ROUTE_NOT_FOUND', `Route not found: GET ${ctx.path}`);
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
   });
   router.get('/docs/:asset', (ctx) => {
     const asset = DOCS_ASSETS[ctx.params.asset ?? ''];

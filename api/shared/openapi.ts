@@ -1,9 +1,7 @@
 /**
- * OpenAPI 3.1 documents generated from the same zod schemas that validate requests, and a docs
- * page (Swagger UI, served from the swagger-ui-dist package: no CDN needed).
+ * OpenAPI 3.1 documents generated from the same zod schemas that validate requests (the pages that
+ * show them to readers are api/shared/docs-pages.ts).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { RATE_MAX } from '../../models/config';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX, REPLAYED_HEADER } from '../../models/infra/idempotency.rules';
@@ -387,34 +385,3 @@ function queryParameter(name: string, s: z.ZodType, components: Components): Jso
   const list = schema.type === 'array' ? { style: 'form', explode: false } : {};
   return { name, in: 'query', required: !isOptional(s), ...list, schema, ...desc(s) };
 }
-
-const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-
-/** Static assets of the docs page, read once. */
-export const DOCS_ASSETS: Record<string, { type: string; body: Buffer }> = Object.fromEntries(
-  [
-    ['swagger-ui.css', 'text/css; charset=utf-8'],
-    ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
-  ].map(([file, type]) => [file, { type: type!, body: readFileSync(path.join(swaggerDir, file!)) }]),
-);
-
-export function docsPage(title: string): string {
-  const safe = title.replace(/[<>&"]/g, '');
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${safe} — API docs</title>
-  <link rel="stylesheet" href="/docs/swagger-ui.css">
-</head>
-<body>
-  <noscript><p>${safe}: the machine-readable description is at <a href="/openapi.json">/openapi.json</a>.</p></noscript>
-  <div id="docs"></div>
-  <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/init.js"></script>
-</body>
-</html>`;
-}
-
-export const DOCS_INIT_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true, persistAuthorization: true });`;

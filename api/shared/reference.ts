@@ -48,6 +48,7 @@ export interface ReferenceSections {
 export function overview(s: ReferenceSections): string {
   return [
     s.summary,
+    'This reference is served at `/reference` (with the examples and code samples of every operation); `/docs` serves the same document in Swagger UI, to try requests with your own credential; the document itself is `/openapi.json`, from which the typed clients are generated.',
     '## Getting a credential',
     s.credential,
     '## A first request',

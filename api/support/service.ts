@@ -14,7 +14,7 @@ import { supportDescription, supportTags } from './reference';
 export { makeSupportDeps, type SupportDeps } from './deps';
 
 /** Operational endpoints are not counted: load balancers and docs readers are not clients. */
-const UNLIMITED = /^\/(health|openapi\.json|docs)(\/|$)/;
+const UNLIMITED = /^\/(health|openapi\.json|docs|reference)(\/|$)/;
 
 /** 100 requests per minute per client IP, headers on every response (spec §8). */
 const perIpLimit = (deps: SupportDeps) => async (ctx: Context, next: Next) => {

@@ -16,14 +16,29 @@ export function defaultDistDir(): string {
   return candidates.find((d) => existsSync(path.join(d, 'index.html'))) ?? candidates[0]!;
 }
 
+/** The API's reference and Swagger UI (api/shared/docs-pages.ts): pages of the web service too. */
+const DOCS_PAGES = /^\/(docs|reference)(\/|$)/;
+
+/**
+ * The security headers. The reference pages keep every rule but two: their renderers (Redoc,
+ * Swagger UI) set inline styles, and Redoc searches in a worker it makes from a blob. Their
+ * scripts are still this origin's alone, and they hold no session data.
+ */
 export function securityHeaders(production: boolean): Middleware {
+  const site = headers(production, false);
+  const docs = headers(production, true);
+  return (ctx, next) => (DOCS_PAGES.test(ctx.path) ? docs(ctx, next) : site(ctx, next));
+}
+
+function headers(production: boolean, docsPage: boolean): Middleware {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
+        styleSrc: docsPage ? ["'self'", "'unsafe-inline'"] : ["'self'"],
+        ...(docsPage ? { workerSrc: ["'self'", 'blob:'] } : {}),
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'"],
         connectSrc: ["'self'"],
@@ -42,7 +57,7 @@ export function securityHeaders(production: boolean): Middleware {
   });
 }
 
-const NOT_SITE = /^\/(api\/|health$|openapi\.json$|docs(\/|$))/;
+const NOT_SITE = /^\/(api\/|health$|openapi\.json$|docs(\/|$)|reference(\/|$))/;
 /**
  * Files of the build never sent by their own name: source maps (they would publish the whole
  * source; the build makes none, this holds if one is made) and the precompressed twins, which are

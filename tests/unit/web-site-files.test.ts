@@ -117,6 +117,6 @@ describe('robots.txt, the sitemap and other files', () => {
       expect([p, res.text]).toEqual([p, '<!doctype html><title>dashboard</title>']);
       expect(res.headers['cache-control']).toBe('no-cache');
     }
-    for (const p of ['/api/account/keys', '/health', '/openapi.json', '/docs']) expect((await request(call).get(p).expect(200)).body).toEqual({ api: p });
+    for (const p of ['/api/account/keys', '/health', '/openapi.json', '/docs', '/reference']) expect((await request(call).get(p).expect(200)).body).toEqual({ api: p });
   });
 });

@@ -61,7 +61,7 @@ describe('the dashboard site', () => {
     expect(asset.headers['cache-control']).toBe('max-age=31536000,immutable');
     await request(call).get('/assets/missing.js').expect(404);
     await request(call).get('/assets/../../etc/passwd').expect(404);
-    for (const p of ['/api/account/keys', '/health', '/openapi.json', '/docs']) expect((await request(call).get(p).expect(200)).body).toEqual({ api: p });
+    for (const p of ['/api/account/keys', '/health', '/openapi.json', '/docs', '/reference']) expect((await request(call).get(p).expect(200)).body).toEqual({ api: p });
     expect((await request(call).post('/account/keys').expect(200)).body).toEqual({ api: '/account/keys' });
   });
 
