@@ -225,9 +225,60 @@ const RATE_LIMIT_HEADER_REFS = Object.fromEntries(
   ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
 );
 
+/** What an error status is called in a response's name. */
+const REASON: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'IdempotencyKeyReused',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+/** How a response's name tells the credential its example speaks of (a 401 of an API key, of a token). */
+const SCHEME_NAME: Record<string, string> = {
+  apiKeyAuth: 'ApiKey',
+  bearerAuth: 'Bearer',
+  adminBearer: 'Admin',
+  sessionCookie: 'Session',
+  stripeSignature: 'StripeSignature',
+  metaSignature: 'MetaSignature',
+  metaVerifyToken: 'MetaVerifyToken',
+};
+
+/**
+ * Names the error responses of one document: the same response (envelope, status, headers,
+ * example) gets the same name; `NewsNotFound`, `NewsUnauthorizedApiKey`, and `…Replayable` for the
+ * one an Idempotency-Key may replay.
+ */
+function responseNamer(responses: Record<string, JsonSchema>) {
+  const byBody = new Map<string, string>();
+  return (response: JsonSchema, status: number, scheme: string | undefined, envelopeName: string): string => {
+    const body = JSON.stringify(response);
+    const known = byBody.get(body);
+    if (known) return known;
+    const replayable = Object.keys((response.headers ?? {}) as JsonSchema).includes(REPLAYED_HEADER) ? 'Replayable' : '';
+    const credential = status === 401 || status === 403 ? (SCHEME_NAME[scheme ?? ''] ?? '') : '';
+    const base = `${envelopeName.replace(/Error$/, '')}${REASON[status] ?? `Status${status}`}${credential}${replayable}`;
+    let name = base;
+    for (let n = 2; responses[name]; n += 1) name = `${base}${n}`;
+    responses[name] = response;
+    byBody.set(body, name);
+    return name;
+  };
+}
+
 export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Components = {};
+  const namedResponses: Record<string, JsonSchema> = {};
+  const named = responseNamer(namedResponses);
   let anyIdempotent = false;
   for (const route of o.routes) {
     const envelope = o.envelopeFor(route.path);
@@ -301,6 +352,11 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
         r.headers = { ...(r.headers as Record<string, unknown> | undefined), [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
       }
     }
+    // Error answers are named once (components.responses) and referred to: the same 404 of one
+    // envelope is one response, not a copy per operation (a third of a document, and of a client).
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 400) responses[status] = { $ref: `#/components/responses/${named(response as JsonSchema, Number(status), route.auth.scheme, envelope.name)}` };
+    }
     if (route.links?.length) {
       (responses[successStatus] as Record<string, unknown>).links = Object.fromEntries(
         route.links.map((l) => [l.name, { operationId: operationIdFor(l.method, l.path), parameters: l.parameters }]),
@@ -337,6 +393,7 @@ export function buildOpenApi<D>(o: OpenApiOptions<D>): JsonSchema {
     paths,
     components: {
       schemas,
+      responses: namedResponses,
       headers: { ...RATE_LIMIT_HEADERS, ...(anyIdempotent ? REPLAYED_HEADERS : {}) },
       // The schemes its operations use, and no other: each is offered in the reference's Authorize dialog.
       securitySchemes: Object.fromEntries(Object.entries({ ...SECURITY_SCHEMES, ...o.extraSecuritySchemes }).filter(([name]) => usedSchemes.has(name))),

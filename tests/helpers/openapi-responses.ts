@@ -53,6 +53,19 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
 }
 
+/**
+ * An operation's response as written, or the named one it refers to (`$ref` to
+ * components.responses), with the JSON pointer of where it is written.
+ */
+export function resolveResponse(document: Json, response: Json, pointer: string): { response: Json; pointer: string } {
+  const ref = response.$ref;
+  if (typeof ref !== 'string') return { response, pointer };
+  const name = ref.split('/').pop()!;
+  const named = ((document.components as Json | undefined)?.responses as Record<string, Json> | undefined)?.[name];
+  if (!named) throw new Error(`${pointer} refers to ${ref}, which the document does not hold`);
+  return { response: named, pointer: `/components/responses/${escapePointer(name)}` };
+}
+
 export function responseChecker(document: Json): (response: ObservedResponse) => ResponseCheck {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
@@ -82,10 +95,10 @@ export function responseChecker(document: Json): (response: ObservedResponse) =>
     const op = operations.find((o) => o.method === r.method.toUpperCase() && o.pattern.test(r.path));
     if (!op) return { operation: undefined, problems: [] };
     const name = `${op.method} ${op.template}`;
-    const response = op.responses[String(r.status)];
-    if (!response) return { operation: name, problems: [`status ${r.status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`] };
+    const written = op.responses[String(r.status)];
+    if (!written) return { operation: name, problems: [`status ${r.status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`] };
     const problems: string[] = [];
-    const pointer = `/paths/${escapePointer(op.template)}/${op.method.toLowerCase()}/responses/${r.status}`;
+    const { response, pointer } = resolveResponse(document, written, `/paths/${escapePointer(op.template)}/${op.method.toLowerCase()}/responses/${r.status}`);
 
     const content = (response.content ?? {}) as Record<string, Json>;
     if (r.contentType && r.status !== 204) {

@@ -10,6 +10,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { STATUS } from '../../api/shared/errors';
 import { openApiDocuments } from '../../ops/openapi/docs';
+import { resolveResponse } from '../helpers/openapi-responses';
 
 type Json = Record<string, unknown>;
 interface MediaType {
@@ -46,6 +47,7 @@ interface Example {
 function examplesOf(document: { paths: Record<string, Record<string, Operation>> }, service: string): { examples: Example[]; missing: string[] } {
   const examples: Example[] = [];
   const missing: string[] = [];
+  const seen = new Set<string>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const at = `/paths/${escapePointer(path)}/${method}`;
@@ -65,14 +67,19 @@ function examplesOf(document: { paths: Record<string, Record<string, Operation>>
             .forEach((line, n) => examples.push({ where: `${name} request body line ${n + 1}`, pointer: `${at}/requestBody/content/${escapePointer(type)}/schema/x-itemSchema`, value: JSON.parse(line) as unknown }));
         } else examples.push({ where: `${name} request body ${type}`, pointer: `${at}/requestBody/content/${escapePointer(type)}/schema`, value: media.example });
       }
-      for (const [status, response] of Object.entries(op.responses)) {
+      for (const [status, written] of Object.entries(op.responses)) {
+        // A named response (components.responses) is checked once, where it is written.
+        const { response: resolved, pointer } = resolveResponse(document as unknown as Json, written as Json, `${at}/responses/${status}`);
+        if (pointer.startsWith('/components/') && seen.has(pointer)) continue;
+        seen.add(pointer);
+        const response = resolved as { content?: Record<string, MediaType> };
         for (const [type, media] of Object.entries(response.content ?? {})) {
           // A file download is described by its media type alone: there is nothing to exemplify.
           if (!media.schema) continue;
           // A second media type of the same answer (CSV beside JSON, a stream on request) is shown by the first's.
           if (media.example === undefined && type !== 'application/json' && response.content?.['application/json']) continue;
           if (media.example === undefined) missing.push(`${name}: response ${status} ${type}`);
-          else examples.push({ where: `${name} response ${status} ${type}`, pointer: `${at}/responses/${status}/content/${escapePointer(type)}/schema`, value: media.example });
+          else examples.push({ where: `${name} response ${status} ${type}`, pointer: `${pointer}/content/${escapePointer(type)}/schema`, value: media.example });
         }
       }
     }
@@ -105,8 +112,9 @@ describe.each(Object.keys(documents))('the %s document', (service) => {
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        for (const [status, response] of Object.entries(op.responses)) {
+        for (const [status, written] of Object.entries(op.responses)) {
           if (Number(status) < 400) continue;
+          const response = resolveResponse(document as unknown as Json, written as Json, '').response as { content?: Record<string, MediaType> };
           const example = response.content?.['application/json']?.example as Json | undefined;
           // Support's envelope names the code `error`; the others `code`.
           const code = (service === 'support' ? example?.error : example?.code) as keyof typeof STATUS | undefined;

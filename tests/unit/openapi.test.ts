@@ -3,6 +3,7 @@ import { bearer, publicRoute } from '../../api/shared/auth';
 import { newsEnvelope, supportEnvelope } from '../../api/shared/envelope';
 import { buildOpenApi } from '../../api/shared/openapi';
 import { defineRoute } from '../../api/shared/route';
+import { resolveResponse } from '../helpers/openapi-responses';
 
 describe('OpenAPI generation', () => {
   const routes = [
@@ -113,7 +114,19 @@ describe('OpenAPI generation', () => {
     expect(listed.properties.pagination).toEqual({ $ref: '#/components/schemas/Page' });
     expect(listed.required).toEqual(['success', 'data', 'pagination']);
     expect(JSON.stringify(d.paths['/items/{id}'].get.responses['200'])).toContain('"$ref":"#/components/schemas/Item"');
-    expect(d.paths['/items'].get.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SupportError' });
+    // An error answer is a named response, its body the envelope's schema.
+    expect(d.paths['/items'].get.responses['400']).toEqual({ $ref: '#/components/responses/SupportBadRequest' });
+    expect(d.components.responses.SupportBadRequest.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SupportError' });
+  });
+
+  it('names each error response once, and tells the credentials of a 401 apart', () => {
+    const keyed = defineRoute({ method: 'get', path: '/keyed/:id', summary: 'K', auth: { ...bearer(), scheme: 'apiKeyAuth' }, params: z.object({ id: z.string().max(5) }), handler: () => null });
+    const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes: [...routes, keyed], envelopeFor: () => supportEnvelope }) as any;
+    const refs = (path: string, method: string) => d.paths[path][method].responses as Record<string, { $ref?: string }>;
+    expect(refs('/support/{id}', 'patch')['404']).toEqual(refs('/keyed/{id}', 'get')['404']);
+    expect(refs('/support/{id}', 'patch')['401']).toEqual({ $ref: '#/components/responses/SupportUnauthorizedBearer' });
+    expect(refs('/keyed/{id}', 'get')['401']).toEqual({ $ref: '#/components/responses/SupportUnauthorizedApiKey' });
+    expect(d.components.responses.SupportUnauthorizedApiKey.content['application/json'].example.message).toMatch(/X-API-Key/);
   });
 
   it('refuses two different schemas under one id', () => {
@@ -132,7 +145,9 @@ describe('OpenAPI generation', () => {
 
   it('puts the rate-limit headers on every response of a limited route, and Retry-After on 429', () => {
     const d = buildOpenApi({ service: 'support', serverUrl: 'http://localhost:3002', title: 'T', version: '1', description: 'd', routes, envelopeFor: () => supportEnvelope, everyRouteRateLimited: true }) as any;
-    const responses = d.paths['/support/{id}'].patch.responses;
+    const responses = Object.fromEntries(
+      Object.entries(d.paths['/support/{id}'].patch.responses as Record<string, Record<string, unknown>>).map(([status, r]) => [status, resolveResponse(d, r, '').response as any]),
+    );
     for (const status of Object.keys(responses)) expect(Object.keys(responses[status].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
     expect(responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(responses['200'].headers['Retry-After']).toBeUndefined();

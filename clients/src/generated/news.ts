@@ -1844,7 +1844,379 @@ export interface components {
             roundTripMs: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Invalid request */
+        NewsBadRequest: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                 *       "statusCode": 400,
+                 *       "code": "VALIDATION_FAILED",
+                 *       "details": [
+                 *         {
+                 *           "path": "query.limit",
+                 *           "message": "Too big: expected number to be <=100"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        NewsUnauthorizedBearer: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Invalid or expired token",
+                 *       "statusCode": 401,
+                 *       "code": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbiddenBearer: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing permission: support.agent",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Conflict */
+        NewsConflictReplayable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The request conflicts with the current state: reload and try again",
+                 *       "statusCode": 409,
+                 *       "code": "CONFLICT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Body too large */
+        NewsPayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Request body too large",
+                 *       "statusCode": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Unsupported media type */
+        NewsUnsupportedMediaType: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Unsupported media type: send application/json",
+                 *       "statusCode": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description The Idempotency-Key was used before with another request */
+        NewsIdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                 *       "statusCode": 422,
+                 *       "code": "IDEMPOTENCY_KEY_REUSED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Rate limit exceeded */
+        NewsTooManyRequests: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Rate limit exceeded: 100 requests per minute",
+                 *       "statusCode": 429,
+                 *       "code": "RATE_LIMITED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Internal error */
+        NewsInternalError: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Internal error",
+                 *       "statusCode": 500,
+                 *       "code": "INTERNAL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description A dependency is unavailable */
+        NewsServiceUnavailable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "mongodb is unavailable, please retry later",
+                 *       "statusCode": 503,
+                 *       "code": "DEPENDENCY_UNAVAILABLE",
+                 *       "details": {
+                 *         "dependency": "mongodb"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not found */
+        NewsNotFound: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not found",
+                 *       "statusCode": 404,
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        NewsUnauthorizedApiKey: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
+                 *       "statusCode": 401,
+                 *       "code": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbiddenApiKey: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "This API key lacks the scope read:articles (it has read:entities)",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbiddenAdmin: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing permission: news.admin",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Conflict */
+        NewsConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The request conflicts with the current state: reload and try again",
+                 *       "statusCode": 409,
+                 *       "code": "CONFLICT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbiddenMetaVerifyToken: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Webhook verification failed: hub.mode must be subscribe and hub.verify_token must match",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        NewsUnauthorizedMetaSignature: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing or invalid X-Hub-Signature-256: the body must be signed with the app secret",
+                 *       "statusCode": 401,
+                 *       "code": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description The work was cancelled or did not finish in time */
+        NewsGatewayTimeout: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The request did not finish in time",
+                 *       "statusCode": 504,
+                 *       "code": "TIMEOUT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1924,136 +2296,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiKeys: {
@@ -2122,217 +2370,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "statusCode": 422,
-                     *       "code": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            409: components["responses"]["NewsConflictReplayable"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            422: components["responses"]["NewsIdempotencyKeyReused"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiKeysId: {
@@ -2382,196 +2429,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiUsage: {
@@ -2631,136 +2497,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiUsersPreferences: {
@@ -2845,136 +2587,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     putApiUsersPreferences: {
@@ -3107,176 +2725,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiUsersPreferencesSectors: {
@@ -3330,176 +2786,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiUsersPreferencesSectorsSector: {
@@ -3546,196 +2840,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiUsersPreferencesTopics: {
@@ -3789,176 +2902,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiUsersPreferencesTopicsTopic: {
@@ -4005,196 +2956,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiUsersPreferencesWatchlistCompanies: {
@@ -4247,176 +3017,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiUsersPreferencesWatchlistCompaniesEntityId: {
@@ -4463,196 +3071,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiUsersPreferencesWatchlistTickers: {
@@ -4705,176 +3132,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiUsersPreferencesWatchlistTickersTicker: {
@@ -4921,196 +3186,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiUsersPreferencesKeywords: {
@@ -5164,176 +3248,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiUsersPreferencesKeywordsKeyword: {
@@ -5380,196 +3302,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     patchApiUsersPreferencesNotifications: {
@@ -5620,176 +3361,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     patchApiUsersPreferencesRelevance: {
@@ -5843,176 +3422,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiArticles: {
@@ -6173,136 +3590,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiArticlesBySectorSector: {
@@ -6410,156 +3703,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiArticlesSearch: {
@@ -6655,136 +3805,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiArticlesBreaking: {
@@ -6874,136 +3900,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiArticlesId: {
@@ -7115,156 +4017,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiEntitiesIdArticles: {
@@ -7389,156 +4148,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiFeed: {
@@ -7649,136 +4265,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiEntities: {
@@ -7839,136 +4331,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiEntitiesId: {
@@ -8017,156 +4385,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing API key. Create an API key in the dashboard (POST /api/keys with your account token) and send it in the X-API-Key header.",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This API key lacks the scope read:articles (it has read:entities)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminArticlesImport: {
@@ -8229,216 +4454,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "statusCode": 422,
-                     *       "code": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            422: components["responses"]["NewsIdempotencyKeyReused"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAdminImportsId: {
@@ -8492,156 +4517,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAdminSources: {
@@ -8728,136 +4610,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminSources: {
@@ -8928,196 +4686,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAdminSourcesId: {
@@ -9178,156 +4755,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiAdminSourcesId: {
@@ -9368,196 +4802,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     patchApiAdminSourcesId: {
@@ -9627,216 +4880,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminSourcesIdPoll: {
@@ -9897,216 +4950,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAdminEntityCandidates: {
@@ -10179,136 +5032,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminEntityCandidatesIdAccept: {
@@ -10361,216 +5090,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminEntityCandidatesIdDismiss: {
@@ -10622,216 +5151,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminArticlesIdEnrich: {
@@ -10872,216 +5201,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminEnrichments: {
@@ -11154,216 +5283,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "statusCode": 422,
-                     *       "code": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            422: components["responses"]["NewsIdempotencyKeyReused"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAdminEnrichmentsId: {
@@ -11428,156 +5357,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAdminEnrichmentsIdCancel: {
@@ -11619,216 +5405,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: news.admin",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiSubscriptionsCheckout: {
@@ -11875,196 +5461,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiSubscriptionsPortal: {
@@ -12101,196 +5506,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiSubscriptionsMe: {
@@ -12337,136 +5561,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiSubscriptionsWebhook: {
@@ -12581,136 +5681,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiWhatsappWebhook: {
@@ -12742,116 +5718,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Webhook verification failed: hub.mode must be subscribe and hub.verify_token must match",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            403: components["responses"]["NewsForbiddenMetaVerifyToken"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiWhatsappWebhook: {
@@ -12942,156 +5813,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing or invalid X-Hub-Signature-256: the body must be signed with the app secret",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedMetaSignature"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiWhatsappStatus: {
@@ -13130,96 +5858,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiWhatsappLink: {
@@ -13266,196 +5908,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postOpsSmoke: {
@@ -13505,196 +5966,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description The work was cancelled or did not finish in time */
-            504: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request did not finish in time",
-                     *       "statusCode": 504,
-                     *       "code": "TIMEOUT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenBearer"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+            504: components["responses"]["NewsGatewayTimeout"];
         };
     };
 }

@@ -1431,7 +1431,266 @@ export interface components {
             roundTripMs: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Invalid request */
+        SupportBadRequest: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
+                 *       "error": "VALIDATION_FAILED",
+                 *       "details": [
+                 *         {
+                 *           "path": "query.limit",
+                 *           "message": "Too big: expected number to be <=100"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        SupportUnauthorizedBearer: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Invalid or expired token",
+                 *       "error": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Not allowed */
+        SupportForbiddenBearer: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Missing permission: support.agent",
+                 *       "error": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Rate limit exceeded */
+        SupportTooManyRequests: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Rate limit exceeded: 100 requests per minute",
+                 *       "error": "RATE_LIMITED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Internal error */
+        SupportInternalError: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Internal error",
+                 *       "error": "INTERNAL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description A dependency is unavailable */
+        SupportServiceUnavailable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "mongodb is unavailable, please retry later",
+                 *       "error": "DEPENDENCY_UNAVAILABLE",
+                 *       "details": {
+                 *         "dependency": "mongodb"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Conflict */
+        SupportConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "The request conflicts with the current state: reload and try again",
+                 *       "error": "CONFLICT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Body too large */
+        SupportPayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Request body too large",
+                 *       "error": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Unsupported media type */
+        SupportUnsupportedMediaType: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Unsupported media type: send application/json",
+                 *       "error": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description The Idempotency-Key was used before with another request */
+        SupportIdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                 *       "error": "IDEMPOTENCY_KEY_REUSED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Not found */
+        SupportNotFound: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Not found",
+                 *       "error": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description The work was cancelled or did not finish in time */
+        SupportGatewayTimeout: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "The request did not finish in time",
+                 *       "error": "TIMEOUT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Not found */
+        SupportNotFoundReplayable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Not found",
+                 *       "error": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1524,130 +1783,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosComparativo: {
@@ -1737,130 +1878,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosMetricasResolucao: {
@@ -1943,130 +1966,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosDashboard: {
@@ -2130,130 +2035,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosCategorias: {
@@ -2344,130 +2131,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosDistribuicao: {
@@ -2567,130 +2236,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosSerie: {
@@ -2772,130 +2323,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosCoortes: {
@@ -2978,130 +2411,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosResumo: {
@@ -3185,130 +2500,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosDetalhado: {
@@ -3410,130 +2607,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRelatoriosAgentes: {
@@ -3636,130 +2715,12 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportBulkStatus: {
@@ -3820,206 +2781,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportBulkDelete: {
@@ -4078,206 +2849,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportBulkMessages: {
@@ -4338,206 +2919,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportBulkFastResponse: {
@@ -4597,206 +2988,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportBulkOperationId: {
@@ -4851,149 +3052,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportBulkOperationIdCancel: {
@@ -5035,206 +3100,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdFastResponse: {
@@ -5287,225 +3162,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The work was cancelled or did not finish in time */
-            504: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request did not finish in time",
-                     *       "error": "TIMEOUT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+            504: components["responses"]["SupportGatewayTimeout"];
         };
     };
     getSupportIdAnexos: {
@@ -5554,149 +3221,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdAnexos: {
@@ -5753,206 +3284,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportAnexosAttachmentIdDownload: {
@@ -5987,149 +3328,13 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": unknown;
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     deleteSupportAnexosAttachmentId: {
@@ -6170,187 +3375,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupport: {
@@ -6439,130 +3472,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupport: {
@@ -6630,168 +3545,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportTags: {
@@ -6843,130 +3604,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportTags: {
@@ -7019,187 +3662,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     deleteSupportTagsTagId: {
@@ -7240,187 +3711,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     patchSupportTagsTagId: {
@@ -7474,206 +3773,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportRespostasRapidas: {
@@ -7721,130 +3830,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportRespostasRapidas: {
@@ -7899,168 +3890,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     deleteSupportRespostasRapidasReplyId: {
@@ -8101,187 +3938,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     patchSupportRespostasRapidasReplyId: {
@@ -8336,187 +4001,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportId: {
@@ -8607,149 +4100,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     deleteSupportId: {
@@ -8791,206 +4148,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     patchSupportId: {
@@ -9045,206 +4212,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdRestore: {
@@ -9286,206 +4263,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     getSupportIdMensagens: {
@@ -9538,149 +4325,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdMensagens: {
@@ -9738,226 +4389,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "error": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFoundReplayable"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdRespostasRapidasReplyId: {
@@ -10004,206 +4446,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request conflicts with the current state: reload and try again",
-                     *       "error": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postSupportIdTags: {
@@ -10251,187 +4503,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     deleteSupportIdTagsTagId: {
@@ -10472,187 +4552,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Not found",
-                     *       "error": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
         };
     };
     postOpsSmoke: {
@@ -10702,187 +4610,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "error": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Invalid or expired token",
-                     *       "error": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Missing permission: support.agent",
-                     *       "error": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Request body too large",
-                     *       "error": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Unsupported media type: send application/json",
-                     *       "error": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Rate limit exceeded: 100 requests per minute",
-                     *       "error": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "Internal error",
-                     *       "error": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "mongodb is unavailable, please retry later",
-                     *       "error": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
-            /** @description The work was cancelled or did not finish in time */
-            504: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "message": "The request did not finish in time",
-                     *       "error": "TIMEOUT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SupportError"];
-                };
-            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+            504: components["responses"]["SupportGatewayTimeout"];
         };
     };
 }

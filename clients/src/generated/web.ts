@@ -703,7 +703,299 @@ export interface components {
             attemptsPerQuiz: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Invalid request */
+        NewsBadRequest: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
+                 *       "statusCode": 400,
+                 *       "code": "VALIDATION_FAILED",
+                 *       "details": [
+                 *         {
+                 *           "path": "query.limit",
+                 *           "message": "Too big: expected number to be <=100"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbidden: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing permission: support.agent",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Body too large */
+        NewsPayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Request body too large",
+                 *       "statusCode": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Unsupported media type */
+        NewsUnsupportedMediaType: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Unsupported media type: send application/json",
+                 *       "statusCode": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Rate limit exceeded */
+        NewsTooManyRequests: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Rate limit exceeded: 100 requests per minute",
+                 *       "statusCode": 429,
+                 *       "code": "RATE_LIMITED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Internal error */
+        NewsInternalError: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Internal error",
+                 *       "statusCode": 500,
+                 *       "code": "INTERNAL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description A dependency is unavailable */
+        NewsServiceUnavailable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "mongodb is unavailable, please retry later",
+                 *       "statusCode": 503,
+                 *       "code": "DEPENDENCY_UNAVAILABLE",
+                 *       "details": {
+                 *         "dependency": "mongodb"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        NewsUnauthorized: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Invalid or expired token",
+                 *       "statusCode": 401,
+                 *       "code": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Missing or invalid credentials */
+        NewsUnauthorizedSession: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not signed in: sign in to the dashboard first",
+                 *       "statusCode": 401,
+                 *       "code": "UNAUTHENTICATED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not allowed */
+        NewsForbiddenSession: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
+                 *       "statusCode": 403,
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Conflict */
+        NewsConflictReplayable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The request conflicts with the current state: reload and try again",
+                 *       "statusCode": 409,
+                 *       "code": "CONFLICT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description The Idempotency-Key was used before with another request */
+        NewsIdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
+                 *       "statusCode": 422,
+                 *       "code": "IDEMPOTENCY_KEY_REUSED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Not found */
+        NewsNotFound: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not found",
+                 *       "statusCode": 404,
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+        /** @description Conflict */
+        NewsConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The request conflicts with the current state: reload and try again",
+                 *       "statusCode": 409,
+                 *       "code": "CONFLICT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewsError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -767,156 +1059,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            403: components["responses"]["NewsForbidden"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAuthVerify: {
@@ -969,176 +1118,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid or expired token",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Missing permission: support.agent",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorized"];
+            403: components["responses"]["NewsForbidden"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAuthSession: {
@@ -1181,96 +1168,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAuthSignOut: {
@@ -1307,176 +1208,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAuthSignOutEverywhere: {
@@ -1513,176 +1252,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountKeys: {
@@ -1745,136 +1322,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAccountKeys: {
@@ -1943,217 +1396,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with another request */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with another request to this operation: send a new key for a new request",
-                     *       "statusCode": 422,
-                     *       "code": "IDEMPOTENCY_KEY_REUSED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            409: components["responses"]["NewsConflictReplayable"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            422: components["responses"]["NewsIdempotencyKeyReused"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiAccountKeysId: {
@@ -2203,196 +1455,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountUsage: {
@@ -2482,136 +1553,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountBilling: {
@@ -2707,136 +1654,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAccountBillingCheckout: {
@@ -2883,196 +1706,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The request conflicts with the current state: reload and try again",
-                     *       "statusCode": 409,
-                     *       "code": "CONFLICT"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAccountBillingPortal: {
@@ -3109,196 +1751,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountPreferences: {
@@ -3390,136 +1851,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     putApiAccountPreferences: {
@@ -3661,176 +1998,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountEntities: {
@@ -3876,136 +2051,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountWhatsapp: {
@@ -4045,136 +2096,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     deleteApiAccountWhatsapp: {
@@ -4212,196 +2139,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     postApiAccountWhatsappLink: {
@@ -4448,196 +2194,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not found",
-                     *       "statusCode": 404,
-                     *       "code": "NOT_FOUND"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body too large",
-                     *       "statusCode": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Unsupported media type: send application/json",
-                     *       "statusCode": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
     getApiAccountReading: {
@@ -4728,136 +2293,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Invalid request: query.limit: Too big: expected number to be <=100",
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "details": [
-                     *         {
-                     *           "path": "query.limit",
-                     *           "message": "Too big: expected number to be <=100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Not signed in: sign in to the dashboard first",
-                     *       "statusCode": 401,
-                     *       "code": "UNAUTHENTICATED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request refused: send it from the dashboard (no Origin header, or another site)",
-                     *       "statusCode": 403,
-                     *       "code": "FORBIDDEN"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Rate limit exceeded: 100 requests per minute",
-                     *       "statusCode": 429,
-                     *       "code": "RATE_LIMITED"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Internal error",
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "mongodb is unavailable, please retry later",
-                     *       "statusCode": 503,
-                     *       "code": "DEPENDENCY_UNAVAILABLE",
-                     *       "details": {
-                     *         "dependency": "mongodb"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NewsError"];
-                };
-            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
         };
     };
 }
