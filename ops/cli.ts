@@ -11,6 +11,9 @@
  *   source add --name N --feed URL [--tier 1|2|3] [--language pt|en|es] [--sector CODE] [--every MINUTES] [--disabled]
  *   source list
  *   source disable|enable --id ID
+ *   staff add EMAIL --role R [--role R2 | --role R1,R2] [--no-mail] [--locale pt|en]
+ *   staff list
+ *   staff remove EMAIL
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import type { Connection } from 'mongoose';
@@ -38,6 +41,12 @@ import { createSourceRepo } from '../models/news/sources/source.repo';
 import { SourceInput, sourceState } from '../models/news/sources/source.rules';
 import { AppError } from '../models/errors';
 import { seedEditions } from './quiz-editions';
+import { createAccountRepo } from '../models/accounts/account.repo';
+import { Email } from '../models/accounts/sign-in.rules';
+import { createMailer } from '../models/infra/mail';
+import { createStaffRepo, type StaffMemberDoc } from '../models/staff/staff.repo';
+import { CLI_ACTOR, parseRoleList, permissionsOf } from '../models/staff/staff.rules';
+import { inviteMember, listMembers, removeMember } from '../operations/staff/members';
 
 class UsageError extends Error {}
 
@@ -54,7 +63,12 @@ const USAGE = `usage: npm run cli -- <command>
                                        (creates or replaces a newsletter edition; the title defaults to the file's first line)
   source add --name N --feed URL [--tier 1|2|3] [--language pt|en|es] [--sector CODE] [--every MINUTES] [--disabled]
   source list                          (every news source with its health)
-  source disable|enable --id ID        (stops or starts its poller)`;
+  source disable|enable --id ID        (stops or starts its poller)
+  staff add EMAIL --role R [--role R2] [--no-mail] [--locale pt|en]
+                                       (invites a staff member: owner, support.manager, support.agent, news.admin, quiz.admin, ai.edit,
+                                        platform.ops; repeat --role or separate by commas; mails the sign-in link unless --no-mail)
+  staff list                           (every staff member, invited and active)
+  staff remove EMAIL                   (removes a member and ends its sessions; never the last owner)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -183,14 +197,14 @@ async function seed(config: Config, args: string[]): Promise<string> {
     doubleUrl ? await seedSources({ sources: createSourceRepo(deps.conn), temporal: deps.temporal, taskQueuePrefix: config.temporal.taskQueuePrefix, log: info }, doubleUrl) : undefined;
   if (articles === 0 && values.entities === undefined) {
     const summary = await withDb(config, async (conn) => {
-      const s = { ...(await seedAll({ conn, log: info })), quiz: await editions(conn) };
+      const s = { ...(await seedAll({ conn, log: info, env: config.env })), quiz: await editions(conn) };
       statistics();
       return s;
     });
     return JSON.stringify(doubleUrl ? { ...summary, sources: await withPlatform(config, sources) } : summary);
   }
   return await withPlatform(config, async (deps) => {
-    const summary = await seedAll({ conn: deps.conn, log: info });
+    const summary = await seedAll({ conn: deps.conn, log: info, env: config.env });
     info(`seeding the news corpus (${articles} articles, ${entities} entities)…`);
     const news = await seedNewsCorpus({ ...deps, log: info }, { articles, entities });
     const quiz = await editions(deps.conn);
@@ -278,6 +292,68 @@ async function source(config: Config, args: string[]): Promise<string> {
   });
 }
 
+const memberLine = (m: StaffMemberDoc) => ({
+  email: m._id,
+  roles: m.roles,
+  permissions: permissionsOf(m.roles),
+  status: m.status,
+  invitedBy: m.invitedBy,
+  invitedAt: m.invitedAt.toISOString(),
+  activatedAt: m.activatedAt?.toISOString() ?? null,
+});
+
+/** Staff accounts (issue 38): the first owner comes from here. Changes are recorded in the audit log as done by `cli`. */
+async function staff(config: Config, args: string[]): Promise<string> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { role: { type: 'string', multiple: true }, 'no-mail': { type: 'boolean', default: false }, locale: { type: 'string', default: 'en' } },
+  });
+  const address = () => {
+    if (positionals.length !== 1) throw new UsageError(`staff ${sub} needs one EMAIL`);
+    const email = Email.safeParse(positionals[0]);
+    if (!email.success) throw new UsageError(`staff ${sub}: ${positionals[0]} is not an e-mail address`);
+    return email.data;
+  };
+  if (sub === 'list') {
+    if (positionals.length) throw new UsageError('staff list takes no arguments');
+    return await withDb(config, async (conn) => JSON.stringify((await listMembers({ staff: createStaffRepo(conn) })).map(memberLine)));
+  }
+  if (sub === 'add') {
+    const email = address();
+    let roles;
+    try {
+      roles = parseRoleList(values.role ?? []);
+    } catch (err) {
+      throw new UsageError(`staff add: ${(err as Error).message}`);
+    }
+    const locale = values.locale;
+    if (locale !== 'pt' && locale !== 'en') throw new UsageError('staff add: --locale pt|en');
+    const mailer = values['no-mail'] ? undefined : createMailer(config);
+    try {
+      return await withDb(config, async (conn) => {
+        const member = await inviteMember(
+          { staff: createStaffRepo(conn), mailer, webOrigin: new URL(config.web.url).origin, now: () => new Date() },
+          { actor: CLI_ACTOR, email, roles, locale },
+        );
+        info(`${member._id} invited as ${member.roles.join(', ')}${mailer ? ' (the sign-in link was mailed)' : ''}: a member once the address signs in to the dashboard with a mailed code`);
+        return JSON.stringify(memberLine(member));
+      });
+    } finally {
+      mailer?.close();
+    }
+  }
+  if (sub === 'remove') {
+    const email = address();
+    return await withDb(config, async (conn) => {
+      const { member, sessionsEnded } = await removeMember({ staff: createStaffRepo(conn), accounts: createAccountRepo(conn), now: () => new Date() }, { actor: CLI_ACTOR, email });
+      return JSON.stringify({ email: member._id, sessionsEnded });
+    });
+  }
+  throw new UsageError('staff supports: add, list, remove');
+}
+
 async function main(): Promise<number> {
   const [command, ...args] = process.argv.slice(2);
   const config = loadConfigOrExit();
@@ -299,6 +375,7 @@ async function main(): Promise<number> {
     else if (command === 'import') result = await importArticles(config, args);
     else if (command === 'edition') result = await edition(config, args);
     else if (command === 'source') result = await source(config, args);
+    else if (command === 'staff') result = await staff(config, args);
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);
     return 0;

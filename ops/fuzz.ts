@@ -30,6 +30,7 @@ import { createApiKeyRepo } from '../models/news/api-key.repo';
 import { createUserRepo } from '../models/users/user.repo';
 import { createAccountRepo } from '../models/accounts/account.repo';
 import { newCsrfToken, newSessionToken, sessionTokenHash } from '../models/accounts/sign-in.rules';
+import { createStaffRepo } from '../models/staff/staff.repo';
 import { defaultCacheDir } from './binaries';
 import { freePort } from './dev-services';
 import { pythonTool } from './python-tools';
@@ -142,6 +143,11 @@ async function main(): Promise<number> {
       ({ key: apiKey } = await createApiKeyRepo(conn).create({ userId: 'fuzz-key-owner', name: 'fuzz', mode: 'live', scopes: ['*'], expiresAt: null }));
       const now = new Date();
       await createAccountRepo(conn).createSession({ _id: sessionTokenHash(sessionToken), userId: 'fuzz-web', email: 'fuzz-web@example.com', csrfToken, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + 6 * 3600_000) });
+      // An active staff owner (as the CLI's invitation and a sign-in leave it), so that the staff
+      // routes are fuzzed beyond their 403. On the run's own database the run cannot take the role
+      // away: it is the last active owner (409), and nobody it invites can sign in (the codes go
+      // unread). Were it demoted, its calls would be documented 403s.
+      await createStaffRepo(conn).insertMember({ _id: 'fuzz-web@example.com', roles: ['owner'], status: 'active', invitedBy: 'cli', invitedAt: now, activatedAt: now, updatedAt: now, version: 2 });
     } finally {
       await conn.close();
     }

@@ -19,10 +19,15 @@ import { isDuplicateKey } from '../models/infra/mongo';
 import { addSource, type SourceDeps } from '../operations/news/sources';
 import type { SourceRepo } from '../models/news/sources/source.repo';
 import { SourceInput } from '../models/news/sources/source.rules';
+import { createStaffRepo } from '../models/staff/staff.repo';
+import { SEED_ACTOR, type StaffRole } from '../models/staff/staff.rules';
+import { inviteMember } from '../operations/staff/members';
 
 export interface SeedContext {
   conn: Connection;
   log: (line: string) => void;
+  /** NODE_ENV: the demo staff is made everywhere but production. */
+  env?: 'development' | 'test' | 'production';
 }
 
 export interface Seeder {
@@ -116,7 +121,33 @@ const supportDemo: Seeder = {
   },
 };
 
-export const SEEDERS: Seeder[] = [usersAndKeys, supportDemo];
+/**
+ * The demo staff (issue 38): an owner and a support agent, invited (by `seed`, with no mail sent),
+ * each a member once its address signs in to the dashboard with a code (Mailpit catches it in
+ * development). Idempotent: a member already there is left as it is. Never in production, where
+ * whoever reads a demo address's mail would become an owner: there the first owner comes from
+ * `npm run cli -- staff add`.
+ */
+export const DEMO_STAFF: { email: string; roles: StaffRole[] }[] = [
+  { email: 'owner@demo.newsletter.dev', roles: ['owner'] },
+  { email: 'agent@demo.newsletter.dev', roles: ['support.agent'] },
+];
+
+const staffDemo: Seeder = {
+  name: 'staff (an owner and a support agent)',
+  async run({ conn, env }) {
+    if (env === 'production') return { staff: { skipped: 'production: add the first owner with npm run cli -- staff add EMAIL --role owner' } };
+    const staff = createStaffRepo(conn);
+    for (const m of DEMO_STAFF) {
+      if (await staff.findMember(m.email)) continue;
+      // No mailer: nobody is mailed, so there is no link to make (webOrigin).
+      await inviteMember({ staff, webOrigin: '', now: () => new Date() }, { actor: SEED_ACTOR, email: m.email, roles: m.roles });
+    }
+    return { staff: Object.fromEntries(DEMO_STAFF.map((m) => [m.email, m.roles])) };
+  },
+};
+
+export const SEEDERS: Seeder[] = [usersAndKeys, supportDemo, staffDemo];
 
 export async function seedAll(ctx: SeedContext): Promise<Record<string, unknown>> {
   const summary: Record<string, unknown> = {};

@@ -10,6 +10,8 @@ import { Email, SignInCode } from '../../models/accounts/sign-in.rules';
 import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { INCLUDE_MODULES, PLANS } from '../../models/shared/plan.rules';
+import { wholeNumber } from '../../models/params.rules';
+import { AUDIT_ACTIONS, AUDIT_ID_MAX, AUDIT_ID_PATTERN, STAFF_PERMISSIONS, STAFF_ROLES, STAFF_STATUSES, StaffRoles } from '../../models/staff/staff.rules';
 import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
 import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
@@ -73,3 +75,59 @@ export const SessionView = z
 export const CodeSent = z.object({ sent: z.literal(true) }).meta({ id: 'SignInCodeSent' });
 export const SignedOut = z.object({ signedOut: z.literal(true) }).meta({ id: 'SignedOut' });
 export const SessionsEnded = z.object({ sessionsEnded: Count }).meta({ id: 'SessionsEnded' });
+
+// ---- Staff (issue 38) ---------------------------------------------------------------------------
+
+const RoleList = z.array(z.enum(STAFF_ROLES)).max(STAFF_ROLES.length);
+const PermissionList = z.array(z.enum(STAFF_PERMISSIONS)).max(STAFF_PERMISSIONS.length);
+/** A member's address, or who did something when no member did (`cli`, `seed`). */
+const Actor = Text(254);
+
+export const StaffMeView = z
+  .object({ email: Text(254), roles: RoleList, permissions: PermissionList.describe('what the roles grant (implications included)') })
+  .meta({ id: 'StaffMe' });
+
+export const StaffMemberView = z
+  .object({
+    email: Text(254),
+    roles: RoleList,
+    permissions: PermissionList.describe('what the roles grant (implications included)'),
+    status: z.enum(STAFF_STATUSES).describe('invited: the address has not signed in with a mailed code since the invitation, and holds no role yet; active: it has'),
+    invitedBy: Actor,
+    invitedAt: IsoDateTime,
+    activatedAt: IsoDateTime.nullable().describe('when the address signed in after the invitation; null while invited'),
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'StaffMember' });
+
+export const InviteStaffBody = z
+  .strictObject({ email: Email, roles: StaffRoles, locale: z.enum(['pt', 'en']).default('en').describe("the invitation mail's language") })
+  .meta({ id: 'InviteStaffRequest' });
+export const StaffRolesBody = z.strictObject({ roles: StaffRoles.describe("the member's roles from now on (all of them)") }).meta({ id: 'StaffRolesRequest' });
+export const StaffMemberParams = z.object({ email: Email }).meta({ id: 'StaffMemberParams' });
+export const StaffMemberRemoved = z
+  .object({ email: Text(254), sessionsEnded: Count.describe('sessions signed in with the address, ended at once') })
+  .meta({ id: 'StaffMemberRemoved' });
+
+const StaffStateView = z.object({ roles: RoleList, status: z.enum(STAFF_STATUSES) }).meta({ id: 'StaffState' });
+const AuditId = z.string().max(AUDIT_ID_MAX).regex(AUDIT_ID_PATTERN);
+export const StaffAuditEntryView = z
+  .object({
+    id: AuditId,
+    at: IsoDateTime,
+    actor: Actor.describe("who did it: a member's address, or cli (the operator's CLI), seed (demo data)"),
+    action: z.enum(AUDIT_ACTIONS).describe('staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove'),
+    member: Text(254).describe('the member it was done to'),
+    before: StaffStateView.nullable().describe('null: no member before (an invitation)'),
+    after: StaffStateView.nullable().describe('null: no member after (a removal)'),
+  })
+  .meta({ id: 'StaffAuditEntry' });
+export const StaffAuditQuery = z
+  .object({
+    limit: wholeNumber((n) => n.min(1).max(100)).default(20),
+    before: AuditId.optional().describe("entries older than this one (a page's nextBefore); the newest without it"),
+  })
+  .meta({ id: 'StaffAuditQuery' });
+export const StaffAuditPage = z
+  .object({ entries: z.array(StaffAuditEntryView).max(100), nextBefore: AuditId.nullable().describe('send it as before for the next (older) page; null at the end') })
+  .meta({ id: 'StaffAuditPage' });

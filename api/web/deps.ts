@@ -1,11 +1,12 @@
 /**
  * What the dashboard's routes use, built once per process: the shared bundles it serves
  * (api/shared/bundles.ts: keys and their usage, the reader's preferences, billing, the WhatsApp
- * link, the quiz store) and its own accounts, sign-in limits and mailer. Not the webhooks' relays
+ * link, the quiz store) and its own accounts, staff, sign-in limits and mailer. Not the webhooks' relays
  * nor the newsroom: the news service serves those. The use cases are the shared operations.
  */
 import { createAccountRepo, type AccountRepo } from '../../models/accounts/account.repo';
 import { createMailer, type Mailer } from '../../models/infra/mail';
+import { createStaffRepo, type StaffRepo } from '../../models/staff/staff.repo';
 import {
   billingBundle,
   keysBundle,
@@ -24,6 +25,8 @@ import type { Limiter } from '../shared/rate-limit';
 
 export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
   accounts: AccountRepo;
+  /** Staff members and their audit log (issue 38). */
+  staff: StaffRepo;
   mailer: Mailer;
   /** Sign-in and its codes, per address and per client IP (models/accounts). */
   signInLimits: { perAddress: Limiter; perIp: Limiter; verifyPerAddress: Limiter; verifyPerIp: Limiter };
@@ -52,6 +55,7 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     ...whatsappBundle(infra),
     ...quizBundle(infra),
     accounts: createAccountRepo(mongo.conn),
+    staff: createStaffRepo(mongo.conn),
     mailer,
     signInLimits: {
       perAddress: limiter('sign-in-address', web.signInPerAddress, 'sign-in codes asked for this address'),

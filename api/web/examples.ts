@@ -9,7 +9,7 @@
  */
 import type { z } from 'zod';
 import type { CheckoutSessionView, KeyView, NewKeyView, PortalSessionView, PreferencesBody, PreferencesView } from '../news/contracts';
-import type { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, ReadingOverview, SessionView } from './contracts';
+import type { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, ReadingOverview, SessionView, StaffAuditPage, StaffMemberView, StaffMeView } from './contracts';
 
 // ---- The account --------------------------------------------------------------------------------
 
@@ -252,3 +252,88 @@ export const readingExample = {
   ],
   rules: { maxDaysRecovery: 3, minCorrectAnswers: 6, totalQuestions: 10, attemptsPerQuiz: 1 },
 } satisfies z.input<typeof ReadingOverview>;
+
+// ---- Staff (issue 38) ---------------------------------------------------------------------------
+
+/**
+ * The newsletter's own staff: Helena Prado, the owner (added with `npm run cli -- staff add`), who
+ * invited João Pereira to support (he signed in the next morning and was made manager on Tuesday)
+ * and, on Tuesday 2026-11-24, Carla Menezes to the newsroom (not signed in yet).
+ */
+export const OWNER_EMAIL = 'helena.prado@newsletter-exemplo.com.br';
+export const AGENT_EMAIL = 'joao.pereira@newsletter-exemplo.com.br';
+export const EDITOR_EMAIL = 'carla.menezes@newsletter-exemplo.com.br';
+
+export const staffMeExample = {
+  email: OWNER_EMAIL,
+  roles: ['owner'],
+  permissions: ['support.agent', 'support.manager', 'news.admin', 'quiz.admin', 'ai.view', 'ai.edit', 'platform.ops', 'staff.manage'],
+} satisfies z.input<typeof StaffMeView>;
+
+const ownerMember = {
+  email: OWNER_EMAIL,
+  roles: ['owner'],
+  permissions: staffMeExample.permissions,
+  status: 'active',
+  invitedBy: 'cli',
+  invitedAt: '2026-11-02T09:14:03.000Z',
+  activatedAt: '2026-11-02T09:16:41.000Z',
+  updatedAt: '2026-11-02T09:16:41.000Z',
+} satisfies z.input<typeof StaffMemberView>;
+
+export const agentMemberExample = {
+  email: AGENT_EMAIL,
+  roles: ['support.agent'],
+  permissions: ['support.agent'],
+  status: 'active',
+  invitedBy: OWNER_EMAIL,
+  invitedAt: '2026-11-09T17:40:12.000Z',
+  activatedAt: '2026-11-10T08:02:55.000Z',
+  updatedAt: '2026-11-10T08:02:55.000Z',
+} satisfies z.input<typeof StaffMemberView>;
+
+/** João made support manager (which includes the agent's permission). */
+export const managerMemberExample = {
+  ...agentMemberExample,
+  roles: ['support.manager'],
+  permissions: ['support.agent', 'support.manager'],
+  updatedAt: '2026-11-24T10:05:31.000Z',
+} satisfies z.input<typeof StaffMemberView>;
+
+export const invitedMemberExample = {
+  email: EDITOR_EMAIL,
+  roles: ['news.admin'],
+  permissions: ['news.admin'],
+  status: 'invited',
+  invitedBy: OWNER_EMAIL,
+  invitedAt: '2026-11-24T11:20:08.000Z',
+  activatedAt: null,
+  updatedAt: '2026-11-24T11:20:08.000Z',
+} satisfies z.input<typeof StaffMemberView>;
+
+export const staffListExample = [invitedMemberExample, ownerMember, managerMemberExample] satisfies z.input<typeof StaffMemberView>[];
+
+/** The audit log's newest entries on 2026-11-24 (older ones follow from nextBefore). */
+export const staffAuditExample = {
+  entries: [
+    {
+      id: '2026-11-24T11:20:08.000Z~4f1c9a07be23',
+      at: '2026-11-24T11:20:08.000Z',
+      actor: OWNER_EMAIL,
+      action: 'staff.invite',
+      member: EDITOR_EMAIL,
+      before: null,
+      after: { roles: ['news.admin'], status: 'invited' },
+    },
+    {
+      id: '2026-11-24T10:05:31.000Z~d20e6b5c1a98',
+      at: '2026-11-24T10:05:31.000Z',
+      actor: OWNER_EMAIL,
+      action: 'staff.roles',
+      member: AGENT_EMAIL,
+      before: { roles: ['support.agent'], status: 'active' },
+      after: { roles: ['support.manager'], status: 'active' },
+    },
+  ],
+  nextBefore: '2026-11-24T10:05:31.000Z~d20e6b5c1a98',
+} satisfies z.input<typeof StaffAuditPage>;

@@ -13,7 +13,8 @@ export const webDescription = overview({
     'Signed in, the account\'s keys:',
     '```bash\ncurl -sS "$WEB_URL/api/account/keys" -b "nl_session=$SESSION"\n```',
   ].join('\n\n'),
-  pagination: 'The dashboard\'s lists are short and answered whole (the keys of an account, the plans, the days of a month).',
+  pagination:
+    'The dashboard\'s lists are short and answered whole (the keys of an account, the plans, the days of a month, the staff). The staff\'s audit log is read newest first, a page at a time: each page gives `nextBefore`, sent as `before` for the next one.',
   failureExample: JSON.stringify({ success: false, error: 'Not signed in: sign in to the dashboard first', statusCode: 401, code: 'UNAUTHENTICATED' }, null, 2),
   limits:
     'Requests are counted per signed-in user (300 a minute unless the operator sets `RATE_LIMIT_PER_USER_PER_MINUTE`), and the sign-in steps per address and per client IP, so that codes cannot be guessed.',
@@ -26,4 +27,5 @@ export const webTags: Record<string, string> = {
   billing: 'Plans and prices, Stripe Checkout to subscribe or change plan, and the customer portal.',
   preferences: 'What the account follows and how it wants alerts, WhatsApp included.',
   reading: "The reader's streak, the days read and the quizzes that recover missed days.",
+  staff: "The newsletter's own staff: the signed-in member's roles and, for owners, the members (invite by e-mail, change roles, remove) and the audit log of every change.",
 };

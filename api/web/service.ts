@@ -1,11 +1,13 @@
 /**
  * The customer dashboard (issue 26): the web page and the session-signed-in API behind it, on
- * WEB_PORT (3000). API customers keep using the news API with bearer JWTs and API keys.
+ * WEB_PORT (3000), and the staff's accounts and roles (issue 38). API customers keep using the news
+ * API with bearer JWTs and API keys.
  */
 import type { ServiceDefinition } from '../shared/app';
 import { newsEnvelope } from '../shared/envelope';
 import { accountRoutes } from './account.routes';
 import { authRoutes } from './auth.routes';
+import { staffRoutes } from './staff.routes';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
 import { defaultDistDir, securityHeaders, staticSite } from './site';
@@ -20,7 +22,7 @@ export const webService: ServiceDefinition<WebDeps> = {
   description: webDescription,
   tagDescriptions: webTags,
   envelope: newsEnvelope,
-  routes: [...authRoutes, ...accountRoutes],
+  routes: [...authRoutes, ...accountRoutes, ...staffRoutes],
   middleware: [
     (deps) => securityHeaders(deps.config.env === 'production'),
     (deps) => async (ctx, next) => {

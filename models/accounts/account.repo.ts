@@ -47,6 +47,8 @@ export function createAccountRepo(conn: Connection) {
           sessions().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' }),
           // Sign-out everywhere removes a user's sessions.
           sessions().createIndex({ userId: 1 }, { name: 'user' }),
+          // Removing a staff member ends the sessions signed in with its address (issue 38).
+          sessions().createIndex({ email: 1 }, { name: 'email' }),
         ]),
       ),
     );
@@ -121,6 +123,12 @@ export function createAccountRepo(conn: Connection) {
     deleteUserSessions: async (userId: string): Promise<number> => (await sessions().deleteMany({ userId })).deletedCount,
 
     countUserSessions: (userId: string) => sessions().countDocuments({ userId }),
+
+    /** Ends every session signed in with the address (a staff member removed); returns how many there were. */
+    deleteEmailSessions: async (email: string): Promise<number> => {
+      await indexes();
+      return (await sessions().deleteMany({ email })).deletedCount;
+    },
   };
 }
 

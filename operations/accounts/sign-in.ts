@@ -6,6 +6,8 @@
 import { AppError, dependencyUnavailable } from '../../models/errors';
 import type { UserRepo } from '../../models/users/user.repo';
 import type { AccountRepo, SessionDoc } from '../../models/accounts/account.repo';
+import type { StaffRepo } from '../../models/staff/staff.repo';
+import { activateInvitation } from '../staff/members';
 import {
   SIGN_IN_CODE_TTL_MS,
   SIGN_IN_MAX_ATTEMPTS,
@@ -34,6 +36,8 @@ export interface SignInDeps {
   codeSecret: string;
   /** The dashboard's origin, for the link in the mail. */
   webOrigin: string;
+  /** Staff invitations, accepted by signing in (issue 38); none where there is no staff (unit tests). */
+  staff?: Pick<StaffRepo, 'activate' | 'record'> | undefined;
   now: () => Date;
 }
 
@@ -88,6 +92,8 @@ export async function verifySignIn(deps: SignInDeps, input: { email: string; cod
   const existing = (await deps.accounts.findAccount(email))?.userId ?? (await deps.users.findByVerifiedEmail(email))?._id ?? emailUserId(email);
   const account = await deps.accounts.verifiedAccount(email, existing, now);
   await deps.users.markEmailVerified(account.userId, email, now);
+  // The address is proven now: a staff invitation to it is accepted (issue 38).
+  if (deps.staff) await activateInvitation({ staff: deps.staff, now: deps.now }, email);
 
   if (input.previousToken) await deps.accounts.deleteSession(sessionTokenHash(input.previousToken));
   const token = newSessionToken();

@@ -63,6 +63,7 @@ export class Browser {
   get = (path: string) => this.prepare(request(this.svc.callback).get(path), false);
   post = (path: string, body?: object) => this.prepare(request(this.svc.callback).post(path), true).send(body);
   put = (path: string, body?: object) => this.prepare(request(this.svc.callback).put(path), true).send(body);
+  patch = (path: string, body?: object) => this.prepare(request(this.svc.callback).patch(path), true).send(body);
   delete = (path: string) => this.prepare(request(this.svc.callback).delete(path), true);
 
   /** Keeps the session cookie a response set (or cleared). */

@@ -7,6 +7,7 @@ import { hashApiKey } from '../../models/news/api-key.rules';
 import { messageModel, ticketModel } from '../../models/support/support.model';
 import { userModel } from '../../models/users/user.model';
 import { runTs } from '../helpers/processes';
+import { messagesTo } from '../helpers/mailpit';
 
 const config = loadConfig();
 let conn: Connection;
@@ -85,6 +86,9 @@ describe('cli seed', () => {
     expect(Object.keys(summary.apiKeys)).toEqual(['starter', 'pro', 'business']);
     // Support shows something real: tickets in several statuses, with messages, replies and tags.
     expect(summary.support).toEqual({ tickets: 8, tags: 4, quickReplies: 3 });
+    // The demo staff: an owner and an agent, invited (members once they sign in to the dashboard).
+    expect(summary.staff).toEqual({ 'owner@demo.newsletter.dev': ['owner'], 'agent@demo.newsletter.dev': ['support.agent'] });
+    expect(await conn.collection('staff_members').findOne({ _id: 'owner@demo.newsletter.dev' as never })).toMatchObject({ roles: ['owner'], invitedBy: 'seed' });
     const demo = await ticketModel(conn).find({ email: /@leitores\.demo\.newsletter\.dev$/ }).lean();
     expect(new Set(demo.map((t) => t.status))).toEqual(new Set(['open', 'in_progress', 'resolved', 'closed']));
     expect(demo.every((t) => t.tags.length === 1)).toBe(true);
@@ -95,6 +99,7 @@ describe('cli seed', () => {
     expect(JSON.parse(second.lastLine).support).toEqual({ tickets: 8, tags: 4, quickReplies: 3 });
     expect(await messageModel(conn).countDocuments({ ticketId: { $in: demo.map((t) => t._id) } })).toBe(7);
     expect(await userModel(conn).countDocuments({ _id: /^demo-/ })).toBe(4);
+    expect(await conn.collection('staff_members').countDocuments({ _id: { $in: ['owner@demo.newsletter.dev', 'agent@demo.newsletter.dev'] } as never })).toBe(2);
     // Keys are rotated: the first run's key is revoked, the second's active.
     const old = await apiKeyModel(conn).findById(hashApiKey(summary.apiKeys.pro)).lean();
     const fresh = await apiKeyModel(conn).findById(hashApiKey(JSON.parse(second.lastLine).apiKeys.pro)).lean();
@@ -117,5 +122,62 @@ describe('cli source', () => {
     expect((await runTs('ops/cli.ts', ['source', 'add', '--name', 'Fonte CLI', '--feed', 'ftp://example.test/feed'])).code).toBe(64);
     expect((await runTs('ops/cli.ts', ['source', 'add', '--name', 'Duplicada', '--feed', feed])).code).toBe(65);
     expect((await runTs('ops/cli.ts', ['source', 'disable', '--id', '00000000-0000-4000-8000-000000000000'])).code).toBe(65);
+  });
+});
+
+describe('cli staff', () => {
+  it('adds a member (roles repeated or comma-separated, the sign-in link mailed), lists it, removes it; each change in the audit log as the CLI\'s', async () => {
+    const email = `owner-${Date.now()}@example.com`;
+    const added = await runTs('ops/cli.ts', ['staff', 'add', email.toUpperCase(), '--role', 'owner', '--role', 'support.agent,ai.edit']);
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.lastLine)).toMatchObject({
+      email,
+      roles: ['owner', 'support.agent', 'ai.edit'],
+      permissions: ['support.agent', 'support.manager', 'news.admin', 'quiz.admin', 'ai.view', 'ai.edit', 'platform.ops', 'staff.manage'],
+      status: 'invited',
+      invitedBy: 'cli',
+      activatedAt: null,
+    });
+    const [mail] = await messagesTo(email);
+    expect(mail!.text).toContain(`/sign-in#email=${encodeURIComponent(email)}`);
+
+    const listed = JSON.parse((await runTs('ops/cli.ts', ['staff', 'list'])).lastLine) as { email: string; status: string }[];
+    expect(listed.find((m) => m.email === email)).toMatchObject({ status: 'invited' });
+
+    // Already a member: 65, nothing changed.
+    const again = await runTs('ops/cli.ts', ['staff', 'add', email, '--role', 'support.agent']);
+    expect(again.code).toBe(65);
+    expect(again.stderr).toContain('already');
+
+    const removed = await runTs('ops/cli.ts', ['staff', 'remove', email]);
+    expect([removed.code, JSON.parse(removed.lastLine)]).toEqual([0, { email, sessionsEnded: 0 }]);
+    expect((await runTs('ops/cli.ts', ['staff', 'remove', email])).code).toBe(65);
+
+    const entries = await conn.collection('staff_audit').find({ member: email }).sort({ _id: 1 }).toArray();
+    expect(entries.map((e) => [e.actor, e.action, e.before, e.after])).toEqual([
+      ['cli', 'staff.invite', null, { roles: ['owner', 'support.agent', 'ai.edit'], status: 'invited' }],
+      ['cli', 'staff.remove', { roles: ['owner', 'support.agent', 'ai.edit'], status: 'invited' }, null],
+    ]);
+  });
+
+  it('mails nothing with --no-mail', async () => {
+    const email = `quiet-${Date.now()}@example.com`;
+    const added = await runTs('ops/cli.ts', ['staff', 'add', email, '--role', 'quiz.admin', '--no-mail']);
+    expect(added.code).toBe(0);
+    expect(await messagesTo(email)).toHaveLength(0);
+    expect((await runTs('ops/cli.ts', ['staff', 'remove', email])).code).toBe(0);
+  });
+
+  it.each([
+    [['staff', 'add', 'someone@example.com'], /at least one role/],
+    [['staff', 'add', 'someone@example.com', '--role', 'admin'], /unknown role admin/],
+    [['staff', 'add', 'not-an-address', '--role', 'owner'], /not an e-mail address/],
+    [['staff', 'remove'], /needs one EMAIL/],
+    [['staff', 'promote', 'someone@example.com'], /staff supports: add, list, remove/],
+  ])('refuses %j with exit 64 and the usage', async (args, message) => {
+    const r = await runTs('ops/cli.ts', args);
+    expect(r.code).toBe(64);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
   });
 });

@@ -609,6 +609,20 @@ describe('web (signed in as a browser is: the session cookie and the CSRF token)
     expect(data.streak).toMatchObject({ current: 1, lastReadDate: THU, today: THU });
     expect(data.quizzes).toEqual([expect.objectContaining({ id: quizId, quizDate: WED, alreadyAttempted: false, canSubmit: true })]);
   });
+
+  it('GET /api/staff/me, /api/staff/members and /api/staff/audit, as an owner', async () => {
+    // The account becomes an active owner (as `staff add --role owner` and a sign-in leave it), then invites a member.
+    const now = new Date();
+    await web.deps.staff.insertMember({ _id: webEmail, roles: ['owner'], status: 'active', invitedBy: 'cli', invitedAt: now, activatedAt: now, updatedAt: now, version: 2 });
+    const me = await ok(client.GET('/api/staff/me'));
+    expect(me.data).toMatchObject({ email: webEmail, roles: ['owner'] });
+    const invited = `clients-agent-${tag}@example.com`;
+    await ok(client.POST('/api/staff/members', { body: { email: invited, roles: ['support.agent'] } }), 201);
+    const members = await ok(client.GET('/api/staff/members'));
+    expect(members.data).toEqual(expect.arrayContaining([expect.objectContaining({ email: invited, roles: ['support.agent'], status: 'invited' })]));
+    const audit = await ok(client.GET('/api/staff/audit', { params: { query: { limit: 100 } } }));
+    expect(audit.data.entries).toEqual(expect.arrayContaining([expect.objectContaining({ actor: webEmail, action: 'staff.invite', member: invited })]));
+  });
 });
 
 // ---- Coverage --------------------------------------------------------------------------------------

@@ -303,6 +303,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/staff/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your staff roles and permissions
+         * @description For an active staff member: the roles and what they grant. 403 for a customer, and for an address invited that has not signed in since.
+         */
+        get: operations["getApiStaffMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/staff/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The staff members
+         * @description Invited and active, by address (at most 200). Owners only (staff.manage).
+         */
+        get: operations["getApiStaffMembers"];
+        put?: never;
+        /**
+         * Invite an address to the staff
+         * @description Mails the address the dashboard's sign-in link. The member is `invited`, with no access, until the address signs in with a code mailed to it; it is then `active`. 409 when the address is a member already. 503 when the mail cannot be sent (nothing is kept). Owners only (staff.manage).
+         */
+        post: operations["postApiStaffMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/staff/members/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the staff
+         * @description Ends every session signed in with the member's address at once. 409 for the last active owner. Owners only (staff.manage).
+         */
+        delete: operations["deleteApiStaffMembersEmail"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's roles
+         * @description Sets the roles (all of them). The member has the new ones from its next request. 409 when the last active owner would lose the owner role. Owners only (staff.manage).
+         */
+        patch: operations["patchApiStaffMembersEmail"];
+        trace?: never;
+    };
+    "/api/staff/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of staff changes
+         * @description Every change to the staff (invitations, sign-ins that accepted them, role changes, removals): who, what, when, before and after. Newest first, a page at a time. Owners only (staff.manage).
+         */
+        get: operations["getApiStaffAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -701,6 +789,81 @@ export interface components {
             totalQuestions: number;
             /** Format: int32 */
             attemptsPerQuiz: number;
+        };
+        StaffMe: {
+            email: string;
+            roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
+            /** @description what the roles grant (implications included) */
+            permissions: ("support.agent" | "support.manager" | "news.admin" | "quiz.admin" | "ai.view" | "ai.edit" | "platform.ops" | "staff.manage")[];
+        };
+        StaffMember: {
+            email: string;
+            roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
+            /** @description what the roles grant (implications included) */
+            permissions: ("support.agent" | "support.manager" | "news.admin" | "quiz.admin" | "ai.view" | "ai.edit" | "platform.ops" | "staff.manage")[];
+            /**
+             * @description invited: the address has not signed in with a mailed code since the invitation, and holds no role yet; active: it has
+             * @enum {string}
+             */
+            status: "invited" | "active";
+            invitedBy: string;
+            /** Format: date-time */
+            invitedAt: string;
+            /** @description when the address signed in after the invitation; null while invited */
+            activatedAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        InviteStaffRequest: {
+            /** Format: email */
+            email: string;
+            roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
+            /**
+             * @description the invitation mail's language
+             * @default en
+             * @enum {string}
+             */
+            locale?: "pt" | "en";
+        };
+        StaffRolesRequest: {
+            /** @description the member's roles from now on (all of them) */
+            roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
+        };
+        StaffMemberRemoved: {
+            email: string;
+            /**
+             * Format: int64
+             * @description sessions signed in with the address, ended at once
+             */
+            sessionsEnded: number;
+        };
+        StaffAuditPage: {
+            entries: components["schemas"]["StaffAuditEntry"][];
+            /** @description send it as before for the next (older) page; null at the end */
+            nextBefore: string | null;
+        };
+        StaffAuditEntry: {
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @description who did it: a member's address, or cli (the operator's CLI), seed (demo data) */
+            actor: string;
+            /**
+             * @description staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove
+             * @enum {string}
+             */
+            action: "staff.invite" | "staff.activate" | "staff.roles" | "staff.remove";
+            /** @description the member it was done to */
+            member: string;
+            /** @description null: no member before (an invitation) */
+            before: components["schemas"]["StaffState"] | null;
+            /** @description null: no member after (a removal) */
+            after: components["schemas"]["StaffState"] | null;
+        };
+        StaffState: {
+            roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
+            /** @enum {string} */
+            status: "invited" | "active";
         };
     };
     responses: {
@@ -2290,6 +2453,425 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: components["schemas"]["ReadingOverview"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiStaffMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "email": "helena.prado@newsletter-exemplo.com.br",
+                     *         "roles": [
+                     *           "owner"
+                     *         ],
+                     *         "permissions": [
+                     *           "support.agent",
+                     *           "support.manager",
+                     *           "news.admin",
+                     *           "quiz.admin",
+                     *           "ai.view",
+                     *           "ai.edit",
+                     *           "platform.ops",
+                     *           "staff.manage"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffMe"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiStaffMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "email": "carla.menezes@newsletter-exemplo.com.br",
+                     *           "roles": [
+                     *             "news.admin"
+                     *           ],
+                     *           "permissions": [
+                     *             "news.admin"
+                     *           ],
+                     *           "status": "invited",
+                     *           "invitedBy": "helena.prado@newsletter-exemplo.com.br",
+                     *           "invitedAt": "2026-11-24T11:20:08.000Z",
+                     *           "activatedAt": null,
+                     *           "updatedAt": "2026-11-24T11:20:08.000Z"
+                     *         },
+                     *         {
+                     *           "email": "helena.prado@newsletter-exemplo.com.br",
+                     *           "roles": [
+                     *             "owner"
+                     *           ],
+                     *           "permissions": [
+                     *             "support.agent",
+                     *             "support.manager",
+                     *             "news.admin",
+                     *             "quiz.admin",
+                     *             "ai.view",
+                     *             "ai.edit",
+                     *             "platform.ops",
+                     *             "staff.manage"
+                     *           ],
+                     *           "status": "active",
+                     *           "invitedBy": "cli",
+                     *           "invitedAt": "2026-11-02T09:14:03.000Z",
+                     *           "activatedAt": "2026-11-02T09:16:41.000Z",
+                     *           "updatedAt": "2026-11-02T09:16:41.000Z"
+                     *         },
+                     *         {
+                     *           "email": "joao.pereira@newsletter-exemplo.com.br",
+                     *           "roles": [
+                     *             "support.manager"
+                     *           ],
+                     *           "permissions": [
+                     *             "support.agent",
+                     *             "support.manager"
+                     *           ],
+                     *           "status": "active",
+                     *           "invitedBy": "helena.prado@newsletter-exemplo.com.br",
+                     *           "invitedAt": "2026-11-09T17:40:12.000Z",
+                     *           "activatedAt": "2026-11-10T08:02:55.000Z",
+                     *           "updatedAt": "2026-11-24T10:05:31.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffMember"][];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiStaffMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "carla.menezes@newsletter-exemplo.com.br",
+                 *       "roles": [
+                 *         "news.admin"
+                 *       ],
+                 *       "locale": "pt"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteStaffRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "email": "carla.menezes@newsletter-exemplo.com.br",
+                     *         "roles": [
+                     *           "news.admin"
+                     *         ],
+                     *         "permissions": [
+                     *           "news.admin"
+                     *         ],
+                     *         "status": "invited",
+                     *         "invitedBy": "helena.prado@newsletter-exemplo.com.br",
+                     *         "invitedAt": "2026-11-24T11:20:08.000Z",
+                     *         "activatedAt": null,
+                     *         "updatedAt": "2026-11-24T11:20:08.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffMember"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    deleteApiStaffMembersEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example joao.pereira@newsletter-exemplo.com.br */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "email": "joao.pereira@newsletter-exemplo.com.br",
+                     *         "sessionsEnded": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffMemberRemoved"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    patchApiStaffMembersEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example joao.pereira@newsletter-exemplo.com.br */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "roles": [
+                 *         "support.manager"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StaffRolesRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "email": "joao.pereira@newsletter-exemplo.com.br",
+                     *         "roles": [
+                     *           "support.manager"
+                     *         ],
+                     *         "permissions": [
+                     *           "support.agent",
+                     *           "support.manager"
+                     *         ],
+                     *         "status": "active",
+                     *         "invitedBy": "helena.prado@newsletter-exemplo.com.br",
+                     *         "invitedAt": "2026-11-09T17:40:12.000Z",
+                     *         "activatedAt": "2026-11-10T08:02:55.000Z",
+                     *         "updatedAt": "2026-11-24T10:05:31.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffMember"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiStaffAudit: {
+        parameters: {
+            query?: {
+                /** @example 2 */
+                limit?: number;
+                /** @description entries older than this one (a page's nextBefore); the newest without it */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "2026-11-24T11:20:08.000Z~4f1c9a07be23",
+                     *             "at": "2026-11-24T11:20:08.000Z",
+                     *             "actor": "helena.prado@newsletter-exemplo.com.br",
+                     *             "action": "staff.invite",
+                     *             "member": "carla.menezes@newsletter-exemplo.com.br",
+                     *             "before": null,
+                     *             "after": {
+                     *               "roles": [
+                     *                 "news.admin"
+                     *               ],
+                     *               "status": "invited"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "2026-11-24T10:05:31.000Z~d20e6b5c1a98",
+                     *             "at": "2026-11-24T10:05:31.000Z",
+                     *             "actor": "helena.prado@newsletter-exemplo.com.br",
+                     *             "action": "staff.roles",
+                     *             "member": "joao.pereira@newsletter-exemplo.com.br",
+                     *             "before": {
+                     *               "roles": [
+                     *                 "support.agent"
+                     *               ],
+                     *               "status": "active"
+                     *             },
+                     *             "after": {
+                     *               "roles": [
+                     *                 "support.manager"
+                     *               ],
+                     *               "status": "active"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextBefore": "2026-11-24T10:05:31.000Z~d20e6b5c1a98"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["StaffAuditPage"];
                     };
                 };
             };
