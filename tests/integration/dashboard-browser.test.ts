@@ -77,6 +77,14 @@ let key = '';
 let keyId = '';
 
 describe('a newcomer in the dashboard', () => {
+  it("fills in the address of a staff invitation's link (the address alone, in the fragment)", async () => {
+    const invited = `invited-${randomUUID().slice(0, 8)}@example.com`;
+    await page.goto(`${web.origin}/sign-in#${new URLSearchParams({ email: invited }).toString()}`);
+    await expect(page.getByLabel('E-mail address').inputValue()).resolves.toBe(invited);
+    // The fragment is taken off the address bar once read.
+    expect(new URL(page.url()).hash).toBe('');
+  });
+
   it('signs up with the code from Mailpit and lands on the API keys', async () => {
     await page.goto(web.origin);
     await page.waitForURL('**/sign-in');

@@ -27,16 +27,19 @@ export function SignIn() {
     }
   };
 
-  // The mail's link carries the address and code in the fragment, which never reaches a server.
+  // The mail's link carries the address and code in the fragment, which never reaches a server;
+  // a staff invitation's link, the address alone (it is filled in: the invitee asks for a code).
   useEffect(() => {
     const params = new URLSearchParams(window.location.hash.slice(1));
     const address = params.get('email');
     const value = params.get('code');
+    if (address) window.history.replaceState(null, '', window.location.pathname);
     if (address && value) {
-      window.history.replaceState(null, '', window.location.pathname);
       setEmail(address);
       setCode(value);
       void verify(address, value);
+    } else if (address) {
+      setEmail(address);
     }
   }, []);
 
