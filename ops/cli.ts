@@ -44,9 +44,9 @@ import { seedEditions } from './quiz-editions';
 import { createAccountRepo } from '../models/accounts/account.repo';
 import { Email } from '../models/accounts/sign-in.rules';
 import { createMailer } from '../models/infra/mail';
-import { createStaffRepo, type StaffMemberDoc } from '../models/staff/staff.repo';
-import { CLI_ACTOR, parseRoleList, permissionsOf } from '../models/staff/staff.rules';
-import { inviteMember, listMembers, removeMember } from '../operations/staff/members';
+import { createStaffRepo } from '../models/staff/staff.repo';
+import { CLI_ACTOR, parseRoleList } from '../models/staff/staff.rules';
+import { inviteMember, listMembers, memberView, removeMember } from '../operations/staff/members';
 
 class UsageError extends Error {}
 
@@ -292,15 +292,6 @@ async function source(config: Config, args: string[]): Promise<string> {
   });
 }
 
-const memberLine = (m: StaffMemberDoc) => ({
-  email: m._id,
-  roles: m.roles,
-  permissions: permissionsOf(m.roles),
-  status: m.status,
-  invitedBy: m.invitedBy,
-  invitedAt: m.invitedAt.toISOString(),
-  activatedAt: m.activatedAt?.toISOString() ?? null,
-});
 
 /** Staff accounts (issue 38): the first owner comes from here. Changes are recorded in the audit log as done by `cli`. */
 async function staff(config: Config, args: string[]): Promise<string> {
@@ -318,7 +309,7 @@ async function staff(config: Config, args: string[]): Promise<string> {
   };
   if (sub === 'list') {
     if (positionals.length) throw new UsageError('staff list takes no arguments');
-    return await withDb(config, async (conn) => JSON.stringify((await listMembers({ staff: createStaffRepo(conn) })).map(memberLine)));
+    return await withDb(config, async (conn) => JSON.stringify((await listMembers({ staff: createStaffRepo(conn) })).map(memberView)));
   }
   if (sub === 'add') {
     const email = address();
@@ -338,7 +329,7 @@ async function staff(config: Config, args: string[]): Promise<string> {
           { actor: CLI_ACTOR, email, roles, locale },
         );
         info(`${member._id} invited as ${member.roles.join(', ')}${mailer ? ' (the sign-in link was mailed)' : ''}: a member once the address signs in to the dashboard with a mailed code`);
-        return JSON.stringify(memberLine(member));
+        return JSON.stringify(memberView(member));
       });
     } finally {
       mailer?.close();

@@ -5,9 +5,9 @@
  * a customer's session is 403 on all of them.
  */
 import { z } from 'zod';
-import type { StaffAuditDoc, StaffMemberDoc } from '../../models/staff/staff.repo';
-import { STAFF_MANAGE, STAFF_MAX, permissionsOf } from '../../models/staff/staff.rules';
-import { auditLog, changeRoles, inviteMember, listMembers, removeMember } from '../../operations/staff/members';
+import type { StaffAuditDoc } from '../../models/staff/staff.repo';
+import { STAFF_MANAGE, STAFF_MAX } from '../../models/staff/staff.rules';
+import { auditLog, changeRoles, inviteMember, listMembers, memberView, removeMember } from '../../operations/staff/members';
 import { reply, routeFactory } from '../shared/route';
 import { InviteStaffBody, StaffAuditPage, StaffAuditQuery, StaffMemberParams, StaffMemberRemoved, StaffMemberView, StaffMeView, StaffRolesBody } from './contracts';
 import type { WebDeps } from './deps';
@@ -18,16 +18,6 @@ const route = routeFactory<WebDeps>();
 const tags = ['staff'];
 const owner = staffSignedIn(STAFF_MANAGE);
 
-const presentMember = (m: StaffMemberDoc): z.input<typeof StaffMemberView> => ({
-  email: m._id,
-  roles: m.roles,
-  permissions: permissionsOf(m.roles),
-  status: m.status,
-  invitedBy: m.invitedBy,
-  invitedAt: m.invitedAt.toISOString(),
-  activatedAt: m.activatedAt?.toISOString() ?? null,
-  updatedAt: m.updatedAt.toISOString(),
-});
 
 const presentEntry = (e: StaffAuditDoc) => ({ id: e._id, at: e.at.toISOString(), actor: e.actor, action: e.action, member: e.member, before: e.before, after: e.after });
 
@@ -53,7 +43,7 @@ export const staffRoutes = [
     auth: owner,
     response: z.array(StaffMemberView).max(STAFF_MAX),
     example: { response: staffListExample },
-    handler: async ({ deps }) => (await listMembers(deps)).map(presentMember),
+    handler: async ({ deps }) => (await listMembers(deps)).map(memberView),
   }),
 
   route({
@@ -70,7 +60,7 @@ export const staffRoutes = [
     status: 201,
     errors: [409, 503],
     example: { body: { email: EDITOR_EMAIL, roles: ['news.admin'], locale: 'pt' }, response: invitedMemberExample },
-    handler: async ({ body, auth, deps }) => reply({ status: 201, data: presentMember(await inviteMember(deps, { actor: auth.email, ...body })) }),
+    handler: async ({ body, auth, deps }) => reply({ status: 201, data: memberView(await inviteMember(deps, { actor: auth.email, ...body })) }),
   }),
 
   route({
@@ -86,7 +76,7 @@ export const staffRoutes = [
     response: StaffMemberView,
     errors: [404, 409],
     example: { params: { email: AGENT_EMAIL }, body: { roles: ['support.manager'] }, response: managerMemberExample },
-    handler: async ({ params, body, auth, deps }) => presentMember(await changeRoles(deps, { actor: auth.email, email: params.email, roles: body.roles })),
+    handler: async ({ params, body, auth, deps }) => memberView(await changeRoles(deps, { actor: auth.email, email: params.email, roles: body.roles })),
   }),
 
   route({

@@ -194,3 +194,15 @@ export async function auditLog(deps: StaffPorts<'auditPage'>, input: { before?: 
   const entries = page.slice(0, input.limit);
   return { entries, nextBefore: page.length > input.limit ? entries[entries.length - 1]!._id : null };
 }
+
+/** A member as the dashboard's routes and the CLI show it: its address, roles, what they grant, and when. */
+export const memberView = (m: StaffMemberDoc) => ({
+  email: m._id,
+  roles: m.roles,
+  permissions: permissionsOf(m.roles),
+  status: m.status,
+  invitedBy: m.invitedBy,
+  invitedAt: m.invitedAt.toISOString(),
+  activatedAt: m.activatedAt?.toISOString() ?? null,
+  updatedAt: m.updatedAt.toISOString(),
+});
