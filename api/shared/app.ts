@@ -33,6 +33,12 @@ export interface ServiceDefinition<D> {
   envelope: Envelope;
   envelopeRules?: EnvelopeRule[];
   routes: AnyRoute<D>[];
+  /**
+   * Another service's operations served here under this service's credential (the staff console:
+   * api/web/console.ts). Served and rate-limited like the routes, and documented in their own
+   * service's document, not in this one.
+   */
+  mountedRoutes?: AnyRoute<D>[];
   /** Extra middleware run before routing (rate limiting…), in order. */
   middleware?: ((deps: D) => Koa.Middleware)[];
   extraSecuritySchemes?: Record<string, Record<string, unknown>>;
@@ -289,7 +295,8 @@ export function serviceDocument<D>(service: ServiceDefinition<D>, config: Pick<C
  * (RATE_LIMIT_PER_USER_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE, RATE_LIMIT_WEBHOOK_PER_MINUTE).
  */
 function withDefaultLimits<D extends Infra>(service: ServiceDefinition<D>, deps: D): AnyRoute<D>[] {
-  if (service.everyRouteRateLimited) return service.routes;
+  const served = [...service.routes, ...(service.mountedRoutes ?? [])];
+  if (service.everyRouteRateLimited) return served;
   const { config } = deps;
   const limiter = (who: 'user' | 'ip' | 'webhook', points: number) =>
     createMongoLimiter(deps.mongo.ready, config.mongo.db, {
@@ -302,7 +309,7 @@ function withDefaultLimits<D extends Infra>(service: ServiceDefinition<D>, deps:
   const perUser = limiter('user', config.rateLimit.perUserPerMinute);
   const perIp = limiter('ip', config.rateLimit.perIpPerMinute);
   const perSender = limiter('webhook', config.rateLimit.webhookPerMinute);
-  return service.routes.map((route) => {
+  return served.map((route) => {
     if (route.rateLimit || route.auth.rateLimited) return route;
     const rateLimit: AnyRoute<D>['rateLimit'] =
       route.auth.scheme === 'bearerAuth' || route.auth.scheme === 'adminBearer' || route.auth.scheme === 'sessionCookie'

@@ -27,6 +27,12 @@ export interface AuthPolicy<P = unknown> {
    * security scheme every reader would be offered.
    */
   providerCredential?: { in: 'header' | 'query'; name: string; description: string; example: string };
+  /**
+   * The permissions a bearer token must hold (`bearer(…)`; empty: any valid token). The staff
+   * console serves such an operation under the staff session with the same permissions
+   * (api/web/console.ts).
+   */
+  permissions?: readonly string[];
   /** `deps` are the service's dependencies (API keys live in the news service's database). */
   authenticate(ctx: Context, services: AuthServices, deps: unknown): Promise<P>;
 }
@@ -63,6 +69,7 @@ export function bearer(...permissions: string[]): AuthPolicy<Principal> {
   return {
     scheme: permissions.some(isAdminPermission) ? 'adminBearer' : 'bearerAuth',
     describe: permissions.length ? `bearer token with permission ${permissions.join(', ')}` : 'bearer token',
+    permissions,
     async authenticate(ctx, services) {
       const principal = await services.verifyToken(bearerToken(ctx));
       const missing = permissions.find((p) => !hasPermission(principal, p));

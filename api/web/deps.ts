@@ -22,6 +22,7 @@ import {
 } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
+import { makeConsoleDeps, type ConsoleDeps } from './console';
 
 export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
   accounts: AccountRepo;
@@ -36,6 +37,8 @@ export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle,
   webOrigin: string;
   /** The clock (tests set it). */
   now: () => Date;
+  /** The support, news and quiz services' dependencies, for the staff console's operations (./console.ts). */
+  console: ConsoleDeps;
 }
 
 const WINDOW_SEC = 15 * 60;
@@ -66,5 +69,6 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     codeSecret: web.secret,
     webOrigin: new URL(web.url).origin,
     now: () => new Date(),
+    console: makeConsoleDeps(infra),
   };
 }

@@ -1,4 +1,4 @@
 import { runServiceMain } from '../shared/server';
-import { makeWebDeps, webService } from './service';
+import { createWebService, makeWebDeps } from './service';
 
-runServiceMain(webService, makeWebDeps, (config) => config.web.port);
+runServiceMain(createWebService, makeWebDeps, (config) => config.web.port);

@@ -3,11 +3,13 @@
  * WEB_PORT (3000), and the staff's accounts and roles (issue 38). API customers keep using the news
  * API with bearer JWTs and API keys.
  */
+import type { Config } from '../../models/config';
 import type { ServiceDefinition } from '../shared/app';
 import { newsEnvelope } from '../shared/envelope';
 import { accountRoutes } from './account.routes';
 import { authRoutes } from './auth.routes';
 import { staffRoutes } from './staff.routes';
+import { consoleRoutes } from './console';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
 import { defaultDistDir, securityHeaders, staticSite } from './site';
@@ -15,6 +17,12 @@ import { webDescription, webTags } from './reference';
 
 export { makeWebDeps, type WebDeps } from './deps';
 
+export const createWebService = (config: Config): ServiceDefinition<WebDeps> => ({
+  ...webService,
+  mountedRoutes: consoleRoutes<WebDeps>(config),
+});
+
+/** The dashboard's own routes (documented); the process serves createWebService's, with the console's. */
 export const webService: ServiceDefinition<WebDeps> = {
   name: 'web',
   title: 'Customer dashboard',

@@ -19,16 +19,20 @@ export interface StaffPrincipal extends SessionPrincipal {
   permissions: StaffPermission[];
 }
 
-/** Signed in as an active staff member, holding `permission` when one is named (403 otherwise, a customer's session included). */
-export function staffSignedIn(permission?: StaffPermission): AuthPolicy<StaffPrincipal> {
+/**
+ * Signed in as an active staff member, holding every permission named (403 otherwise, a customer's
+ * session included).
+ */
+export function staffSignedIn(...permissions: StaffPermission[]): AuthPolicy<StaffPrincipal> {
   return {
     scheme: 'sessionCookie',
-    describe: permission ? `dashboard session of a staff member with permission ${permission}` : 'dashboard session of a staff member',
+    describe: permissions.length ? `dashboard session of a staff member with permission ${permissions.join(', ')}` : 'dashboard session of a staff member',
     async authenticate(ctx, services, rawDeps) {
       const session = await signedIn.authenticate(ctx, services, rawDeps);
       const access = await staffAccess(rawDeps as WebDeps, session.email);
       const principal: StaffPrincipal = { ...session, roles: access.roles, permissions: access.permissions };
-      if (permission && !hasPermission(principal, permission)) throw new AppError('FORBIDDEN', `Missing permission: ${permission}`);
+      const missing = permissions.find((p) => !hasPermission(principal, p));
+      if (missing) throw new AppError('FORBIDDEN', `Missing permission: ${missing}`);
       return principal;
     },
   };

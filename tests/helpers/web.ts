@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { makeWebDeps, webService, type WebDeps } from '../../api/web/service';
+import { createWebService, makeWebDeps, type WebDeps } from '../../api/web/service';
 import type { Logger } from '../../models/infra/logger';
 import { startTestService, testConfig, type TestService } from './service';
 import { latestCode } from './mailpit';
@@ -26,7 +26,7 @@ export async function startWebService(env: Record<string, string> = {}, o: { lis
   }
   // Tests sign in many times from one address (127.0.0.1): the per-IP limits are not what they test
   // unless they say so (with TRUST_PROXY and a client IP of their own).
-  const svc = await startTestService(webService, makeWebDeps, { config: testConfig({ WEB_URL: origin, WEB_SIGN_IN_PER_IP: '100000', WEB_VERIFY_PER_IP: '100000', ...env }), ...(o.logger ? { logger: o.logger } : {}) });
+  const svc = await startTestService(createWebService, makeWebDeps, { config: testConfig({ WEB_URL: origin, WEB_SIGN_IN_PER_IP: '100000', WEB_VERIFY_PER_IP: '100000', ...env }), ...(o.logger ? { logger: o.logger } : {}) });
   server?.on('request', svc.callback);
   return {
     ...svc,
