@@ -49,8 +49,8 @@ export function createQuizActivities(deps: QuizActivityDeps): QuizActivities {
       }
     },
 
-    /** Stores a draft unless the day and edition has a quiz by now; gives the quiz that stands. */
-    async saveQuiz(input: { draft: QuizDraft; workflowId: string }): Promise<{ quizId: string; created: boolean }> {
+    /** Stores a draft unless the day and edition has a quiz by now (in place of `replaces`, deleted first); gives the quiz that stands. */
+    async saveQuiz(input: { draft: QuizDraft; workflowId: string; replaces?: string }): Promise<{ quizId: string; created: boolean }> {
       return await saveQuizDraft({ quizzes }, input);
     },
   };

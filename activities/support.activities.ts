@@ -42,7 +42,7 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     async processBulkChunk(input: { operationId: string; start: number; end: number }): Promise<{ processed: number }> {
       return await withAttempt(async (attempt) => {
         const resumeAt = (Context.current().info.heartbeatDetails as number | undefined) ?? 0;
-        return await processBulkChunk({ ...drafting, bulk }, { ...input, resumeAt }, attempt).catch((err: unknown) => {
+        return await processBulkChunk({ ...drafting, bulk, now: () => new Date() }, { ...input, resumeAt }, attempt).catch((err: unknown) => {
           throw err instanceof LlmError ? toApplicationFailure(err) : err;
         });
       });

@@ -87,6 +87,12 @@ export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_UI_PORT: port.default(8233),
+  /**
+   * The Temporal Web UI's address as a staff member's browser reaches it: the staff console links
+   * into it (workflows by business id, the quiz schedule). Unset, the dev server's UI on this host
+   * (http://127.0.0.1:TEMPORAL_UI_PORT, which `npm start` runs).
+   */
+  TEMPORAL_UI_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).refine((u) => !/[?#]/.test(u), 'a base address, without a query or fragment').optional()),
   /** A prebundled workflow file (production images); bundled at start-up when unset. */
   TEMPORAL_WORKFLOW_BUNDLE: z.preprocess(emptyAsUndefined, z.string().optional()),
   /** Prefix of every task queue name (isolates deployments or test runs sharing a namespace). */
@@ -155,6 +161,22 @@ export const EnvSchema = z.object({
   /** Support reports: the time zone their days, hours and weeks are counted in, and how long one is cached. */
   SUPPORT_REPORT_TIME_ZONE: ianaTimeZone.default('America/Sao_Paulo'),
   SUPPORT_REPORT_CACHE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(7_200),
+  /**
+   * The support desk's live updates (issue 38): how often each service process reads the tickets
+   * changed (while a stream is open), how far back each read looks again (clock skew between
+   * processes, late commits), the keep-alive comment's interval, how old a Last-Event-ID may be and
+   * still be resumed, the streams one process serves and one person holds, and how long a
+   * presence heartbeat keeps someone on a ticket.
+   */
+  SUPPORT_LIVE_POLL_MS: z.coerce.number().int().min(100).max(10_000).default(1_000),
+  SUPPORT_LIVE_LOOKBACK_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  SUPPORT_LIVE_KEEPALIVE_SECONDS: z.coerce.number().int().min(1).max(120).default(15),
+  SUPPORT_LIVE_RESUME_SECONDS: z.coerce.number().int().min(0).max(3_600).default(300),
+  SUPPORT_LIVE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  SUPPORT_LIVE_MAX_STREAMS_PER_PERSON: z.coerce.number().int().min(1).max(100).default(5),
+  /** A stream ends after this long (±10 %): the client reconnects, and its credential is checked again. */
+  SUPPORT_LIVE_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  SUPPORT_PRESENCE_TTL_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
   /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
   LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   /** How often a process adds its local rate-limit counts to the shared windows (0: every request). */
@@ -331,7 +353,8 @@ export interface Config {
   lists: { totalMaxAgeMs: number };
   /** Rate limits: local counts are added to the shared windows every syncMs (api/shared/rate-limit.ts). */
   rateLimit: { syncMs: number; perUserPerMinute: number; perIpPerMinute: number; webhookPerMinute: number; authFailuresPerMinute: number };
-  temporal: { address: string; namespace: string; uiPort: number; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
+  /** uiUrl: the Temporal Web UI's base address (no trailing slash), for links into it. */
+  temporal: { address: string; namespace: string; uiPort: number; uiUrl: string; workerQueues: string[] | undefined; workflowBundle: string | undefined; taskQueuePrefix: string };
   minio: {
     endPoint: string;
     port: number;
@@ -353,7 +376,13 @@ export interface Config {
     verifyPerIp: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined; maxLifetimeSeconds: number };
-  support: { rateLimitPerMinute: number; createRateLimitPerMinute: number; reports: { timeZone: string; cacheTtlMs: number } };
+  support: {
+    rateLimitPerMinute: number;
+    createRateLimitPerMinute: number;
+    reports: { timeZone: string; cacheTtlMs: number };
+    /** Live updates and presence (issue 38; operations/support/live.ts). */
+    live: { pollMs: number; lookbackMs: number; keepAliveMs: number; resumeWindowMs: number; maxStreams: number; maxStreamsPerPerson: number; streamMaxMs: number; presenceTtlMs: number };
+  };
   news: {
     perMinute: Record<Plan, number>;
     /** Requests a day of an account's test keys together. */
@@ -547,6 +576,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: (e.TEMPORAL_UI_URL ?? `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`).replace(/\/+$/, ''),
       workerQueues: e.WORKER_QUEUES,
       workflowBundle: e.TEMPORAL_WORKFLOW_BUNDLE,
       taskQueuePrefix: e.TASK_QUEUE_PREFIX,
@@ -572,6 +602,16 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       rateLimitPerMinute: e.SUPPORT_RATE_LIMIT_PER_MINUTE,
       createRateLimitPerMinute: e.SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE,
       reports: { timeZone: e.SUPPORT_REPORT_TIME_ZONE, cacheTtlMs: e.SUPPORT_REPORT_CACHE_SECONDS * 1000 },
+      live: {
+        pollMs: e.SUPPORT_LIVE_POLL_MS,
+        lookbackMs: e.SUPPORT_LIVE_LOOKBACK_MS,
+        keepAliveMs: e.SUPPORT_LIVE_KEEPALIVE_SECONDS * 1000,
+        resumeWindowMs: e.SUPPORT_LIVE_RESUME_SECONDS * 1000,
+        maxStreams: e.SUPPORT_LIVE_MAX_STREAMS,
+        maxStreamsPerPerson: e.SUPPORT_LIVE_MAX_STREAMS_PER_PERSON,
+        streamMaxMs: e.SUPPORT_LIVE_STREAM_MAX_SECONDS * 1000,
+        presenceTtlMs: e.SUPPORT_PRESENCE_TTL_SECONDS * 1000,
+      },
     },
     news: {
       perMinute: { starter: e.NEWS_STARTER_PER_MINUTE, pro: e.NEWS_PRO_PER_MINUTE, business: e.NEWS_BUSINESS_PER_MINUTE },

@@ -8,7 +8,12 @@
  *   OPENAI_API_KEY=sk-… OPENAI_BASE_URL=https://api.openai.com/v1 node --import tsx ops/eval-enrichment.ts
  *
  * Flags: --limit N (first N articles), --concurrency N (default 4), --json (one JSON document on
- * stdout), --verbose (list the misses), --max-input-tokens N (default 6000). The model is the
+ * stdout), --verbose (list the misses), --max-input-tokens N (default 6000), --corrections (also the
+ * editors' corrections: the labelled examples in the configured database's
+ * `news_enrichment_examples`, newest first, after the file's articles), --only-corrections (those
+ * alone). The stack `npm run eval:enrichment` provisions has a database of its own, with no
+ * corrections: to evaluate a deployment's, run the script against its database
+ * (MONGODB_URI=… node --import tsx ops/eval-enrichment.ts --corrections). The model is the
  * configured mini model (AI_MODEL_MINI) unless ENRICH_MODEL is set. Scores are reported, not
  * asserted: the exit code is 0 when every article was answered (even if refused as invalid) and 1
  * when the run could not complete (provider unreachable, credentials refused); 78 for bad config.
@@ -18,8 +23,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ConfigError, parseConfig } from '../models/config';
+import { ConfigError, parseConfig, type Config } from '../models/config';
 import { createLlmClient, LlmError, type LlmClient, type Usage } from '../models/infra/llm';
+import { connectMongo } from '../models/infra/mongo';
+import { exampleFixture } from '../models/news/correction.rules';
+import { createEnrichmentExampleRepo, type EnrichmentExampleDoc } from '../models/news/enrichment-example.repo';
 import { SECTORS, SENTIMENT_LABELS, sentimentLabel, TOPICS, type SentimentLabel } from '../models/news/article.rules';
 import { EnrichmentInvalid, requestEnrichment } from '../operations/news/enrichment';
 import { costUsd, matchEntities, PROMPT_VERSION, type EntityMatch, type ModelEnrichment } from '../models/news/enrichment.rules';
@@ -67,6 +75,38 @@ export function loadFixtures(file: string): FixtureLine[] {
     });
 }
 
+/**
+ * The editors' corrections as lines of the corpus (models/news/correction.rules.ts exampleFixture),
+ * each checked as a file line is; one that does not hold (an article with no text) is left out and
+ * named.
+ */
+export function correctionFixtures(examples: readonly EnrichmentExampleDoc[], warn: (line: string) => void = say): FixtureLine[] {
+  return examples.flatMap((e) => {
+    const parsed = FixtureLine.safeParse(exampleFixture(e));
+    if (parsed.success) return [parsed.data];
+    warn(`correction of article ${e._id} left out: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    return [];
+  });
+}
+
+/** How long the database may take to answer before the run gives up. */
+const DATABASE_WAIT_MS = 15_000;
+
+/** The labelled examples of the configured database, newest first. */
+async function loadCorrections(config: Config): Promise<FixtureLine[]> {
+  const mongo = connectMongo(config);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${DATABASE_WAIT_MS / 1000} s`)), DATABASE_WAIT_MS);
+    });
+    const conn = await Promise.race([mongo.ready, timeout]).finally(() => clearTimeout(timer));
+    return correctionFixtures(await createEnrichmentExampleRepo(conn).list());
+  } finally {
+    await mongo.close();
+  }
+}
+
 /** Provider failures the platform retries (in a Temporal activity) are retried here too, a few times. */
 const PROVIDER_TRIES = 4;
 
@@ -95,6 +135,8 @@ export interface Report {
   model: string;
   promptVersion: string;
   articles: number;
+  /** Where the articles came from: the file's corpus, the editors' corrections. */
+  corpus: { fixtures: number; corrections: number };
   answered: number;
   refused: number;
   accuracy: { primarySector: number; primaryTopic: number; sentimentLabel: number; sentimentWithinOne: number };
@@ -108,6 +150,8 @@ export interface Report {
 }
 
 const ratio = (n: number, d: number) => (d ? n / d : 0);
+/** A corpus line made from an editor's correction (exampleFixture's ids). */
+const isCorrection = (id: string) => id.startsWith('correction:');
 
 /** The scores of a run: refused articles count as wrong on every field and as missing their entities. */
 export function score(items: FixtureLine[], outcomes: Outcome[], meta: { provider: string; model: string }): Report {
@@ -153,6 +197,7 @@ export function score(items: FixtureLine[], outcomes: Outcome[], meta: { provide
     ...meta,
     promptVersion: PROMPT_VERSION,
     articles: n,
+    corpus: { fixtures: outcomes.filter((o) => !isCorrection(o.id)).length, corrections: outcomes.filter((o) => isCorrection(o.id)).length },
     answered: outcomes.filter((o) => o.result).length,
     refused: outcomes.filter((o) => !o.result).length,
     accuracy: { primarySector: ratio(sector, n), primaryTopic: ratio(topic, n), sentimentLabel: ratio(sentiment, n), sentimentWithinOne: ratio(sentimentNear, n) },
@@ -181,6 +226,7 @@ function table(r: Report, verbose: boolean): string {
     ['model', r.model],
     ['prompt version', r.promptVersion],
     ['articles', `${r.articles} (${r.answered} enriched, ${r.refused} refused as invalid)`],
+    ['corpus', `${r.corpus.fixtures} from the file, ${r.corpus.corrections} editors' corrections`],
     ['primarySector accuracy', of(r.accuracy.primarySector)],
     ['primaryTopic accuracy', of(r.accuracy.primaryTopic)],
     ['sentimentLabel accuracy', of(r.accuracy.sentimentLabel)],
@@ -212,6 +258,8 @@ async function main(): Promise<number> {
       verbose: { type: 'boolean', default: false },
       'max-input-tokens': { type: 'string', default: '6000' },
       fixtures: { type: 'string', default: FIXTURES },
+      corrections: { type: 'boolean', default: false },
+      'only-corrections': { type: 'boolean', default: false },
     },
   });
   const positive = (name: string, raw: string | undefined) => {
@@ -236,7 +284,18 @@ async function main(): Promise<number> {
     process.stderr.write('OPENAI_API_KEY is not set: there is no provider to evaluate (npm run eval:enrichment runs against the OpenAI double)\n');
     return 78;
   }
-  const all = loadFixtures(values.fixtures);
+  const withCorrections = values.corrections || values['only-corrections'];
+  let corrections: FixtureLine[] = [];
+  if (withCorrections) {
+    try {
+      corrections = await loadCorrections(config);
+    } catch (err) {
+      say(`the editors' corrections could not be read: ${(err as Error).message}`);
+      return 1;
+    }
+    say(`${corrections.length} editors' corrections`);
+  }
+  const all = [...(values['only-corrections'] ? [] : loadFixtures(values.fixtures)), ...corrections];
   const items = all.slice(0, limit ?? all.length);
   const model = process.env.ENRICH_MODEL || config.ai.models.mini;
   // Shown without any user info or query a base URL might carry.

@@ -8,8 +8,10 @@ import { z } from 'zod';
 import { AGENT_NAME, AgentDefinition, NAME_MAX, TEMPERATURE } from '../../models/ai/agent.rules';
 import { LEGACY_STDIO_REFUSAL } from '../../models/ai/registry.repo';
 import { TOOL_NAME } from '../../models/ai/tool.rules';
-import { Count } from '../shared/views';
+import { Count, Text } from '../shared/views';
 import { acceptedModelNames, type ModelMap } from '../../models/ai/model.rules';
+import { wholeNumber } from '../../models/params.rules';
+import { Pagination } from '../quiz/contracts';
 
 export interface AiLimits {
   models: ModelMap;
@@ -122,6 +124,45 @@ export const AiUsageView = z.object({
   totals: z.object({ requests: Count, promptTokens: Count, completionTokens: Count, totalTokens: Count }),
   budget: DailyBudgetSchema,
 }).meta({ id: 'AiUsage' });
+
+// ---- Usage per user and model (administrators, ai.edit) -------------------------------------------
+
+/** Rows of the administrators' usage report a page (the default, and the most). */
+export const USAGE_PAGE_DEFAULT = 20;
+export const USAGE_PAGE_MAX = 100;
+
+export const AiUsageByUserQuery = z
+  .object({
+    from: day.optional().describe('First UTC day (inclusive); default: 29 days before `to`'),
+    to: day.optional().describe('Last UTC day (inclusive); default: today (UTC). The period spans at most 366 days'),
+    user: z.string().max(200).trim().min(1).optional().describe("One user's id (a token's `sub`: `usr_em_…`); default: every user"),
+    page: wholeNumber((n) => n.min(1).max(10_000)).default(1),
+    limit: wholeNumber((n) => n.min(1).max(USAGE_PAGE_MAX)).default(USAGE_PAGE_DEFAULT),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, 'from must not be after to')
+  .meta({ id: 'AiUsageByUserQuery' });
+
+const usageCounts = {
+  requests: Count.describe('chat requests (each with all its model calls and tool rounds)'),
+  promptTokens: Count,
+  completionTokens: Count,
+  totalTokens: Count.describe('prompt + completion, as the provider reported them'),
+};
+
+/** GET /ai/admin/usage: per user and model, the largest total of tokens first, a page at a time. */
+export const AiUsageByUserView = z
+  .object({
+    from: z.iso.date().max(10),
+    to: z.iso.date().max(10),
+    user: Text(200).nullable().describe('the user asked for; null for every user'),
+    rows: z
+      .array(z.object({ userId: Text(200), model: Text(200).describe('the provider model id the run used'), ...usageCounts }))
+      .max(USAGE_PAGE_MAX)
+      .describe('one per user and model with use in the period: the largest totalTokens first, then by user and model'),
+    totals: z.object(usageCounts).describe('the sums of every row of the period (all pages)'),
+    pagination: Pagination,
+  })
+  .meta({ id: 'AiUsageByUser' });
 
 /** The agents and tools a caller may name (unbounded lists: .spectral.yaml). */
 export const AiResources = z.object({ agents: z.array(z.string().max(64)), tools: z.array(z.string().max(64)) }).meta({ id: 'AiResources' });

@@ -17,6 +17,7 @@ import type {
   AiRegisteredTool,
   AiResources,
   AiToolList,
+  AiUsageByUserView,
   AiUsageView,
   ChatResult,
   ProviderBody,
@@ -177,3 +178,20 @@ export const aiUsage = {
   totals: { requests: 20, promptTokens: 25_370, completionTokens: 7_323, totalTokens: 32_693 },
   budget: { day: '2026-11-24', dailyTokens: 500_000, usedTokens: 9_141, remainingTokens: 490_859, resetsAt: '2026-11-25T00:00:00.000Z' },
 } satisfies z.input<typeof AiUsageView>;
+
+/**
+ * GET /ai/admin/usage?from=2026-11-01&to=2026-11-24: November so far, every user, per user and
+ * model (the largest first); three of the first page's rows, of 14 in all.
+ */
+export const aiUsageByUser = {
+  from: '2026-11-01',
+  to: '2026-11-24',
+  user: null,
+  rows: [
+    { userId: 'usr_em_4b1f0c2d9e8a7b6c5d4e3f21', model: 'gpt-4o', requests: 212, promptTokens: 301_448, completionTokens: 88_917, totalTokens: 390_365 },
+    { userId: 'usr_em_cc5e872af5e567ad37bb8946', model: 'gpt-4o-mini', requests: 164, promptTokens: 188_020, completionTokens: 41_733, totalTokens: 229_753 },
+    { userId: 'usr_wa_5511987654321a9c3e7f02b', model: 'gpt-4o-mini', requests: 58, promptTokens: 52_311, completionTokens: 12_904, totalTokens: 65_215 },
+  ],
+  totals: { requests: 611, promptTokens: 743_902, completionTokens: 189_266, totalTokens: 933_168 },
+  pagination: { page: 1, limit: 3, total: 14, totalPages: 5 },
+} satisfies z.input<typeof AiUsageByUserView>;

@@ -1,9 +1,12 @@
 /**
  * Registration of agents, HTTP tools and MCP context providers (permission ai.edit; listing needs
- * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted.
+ * ai.view). Stored in MongoDB; built-in names cannot be registered, changed or deleted. And the
+ * AI administrators' report of everyone's use per user and model (ai.edit, as the registry's
+ * changes).
  */
 import type { z } from 'zod';
 import * as registry from '../../operations/ai/registry';
+import { usageByUserAndModel } from '../../operations/ai/usage';
 import { BUILTIN_TOOLS } from '../../models/ai/tool.rules';
 import { bearer } from '../shared/auth';
 import { definedFields, reply, routeFactory, type RouteExample } from '../shared/route';
@@ -18,6 +21,8 @@ import {
   type AiLimits,
   AiRegisteredTool,
   AiToolList,
+  AiUsageByUserQuery,
+  AiUsageByUserView,
   ProviderBody,
   ProviderNameParams,
   ProviderPatch,
@@ -33,6 +38,7 @@ import {
   agentName,
   agentRegistration,
   agentUpdate,
+  aiUsageByUser,
   providerList,
   providerName,
   providerRegistration,
@@ -237,6 +243,24 @@ export function registryRoutes(limits: AiLimits) {
         example: { params: { name: providerName }, body: providerUpdate, response: updatedProvider },
       },
       remove: { summary: 'Delete an MCP context provider', errors: [404, 409, 429], run: registry.deleteProvider, example: { params: { name: providerName }, response: { deleted: providerName } } },
+    }),
+
+    // ---- usage per user and model (administrators)
+    route({
+      method: 'get',
+      path: '/ai/admin/usage',
+      summary: 'Token usage per user and model (administrators)',
+      description:
+        "Every user's use of the AI (or one user's, with `user`) between `from` and `to` (UTC days, inclusive; default: the last 30 days; at most 366): " +
+        'per user and model, the requests and the prompt, completion and total tokens, the largest total first, a page at a time, with the sums of the whole period. ' +
+        'The same records as GET /ai/usage (one per chat request). Needs ai.edit.',
+      tags: ['ai'],
+      auth: bearer(AI_EDIT),
+      rateLimit: aiRateLimit,
+      query: AiUsageByUserQuery,
+      response: AiUsageByUserView,
+      example: { query: { from: '2026-11-01', to: '2026-11-24', limit: 3 }, response: aiUsageByUser },
+      handler: async ({ query, deps }) => await usageByUserAndModel(deps, query),
     }),
   ];
 }

@@ -8,8 +8,12 @@ import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../models/billing/subscription.rules';
 import type { ApiKeyDoc } from '../../models/news/api-key.model';
 import { KEY_MODES, KEY_SCOPES, keyStatus } from '../../models/news/api-key.rules';
-import { CONTENT_TYPES, ENTITY_TYPES, LANGUAGES, MODULE_FIELDS, MODULE_SCHEMAS, modulePlans, ORDERINGS, SECTORS, SentimentLabel, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { CONTENT_TYPES, ENRICHMENT_STATES, ENTITY_TYPES, LANGUAGES, MODULE_FIELDS, MODULE_SCHEMAS, modulePlans, ORDERINGS, SECTORS, SentimentLabel, TOPICS, URGENCY_LEVELS } from '../../models/news/article.rules';
+import { CORRECTION_ENTITIES_MAX, CORRECTION_NOTE_MAX, CorrectionInput } from '../../models/news/correction.rules';
+import { EDITORIAL_OFFSET_MAX, EDITORIAL_STATES } from '../../models/news/editorial.rules';
 import { CANDIDATE_STATES } from '../../models/news/entity-candidate.repo';
+import { EntityPatch } from '../../models/news/entity.rules';
+import { wholeNumber } from '../../models/params.rules';
 import { IMPORT_ERROR_MAX, IMPORT_SOURCES, IMPORT_STATES, INVALID_KEPT } from '../../models/news/import.repo';
 import { ImportLine } from '../../models/news/ingest.rules';
 import { PageQuery } from '../../models/news/pagination.rules';
@@ -524,3 +528,118 @@ export const CandidateView = z
   .meta({ id: 'EntityCandidate' });
 
 export const EnrichmentStarted = z.object({ articleId: Uuid, workflowId: Text(64) }).meta({ id: 'EnrichmentStarted' });
+
+// ---- The editors' console: articles by pipeline state, hiding, corrections, the catalogue -------
+
+/** A page of the editors' list: the news lists' limit and offset, the offset bounded (each page reads offset + limit rows of each collection). */
+const EditorialPage = PageQuery.extend({
+  offset: wholeNumber((n) => n.min(0, 'offset must be 0 or more').max(EDITORIAL_OFFSET_MAX, `offset must be at most ${EDITORIAL_OFFSET_MAX}: narrow the list with state or sourceId`)).default(0),
+});
+
+export const EditorialListQuery = EditorialPage.extend({
+  state: z
+    .enum(EDITORIAL_STATES)
+    .optional()
+    .describe(
+      'pending: waiting for its enrichment (not published yet); waiting-budget: the day’s token budget is spent (an item, or a published article enriched again); failed: the enrichment failed (reason); ' +
+        'enriched: published, enriched by the model; imported: published by an import, never enriched by the model; hidden: hidden by an editor. None: all of them',
+    ),
+  sourceId: z.uuid().optional().describe('Articles of this news source'),
+}).meta({ id: 'EditorialArticleListQuery' });
+
+const EditorName = Text(255).describe("the editor (the bearer token's subject)");
+
+export const EnrichmentRecordView = z
+  .object({
+    state: z.enum(ENRICHMENT_STATES),
+    promptVersion: Text(100).nullable(),
+    model: Text(100).nullable(),
+    attempts: z.number().int().min(0).max(100).describe('answers asked for'),
+    promptTokens: z.number().int().min(0).max(100_000_000),
+    completionTokens: z.number().int().min(0).max(100_000_000),
+    costUsd: z.number().min(0).max(1_000_000),
+    at: IsoDateTime,
+    error: Text(500).nullable(),
+  })
+  .meta({ id: 'ArticleEnrichmentRecord', description: "The article's last enrichment by the model: when, with what, at what cost, and how it ended" });
+
+export const EditorialArticleView = z
+  .object({
+    id: Uuid,
+    title: Text(500),
+    sourceName: Text(200).nullable(),
+    sourceId: Uuid.nullable().describe('The news source whose feed brought it; null for an imported article'),
+    url: Text(2_048),
+    publishedAt: IsoDateTime,
+    state: z.enum(EDITORIAL_STATES),
+    visible: z.boolean().describe('Readers find it (lists, search, the feed, by id): false before it is published and while it is hidden'),
+    reason: Text(500).nullable().describe('Why it failed or waits (failed, waiting-budget), or why it was hidden (hidden, when the editor said)'),
+    primarySector: z.enum(SECTORS).nullable().describe('null before it is enriched'),
+    primaryTopic: z.enum(TOPICS).nullable(),
+    isBreaking: z.boolean().nullable(),
+    enrichment: EnrichmentRecordView.nullable(),
+    hidden: z.object({ at: IsoDateTime, by: EditorName, reason: Text(500).nullable() }).nullable(),
+    corrected: z.object({ at: IsoDateTime, by: EditorName }).nullable().describe('The last correction by an editor'),
+    workflowId: Text(64).describe('Its enrichment workflow in the Temporal UI'),
+  })
+  .meta({ id: 'EditorialArticle', description: 'An article as editors see it: where it is in the pipeline, and whether readers see it' });
+
+const CorrectedEntityView = z.object({
+  entityId: Uuid,
+  entityType: z.enum(ENTITY_TYPES),
+  canonicalName: Text(200),
+  ticker: Text(16).nullable(),
+  sentiment: z.number().min(-1).max(1).nullable().describe("null: the model's, else the article's"),
+});
+
+export const CorrectionView = z
+  .object({
+    by: EditorName,
+    at: IsoDateTime,
+    note: Text(CORRECTION_NOTE_MAX).nullable(),
+    labels: z.object({
+      primarySector: z.enum(SECTORS),
+      primaryTopic: z.enum(TOPICS),
+      secondarySectors: z.array(z.enum(SECTORS)).max(SECTORS.length).nullable().describe("null: the model's stand"),
+      secondaryTopics: z.array(z.enum(TOPICS)).max(TOPICS.length).nullable().describe("null: the model's stand"),
+      sentimentLabel: SentimentLabel,
+      sentimentScore: z.number().min(-1).max(1),
+      entities: z.array(CorrectedEntityView).max(CORRECTION_ENTITIES_MAX),
+    }),
+    model: z
+      .object({
+        primarySector: z.enum(SECTORS),
+        primaryTopic: z.enum(TOPICS),
+        secondarySectors: z.array(z.enum(SECTORS)).max(SECTORS.length),
+        secondaryTopics: z.array(z.enum(TOPICS)).max(TOPICS.length),
+        sentiment: MODULE_SCHEMAS.sentiment.nullable(),
+        entities: MODULE_SCHEMAS.entities,
+      })
+      .describe("What the model says for these fields: before the correction, and after each enrichment since (the labels stay over it)"),
+  })
+  .meta({ id: 'ArticleCorrection', description: "An editor's correction of an article's enrichment: the labels the article shows, and the model's output they replace" });
+
+export const EditorialArticleDetailView = EditorialArticleView.extend({
+  article: ArticleView.nullable().describe('The article as readers get it, with every include module; null before it is published'),
+  correction: CorrectionView.nullable(),
+}).meta({ id: 'EditorialArticleDetail', description: 'One article as editors see it: its place in the pipeline, the article with every module, and its correction' });
+
+export const HideArticleBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500).optional().describe('Why, for the other editors') })
+  .meta({ id: 'HideArticleRequest' });
+
+export const CorrectionBody = CorrectionInput.meta({
+  id: 'ArticleCorrectionRequest',
+  description: "The editor's labels for the article: they replace the model's, stay over later enrichments, and are kept as a labelled example for the evaluation",
+});
+
+export const CatalogueQuery = PageQuery.extend({
+  offset: wholeNumber((n) => n.min(0, 'offset must be 0 or more').max(1_000_000, 'offset must be at most 1000000')).default(0),
+  q: z.string().max(100).trim().min(1, 'q must have a letter or a digit').optional().describe('The start of a name, an alias or a ticker (case and accents aside)'),
+  type: z.enum(ENTITY_TYPES).optional(),
+  ticker: TICKER.optional(),
+}).meta({ id: 'CatalogueListQuery' });
+
+export const EntityPatchBody = EntityPatch.meta({ id: 'EntityPatchRequest' });
+
+export const CandidateAliasBody = z.strictObject({ entityId: z.uuid().describe('The catalogue entity the name is another name of') }).meta({ id: 'CandidateAliasRequest' });

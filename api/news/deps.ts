@@ -6,6 +6,9 @@
 import { createArticleQueries, type ArticleQueries } from '../../models/news/article-query';
 import { createArticleRepo, type ArticleRepo } from '../../models/news/article.repo';
 import { createEntityCandidateRepo, type EntityCandidateRepo } from '../../models/news/entity-candidate.repo';
+import { createEnrichmentExampleRepo, type EnrichmentExampleRepo } from '../../models/news/enrichment-example.repo';
+import { createHiddenArticleRepo, type HiddenArticleRepo } from '../../models/news/hidden-article.repo';
+import { createFeedItemRepo, type FeedItemRepo } from '../../models/news/sources/feed-item.repo';
 import { createImportRepo, type ImportRepo } from '../../models/news/import.repo';
 import { createReenrichmentRepo, type ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import { createSourceRepo, type SourceRepo } from '../../models/news/sources/source.repo';
@@ -37,6 +40,12 @@ export interface NewsroomBundle {
   sources: SourceRepo;
   /** The curation queue of names the catalogue lacks. */
   entityCandidates: EntityCandidateRepo;
+  /** Articles an editor hid (out of every reader's sight). */
+  hiddenArticles: HiddenArticleRepo;
+  /** Items of the sources' feeds, before and after they became articles (the editors' list). */
+  feedItems: FeedItemRepo;
+  /** Editors' corrections kept as labelled examples. */
+  enrichmentExamples: EnrichmentExampleRepo;
 }
 
 function newsroomBundle(infra: Infra): NewsroomBundle {
@@ -48,6 +57,9 @@ function newsroomBundle(infra: Infra): NewsroomBundle {
     reenrichments: createReenrichmentRepo(conn),
     sources: createSourceRepo(conn),
     entityCandidates: createEntityCandidateRepo(conn),
+    hiddenArticles: createHiddenArticleRepo(conn),
+    feedItems: createFeedItemRepo(conn),
+    enrichmentExamples: createEnrichmentExampleRepo(conn),
   };
 }
 

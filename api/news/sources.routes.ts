@@ -72,7 +72,7 @@ const present = (s: SourceDoc): z.input<typeof SourceView> => ({
   updatedAt: s.updatedAt.toISOString(),
 });
 
-const presentCandidate = (c: EntityCandidateDoc): z.input<typeof CandidateView> => ({
+export const presentCandidate = (c: EntityCandidateDoc): z.input<typeof CandidateView> => ({
   id: c._id,
   name: c.name.slice(0, 200),
   entityType: c.entityType,

@@ -10,6 +10,7 @@ import { EditionContent, EditionDate, EditionName } from '../../models/quiz/edit
 import { Answers, ManualQuestion, QUIZ_RULES, type QuizDoc } from '../../models/quiz/quiz.rules';
 import { wholeNumber } from '../../models/params.rules';
 import { READING_SOURCES, type ReadingDoc } from '../../models/quiz/reading.repo';
+import { OVERLAP_POLICIES, RUN_STATUSES } from '../../models/quiz/schedule.rules';
 import { Count, IsoDate, IsoDateTime, Text } from '../shared/views';
 
 // ---- Quizzes ------------------------------------------------------------------------------------
@@ -176,3 +177,99 @@ export const StreakView = z.object({
     .max(MAX_DAYS_RECOVERY)
     .describe('Edition days of the last 3 days not read, newest first, with the quizzes that recover each'),
 }).meta({ id: 'Streak' });
+
+// ---- Quiz administration: one quiz with its answers, regeneration (issue 38, item 4) ----------
+
+export const AdminQuizDetail = AdminQuiz.extend({
+  questions: z
+    .array(
+      z.object({
+        number: z.number().int().min(1).max(QUIZ_RULES.totalQuestions),
+        text: Text(500),
+        options: z.array(Text(300)).max(4),
+        correct: z.number().int().min(0).max(3).describe('index of the correct option'),
+        evidence: Text(2_000).nullable().describe('the sentence of the edition that answers it (generated quizzes); null when written by hand'),
+      }),
+    )
+    .max(QUIZ_RULES.totalQuestions),
+}).meta({ id: 'AdminQuizDetail' });
+export const adminDetailView = (q: QuizDoc): z.input<typeof AdminQuizDetail> => ({
+  ...adminView(q),
+  questions: q.questions.map((x, i) => ({ number: i + 1, text: x.text, options: x.options, correct: x.correct, evidence: x.evidence ?? null })),
+});
+
+export const QuizRegenerated = z
+  .object({
+    quizId: QuizId.describe('the new quiz'),
+    replacedQuizId: QuizId.describe('the quiz it replaced (gone)'),
+    date: IsoDate,
+    quizDate: QuizDate,
+    edition: EditionName,
+    workflowId: Text(200).describe('the generation run (quiz-generation-<quizDate>)'),
+  })
+  .meta({ id: 'QuizRegenerated' });
+
+// ---- The daily generation schedule (issue 38, item 4) -------------------------------------------
+
+const RunView = z.object({
+  scheduledAt: IsoDateTime,
+  startedAt: IsoDateTime,
+  workflowId: Text(200),
+  runId: Text(64),
+  status: z.enum(RUN_STATUSES).describe("Temporal's execution status; UNKNOWN when Temporal cannot say now or no longer keeps the run"),
+  closedAt: IsoDateTime.nullable(),
+  result: z
+    .object({
+      runDay: IsoDate,
+      quizzes: z
+        .array(z.object({ quizDate: Text(16), status: z.enum(['created', 'exists', 'replaced', 'skipped', 'running elsewhere']), quizId: Text(100).nullable(), reason: Text(500).nullable() }))
+        .max(10),
+    })
+    .nullable()
+    .describe('what a completed run made: its day and each quiz (null while running, or when it did not complete)'),
+  failure: Text(1_000).nullable().describe('why the run failed, was terminated or timed out'),
+  temporalUiUrl: Text(2_000),
+});
+
+export const QuizScheduleView = z
+  .object({
+    scheduleId: Text(200),
+    paused: z.boolean(),
+    note: Text(1_000).nullable().describe('why it was paused or resumed, and by whom'),
+    spec: z.object({ cron: z.array(Text(100)).max(10).describe('minute hour day-of-month month day-of-week'), timeZone: Text(100) }),
+    configured: z
+      .object({ time: Text(5), timeZone: Text(100), createdByWorkers: z.boolean().describe('QUIZ_SCHEDULE_ENABLED: workers create the schedule at start-up and keep it in step') })
+      .describe("this deployment's configuration (QUIZ_GENERATION_TIME, QUIZ_GENERATION_TIME_ZONE), which workers apply when they start"),
+    overlap: z.enum(OVERLAP_POLICIES).describe('what happens when a run is due while the last one still runs'),
+    catchupWindowMs: Count,
+    nextRuns: z.array(IsoDateTime).max(10),
+    recentRuns: z.array(RunView).max(10).describe('newest first (Temporal keeps the last ten), triggered runs included'),
+    running: z.array(z.object({ workflowId: Text(200), runId: Text(64) })).max(10),
+    actionsTaken: Count,
+    skippedOverlap: Count,
+    missedCatchupWindow: Count,
+    createdAt: IsoDateTime.nullable(),
+    updatedAt: IsoDateTime.nullable(),
+    temporalUiUrl: Text(2_000),
+  })
+  .meta({ id: 'QuizSchedule' });
+
+const Note = z
+  .string()
+  .max(400)
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+  .trim()
+  .min(1);
+export const QuizSchedulePauseBody = z.strictObject({ note: Note.optional().describe('why (kept in Temporal with who sent it)') }).meta({ id: 'QuizSchedulePauseRequest' });
+export const QuizScheduleUnpauseBody = z.strictObject({ note: Note.optional() }).meta({ id: 'QuizScheduleUnpauseRequest' });
+
+export const QuizScheduleTriggered = z
+  .object({
+    scheduleId: Text(200),
+    overlap: z.enum(OVERLAP_POLICIES).describe('the policy the run was started under: the schedule\'s own'),
+    workflowId: Text(200).nullable().describe('the run started; null when Temporal had not shown it within 3 s (it starts shortly)'),
+    runId: Text(64).nullable(),
+    temporalUiUrl: Text(2_000).nullable(),
+  })
+  .meta({ id: 'QuizScheduleTriggered' });

@@ -6,7 +6,7 @@
  * the reader's id a dashboard account's `usr_em_…`.
  */
 import type { z } from 'zod';
-import type { AttemptHistory, AttemptResultView, EditionView, QuizSummary, QuizWithQuestions, ReadingView, StreakView } from './contracts';
+import type { AdminQuizDetail, AttemptHistory, AttemptResultView, EditionView, QuizRegenerated, QuizScheduleTriggered, QuizScheduleView, QuizSummary, QuizWithQuestions, ReadingView, StreakView } from './contracts';
 
 /** The reader (a token's `sub`: a dashboard account's user id). */
 export const readerId = 'usr_em_cc5e872af5e567ad37bb8946';
@@ -177,3 +177,121 @@ export const readerStreak = {
   today: '2026-11-24',
   missedRecoverable: [{ date: '2026-11-23', quizDates: ['2026-11-23', '2026-11-23-night'] }],
 } satisfies z.input<typeof StreakView>;
+
+// ---- Quiz administration (issue 38, item 4) -----------------------------------------------------
+
+/** GET /quiz/admin/{id}: Monday morning's generated quiz as its administrator reads it (two of the ten questions shown). */
+export const mondayMorningAdminQuiz = {
+  id: mondayMorningQuizId,
+  title: mondayMorningQuiz.title,
+  description: mondayMorningQuiz.description,
+  quizDate: '2026-11-23',
+  date: '2026-11-23',
+  edition: 'morning',
+  postId: '2026-11-23-morning',
+  minCorrectAnswers: 6,
+  origin: 'generated',
+  workflowId: 'quiz-generation-2026-11-23',
+  model: 'gpt-4o',
+  createdAt: '2026-11-24T07:00:41.000Z',
+  questions: [
+    {
+      number: 1,
+      text: mondayMorningQuizWithQuestions.questions[0]!.text,
+      options: mondayMorningQuizWithQuestions.questions[0]!.options,
+      correct: 1,
+      evidence: 'O conselho da Petrobras (PETR4) aprovou o pagamento de R$ 1,12 por ação em dividendos extraordinários, e os papéis sobem 3,4% no pré-mercado.',
+    },
+    {
+      number: 2,
+      text: mondayMorningQuizWithQuestions.questions[1]!.text,
+      options: mondayMorningQuizWithQuestions.questions[1]!.options,
+      correct: 2,
+      evidence: 'A ata do Copom, divulgada pelo Banco Central, reforça que a Selic deve ficar em 10,75% até o fim do ano, com o IPCA de outubro em 0,29%.',
+    },
+  ],
+} satisfies z.input<typeof AdminQuizDetail>;
+
+/** POST /quiz/admin/{id}/regenerate: Monday morning's quiz made again from its edition. */
+export const mondayMorningRegenerated = {
+  quizId: '3e9d41c7-58b2-4f0a-9c6e-d1a27b84f5e3',
+  replacedQuizId: mondayMorningQuizId,
+  date: '2026-11-23',
+  quizDate: '2026-11-23',
+  edition: 'morning',
+  workflowId: 'quiz-generation-2026-11-23',
+} satisfies z.input<typeof QuizRegenerated>;
+
+const ui = 'http://127.0.0.1:8233/namespaces/default';
+/** A run of the schedule: its workflow id is the schedule's action id and the time it was scheduled for. */
+const dailyRun = (at: string, runId: string) => ({
+  workflowId: `quiz-daily-${at}`,
+  runId,
+  temporalUiUrl: `${ui}/workflows/${encodeURIComponent(`quiz-daily-${at}`)}/${runId}/history`,
+});
+
+/** GET /quiz/admin/schedule on Tuesday 2026-11-24 at 10:00 (UTC): paused by an editor after Tuesday's run. */
+export const quizScheduleExample = {
+  scheduleId: 'quiz-daily-generation',
+  paused: true,
+  note: 'Edição de quarta atrasada: gerar à mão depois da publicação (by usr_em_4b1f0c2d9e8a7b6c5d4e3f21)',
+  spec: { cron: ['0 7 * * *'], timeZone: 'UTC' },
+  configured: { time: '07:00', timeZone: 'UTC', createdByWorkers: true },
+  overlap: 'SKIP',
+  catchupWindowMs: 86_400_000,
+  nextRuns: ['2026-11-25T07:00:00.000Z', '2026-11-26T07:00:00.000Z', '2026-11-27T07:00:00.000Z'],
+  recentRuns: [
+    {
+      scheduledAt: '2026-11-24T07:00:00.000Z',
+      startedAt: '2026-11-24T07:00:00.212Z',
+      ...dailyRun('2026-11-24T07:00:00Z', '019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d'),
+      status: 'COMPLETED',
+      closedAt: '2026-11-24T07:00:43.871Z',
+      result: {
+        runDay: '2026-11-24',
+        quizzes: [
+          { quizDate: '2026-11-23', status: 'created', quizId: mondayMorningQuizId, reason: null },
+          { quizDate: '2026-11-23-night', status: 'created', quizId: 'c41f7e2a-9d8b-4a6c-b3e5-72f1d0a9c864', reason: null },
+        ],
+      },
+      failure: null,
+    },
+    {
+      scheduledAt: '2026-11-23T07:00:00.000Z',
+      startedAt: '2026-11-23T07:00:00.187Z',
+      ...dailyRun('2026-11-23T07:00:00Z', '01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a'),
+      status: 'COMPLETED',
+      closedAt: '2026-11-23T07:00:39.402Z',
+      result: {
+        runDay: '2026-11-23',
+        quizzes: [
+          { quizDate: '2026-11-21', status: 'exists', quizId: saturdayMorningQuizId, reason: null },
+          { quizDate: '2026-11-21-night', status: 'created', quizId: saturdayNightQuizId, reason: null },
+        ],
+      },
+      failure: null,
+    },
+  ],
+  running: [],
+  actionsTaken: 41,
+  skippedOverlap: 0,
+  missedCatchupWindow: 0,
+  createdAt: '2026-10-14T18:22:05.000Z',
+  updatedAt: '2026-11-24T09:58:17.000Z',
+  temporalUiUrl: `${ui}/schedules/quiz-daily-generation`,
+} satisfies z.input<typeof QuizScheduleView>;
+
+/** The same schedule resumed (POST /quiz/admin/schedule/unpause). */
+export const quizScheduleResumedExample = {
+  ...quizScheduleExample,
+  paused: false,
+  note: 'Edição de quarta publicada (by usr_em_4b1f0c2d9e8a7b6c5d4e3f21)',
+  updatedAt: '2026-11-25T09:12:44.000Z',
+} satisfies z.input<typeof QuizScheduleView>;
+
+/** POST /quiz/admin/schedule/trigger: the run it started. */
+export const quizScheduleTriggeredExample = {
+  scheduleId: 'quiz-daily-generation',
+  overlap: 'SKIP',
+  ...dailyRun('2026-11-24T10:02:31Z', '019375d0-4e5f-7a6b-8c9d-0e1f2a3b4c5d'),
+} satisfies z.input<typeof QuizScheduleTriggered>;

@@ -1,15 +1,17 @@
 /**
  * Quizzes (issue 12, spec §4.1, §4.2): what a reader may take, the quiz itself (never its
  * answers), one attempt per reader and quiz, the history of attempts; and the administrative
- * routes (generate, create, list, delete). docs/decisions.md "Quizzes".
+ * routes (generate, create, list, one quiz with its answers, regenerate, delete). docs/decisions.md "Quizzes".
  */
 import { notFound } from '../../models/errors';
 import { MAX_DAYS_RECOVERY } from '../../models/quiz/calendar.rules';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
-import { availableQuizzes, createQuiz, quizForReader, startDayGeneration, submitAnswers } from '../../operations/quiz/quizzes';
+import { availableQuizzes, createQuiz, quizForReader, regenerateQuiz, startDayGeneration, submitAnswers } from '../../operations/quiz/quizzes';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
 import {
+  adminDetailView,
+  AdminQuizDetail,
   AdminQuizList,
   AdminQuizListQuery,
   adminView,
@@ -23,6 +25,7 @@ import {
   QuizDeleted,
   QuizHistoryQuery,
   QuizIdParams,
+  QuizRegenerated,
   QuizWithQuestions,
   SubmitAnswersBody,
 } from './contracts';
@@ -30,10 +33,12 @@ import type { QuizDeps } from './deps';
 import { QUIZ_ADMIN } from './editions.routes';
 import {
   fridayNightQuizId,
+  mondayMorningAdminQuiz,
   mondayMorningAnswers,
   mondayMorningQuiz,
   mondayMorningQuizId,
   mondayMorningQuizWithQuestions,
+  mondayMorningRegenerated,
   mondayMorningResult,
   quizHistory,
   saturdayMorningQuizId,
@@ -224,6 +229,39 @@ export const quizRoutes = [
       const { items, total } = await deps.quiz.quizzes.list(query);
       return { quizzes: items.map(adminView), pagination: pagination(query.page, query.limit, total) };
     },
+  }),
+
+  // After the fixed paths of /quiz/admin/… (list here; editions and schedule are registered before these routes).
+  route({
+    method: 'get',
+    path: '/quiz/admin/:id',
+    summary: 'A quiz with its answers',
+    description: 'Every question with its options, the correct one and, for a generated quiz, the sentence of the edition that answers it; and how the quiz was made (origin, run, model).',
+    tags: adminTags,
+    auth: admin,
+    params: QuizIdParams,
+    response: AdminQuizDetail,
+    errors: [404],
+    example: { params: { id: mondayMorningQuizId }, response: mondayMorningAdminQuiz },
+    handler: async ({ params, deps }) => adminDetailView((await deps.quiz.quizzes.get(params.id)) ?? notFound('Quiz')),
+  }),
+
+  route({
+    method: 'post',
+    path: '/quiz/admin/:id/regenerate',
+    summary: 'Make a quiz again from its edition',
+    description:
+      "Replaces the quiz by a new generation from its day's stored edition, waited for: the new quiz is drafted while the old one stands and takes its place once it passed the checks " +
+      '(a new id; the old one is gone). A failure changes nothing: 400 when the edition is not stored, 503 when the AI provider cannot make it. ' +
+      "409 while another generation of that quiz runs (the daily schedule's), or when it was replaced meanwhile. As after a deletion, attempts at the old quiz stay in the readers' history.",
+    tags: adminTags,
+    auth: admin,
+    params: QuizIdParams,
+    response: QuizRegenerated,
+    status: 201,
+    errors: [404, 409, 503, 504],
+    example: { params: { id: mondayMorningQuizId }, response: mondayMorningRegenerated, message: 'Quiz regenerated' },
+    handler: async ({ params, deps }) => reply({ status: 201, message: 'Quiz regenerated', data: await regenerateQuiz(deps, params.id) }),
   }),
 
   route({

@@ -46,7 +46,7 @@ export const quizDescription = overview({
 
 export const quizTags: Record<string, string> = {
   quiz: "A reader's side: the quizzes available to recover missed days, taking one, the attempts, the streak and the days read.",
-  'quiz admin': 'Editions (the texts quizzes are generated from), generation runs, and quizzes written by hand (permission quiz.admin).',
+  'quiz admin': 'Editions (the texts quizzes are generated from), generation runs and the daily schedule, quizzes with their answers, regenerated or written by hand (permission quiz.admin).',
   ai: 'AI chat, with tools, structured answers and streaming; agents run by name; usage and the daily token budget.',
   'ai registry': 'Agents, HTTP tools and MCP context providers, built-in and registered (ai.view to read, ai.edit to change).',
   operations: "The service's own operations (smoke test for operators).",

@@ -9,6 +9,7 @@ import type { QuizDeps } from './deps';
 import { editionRoutes } from './editions.routes';
 import { quizRoutes } from './quizzes.routes';
 import { readingRoutes } from './readings.routes';
+import { scheduleRoutes } from './schedule.routes';
 import { quizDescription, quizTags } from './reference';
 
 export { makeQuizDeps, type QuizDeps } from './deps';
@@ -24,6 +25,7 @@ export function createQuizService(config: Config): ServiceDefinition<QuizDeps> {
     envelope: quizEnvelope,
     // The AI area formats failures as {success:false, error}.
     envelopeRules: [{ prefix: '/ai', envelope: aiEnvelope }],
-    routes: [...readingRoutes, ...editionRoutes, ...quizRoutes, ...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
+    // The schedule's fixed paths before quizRoutes' /quiz/admin/:id.
+    routes: [...readingRoutes, ...editionRoutes, ...scheduleRoutes, ...quizRoutes, ...chatRoutes(limits), ...registryRoutes(limits), ...opsRoutes<QuizDeps>('quiz')],
   };
 }

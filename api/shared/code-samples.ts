@@ -88,9 +88,12 @@ export function codeSamples(service: string, baseUrl: string, route: AnyRoute<un
   const mediaType = route.bodyType ?? 'application/json';
   const body = example.body;
   const multipart = mediaType === 'multipart/form-data';
+  // A stream of Server-Sent Events stays open: read as it comes, never as one body.
+  const events = ([] as string[]).concat(route.produces ?? []).includes('text/event-stream');
 
   // curl
-  const curl = [`curl -sS ${route.method === 'get' ? '' : `-X ${method} `}${shellQuote(url)}`];
+  const curl = [`curl -sS ${events ? '-N ' : ''}${route.method === 'get' ? '' : `-X ${method} `}${shellQuote(url)}`];
+  if (events) curl.push(`-H 'Accept: text/event-stream'`);
   if (credential) curl.push(`-H "${credential.header}: ${credential.value(`$${credential.env}`)}"`);
   if (cookie) curl.push('-b "nl_session=$SESSION"', ...(writes ? ['-H "X-CSRF-Token: $CSRF_TOKEN"'] : []));
   if (route.idempotent) curl.push('-H "Idempotency-Key: $(uuidgen)"');
@@ -117,6 +120,7 @@ export function codeSamples(service: string, baseUrl: string, route: AnyRoute<un
   ];
   if (route.idempotent) paramsParts.push(`header: { 'Idempotency-Key': crypto.randomUUID() }`);
   if (paramsParts.length) options.push(`params: {\n    ${paramsParts.join(',\n    ')},\n  }`);
+  if (events) options.push(`parseAs: 'stream'`);
   // A body the client does not serialise as JSON (a form, JSON lines) is handed over as it is.
   if (multipart) options.push('body: form as never', 'bodySerializer: () => form');
   else if (typeof body === 'string') options.push('body: lines', 'bodySerializer: () => lines', `headers: { 'content-type': '${mediaType}' }`);
@@ -151,7 +155,9 @@ export function codeSamples(service: string, baseUrl: string, route: AnyRoute<un
     ...bodyLines,
     `const { data, error } = await ${client.variable}.${method}('${templatePath}'${options.length ? `, {\n  ${options.join(',\n  ')},\n}` : ''});`,
     'if (error) throw new Error(JSON.stringify(error));',
-    'console.log(data);',
+    ...(events
+      ? ['// Each event as it comes: `event:`, `id:` and `data:` lines, a blank line between events.', 'const reader = data!.pipeThrough(new TextDecoderStream()).getReader();', 'for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) process.stdout.write(chunk.value);']
+      : ['console.log(data);']),
   ];
 
   // Python: requests.
@@ -172,7 +178,8 @@ export function codeSamples(service: string, baseUrl: string, route: AnyRoute<un
     if (file) args.push(`files={"arquivo": open(${JSON.stringify(String(file[1]))}, "rb")}`);
   } else if (typeof body === 'string') args.push(`data=${JSON.stringify(body)}.encode()`);
   else if (body !== undefined) args.push(`json=${python(body, '    ')}`);
-  args.push('timeout=30');
+  args.push(events ? 'stream=True' : 'timeout=30');
+  if (events) args.push('timeout=(10, None)');
   const imports = ['os', ...(route.idempotent ? ['uuid'] : []), 'requests'];
   const py = [
     ...imports.map((m) => `import ${m}`),
@@ -182,6 +189,7 @@ export function codeSamples(service: string, baseUrl: string, route: AnyRoute<un
     `print(response.json()${route.produces ? '' : '["data"]'})`,
   ];
   if (route.produces) py[py.length - 1] = 'print(response.text)';
+  if (events) py.splice(py.length - 1, 1, '# Each event as it comes: event:, id: and data: lines, a blank line between events.', 'for line in response.iter_lines(decode_unicode=True):', '    print(line)');
 
   return [
     { lang: 'Shell', label: 'curl', source: curl.join(' \\\n  ') },

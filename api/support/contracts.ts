@@ -9,9 +9,10 @@ import { z } from 'zod';
 import { emailAddress, wholeNumber } from '../../models/params.rules';
 import { isDate } from '../../models/shared/calendar.rules';
 import { BULK_ERROR_MAX } from '../../models/support/bulk.repo';
-import { BULK_MAX_TICKETS, BULK_TYPES } from '../../models/support/bulk.rules';
+import { BULK_MAX_TICKETS, BULK_TAGS_MAX, BULK_TYPES } from '../../models/support/bulk.rules';
 import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
-import { LABEL_MAX, MESSAGE_ORIGINS, PATCHABLE_STATUSES, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { LABEL_MAX, MESSAGE_ORIGINS, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { EVENT_DATA_MAX, PRESENCE_PEOPLE_MAX, PRESENCE_STATES } from '../../models/support/live.rules';
 import { Count, IsoDate, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 
 // ---- Tickets, messages, tags, quick replies -----------------------------------------------------
@@ -64,6 +65,11 @@ export const ListTicketsQuery = z
     from: isoDate.optional().describe('Created at or after (ISO 8601 date or datetime)'),
     to: isoDate.optional().describe('Created at or before'),
     q: SearchText(100).trim().min(2).optional().describe('Text in the description (case-insensitive)'),
+    view: z
+      .enum(QUEUE_VIEWS)
+      .optional()
+      .describe('Staff only. A queue view: mine (open or in progress, assigned to you), unassigned (open or in progress, assigned to no one), open, pending (in_progress: answered), all'),
+    assignee: emailAddress.optional().describe('Staff only. Tickets assigned to this staff member'),
     page: wholeNumber((n) => n.min(1).max(100_000)).default(1),
     limit: wholeNumber((n) => n.min(1).max(100)).default(10),
   })
@@ -104,12 +110,26 @@ export const TicketSchema = z
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
     deletedAt: IsoDateTime.nullable(),
+    assignee: Text(254).nullable().describe('The staff member working on it (e-mail), or null'),
     tags: z.array(TagSchema),
   })
   .meta({ id: 'Ticket' });
 export const TicketDetailSchema = TicketSchema.extend({ anexos: z.array(AttachmentSummary), mensagens: z.array(MessageSchema) }).meta({ id: 'TicketDetail' });
 
-export const AddMessageBody = z.strictObject({ conteudo: text(TEXT_MAX) }).meta({ id: 'AddMessageRequest' });
+export const AddMessageBody = z
+  .strictObject({
+    conteudo: text(TEXT_MAX),
+    // Issue 38, the traffic cop: optional, so a client that does not send it is not checked.
+    lastSeenMessageId: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe('The id of the newest message the author saw (0: only the description). A newer message from someone else: 409 with it, nothing written'),
+    force: z.boolean().optional().describe('true: send even if newer messages arrived (after a 409)'),
+  })
+  .meta({ id: 'AddMessageRequest' });
 export const AssignTagBody = z.strictObject({ tagId: id }).meta({ id: 'AssignTagRequest' });
 const hex = z.string().max(7).regex(COLOR, 'color must be a hex colour like #1a2b3c');
 export const CreateTagBody = z.strictObject({ name: text(50), color: hex }).meta({ id: 'CreateTagRequest' });
@@ -203,10 +223,35 @@ const ticketIds = z
   .max(BULK_MAX_TICKETS, `at most ${BULK_MAX_TICKETS} tickets per operation`)
   .transform((ids) => [...new Set(ids)]);
 
-export const BulkStatusBody = z.strictObject({ ticketIds, status: z.enum(PATCHABLE_STATUSES) }).meta({ id: 'BulkStatusRequest' });
-export const BulkDeleteBody = z.strictObject({ ticketIds }).meta({ id: 'BulkDeleteRequest' });
-export const BulkMessagesBody = z.strictObject({ ticketIds, conteudo: z.string().max(20_000).trim().min(1) }).meta({ id: 'BulkMessagesRequest' });
-export const BulkFastResponseBody = z.strictObject({ ticketIds, send: z.boolean().default(false) }).meta({ id: 'BulkFastResponseRequest' });
+/** A whole queue view instead of ticket ids (issue 38): the filters of GET /support, staff only. */
+export const BulkSelection = z
+  .strictObject({
+    view: z.enum(QUEUE_VIEWS).optional(),
+    status: z.enum(TICKET_STATUSES).optional(),
+    issue: IssueSchema.optional(),
+    main: z.string().max(LABEL_MAX).optional(),
+    newsletter: z.string().max(LABEL_MAX).optional(),
+    tag: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    assignee: emailAddress.optional(),
+    q: SearchText(100).trim().min(2).optional(),
+  })
+  .describe(`Every ticket these filters select when the operation starts (at most ${BULK_MAX_TICKETS}), as GET /support lists them`)
+  .meta({ id: 'BulkSelection' });
+/** The tickets of a bulk operation: `ticketIds`, or a whole view (`filter`), not both. */
+const selection = { ticketIds: ticketIds.optional(), filter: BulkSelection.optional() };
+const oneSelection = (b: { ticketIds?: unknown; filter?: unknown }) => (b.ticketIds === undefined) !== (b.filter === undefined);
+const SELECTION_MESSAGE = 'send ticketIds or filter (a whole view), one of them';
+export const BulkStatusBody = z.strictObject({ ...selection, status: z.enum(PATCHABLE_STATUSES) }).refine(oneSelection, SELECTION_MESSAGE).meta({ id: 'BulkStatusRequest' });
+export const BulkDeleteBody = z.strictObject({ ...selection }).refine(oneSelection, SELECTION_MESSAGE).meta({ id: 'BulkDeleteRequest' });
+export const BulkMessagesBody = z.strictObject({ ...selection, conteudo: z.string().max(20_000).trim().min(1) }).refine(oneSelection, SELECTION_MESSAGE).meta({ id: 'BulkMessagesRequest' });
+export const BulkFastResponseBody = z.strictObject({ ...selection, send: z.boolean().default(false) }).refine(oneSelection, SELECTION_MESSAGE).meta({ id: 'BulkFastResponseRequest' });
+const tagIds = z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).max(BULK_TAGS_MAX).transform((ids) => [...new Set(ids)]);
+export const BulkTagsBody = z
+  .strictObject({ ...selection, add: tagIds.default([]), remove: tagIds.default([]) })
+  .refine(oneSelection, SELECTION_MESSAGE)
+  .refine((b) => b.add.length + b.remove.length > 0, 'add or remove at least one tag')
+  .meta({ id: 'BulkTagsRequest' });
+export const BulkAssignBody = z.strictObject({ ...selection, assignee: emailAddress.nullable() }).refine(oneSelection, SELECTION_MESSAGE).meta({ id: 'BulkAssignRequest' });
 export const BulkOperationParams = z.object({ operationId: z.uuid() }).meta({ id: 'BulkOperationParams' });
 
 const BULK_STATES = ['running', 'completed', 'cancelled', 'failed'] as const;
@@ -406,7 +451,66 @@ export const ReportDetailed = z
 export const ReportAgents = z
   .object({
     periodo: Periodo,
-    agentes: z.array(z.object({ agente: Agent, respostas: Count, ticketsResolvidos: Count, primeiraResposta: Durations, resolucao: Durations })),
+    agentes: z.array(z.object({ agente: Agent, respostas: Count, ticketsResolvidos: Count, atribuidos: Count.describe('Tickets assigned to the agent now'), atribuidosAtivos: Count.describe('Of those, open or in progress'), primeiraResposta: Durations, resolucao: Durations })),
     cache: Cache,
   })
   .meta({ id: 'ReportAgents' });
+
+/** Who works on a ticket: a staff member's e-mail, or null for no one (issue 38). */
+export const AssignTicketBody = z.strictObject({ assignee: emailAddress.nullable() }).meta({ id: 'AssignTicketRequest' });
+const ValueCount = z.object({ value: Text(LABEL_MAX), count: Count }).meta({ id: 'QueueValueCount' });
+/** The support desk queue's counts (issue 38). */
+export const QueueCountsView = z
+  .object({
+    mine: Count.describe('Open or in progress, assigned to you'),
+    unassigned: Count.describe('Open or in progress, assigned to no one'),
+    open: Count,
+    pending: Count.describe('in_progress: answered, not resolved'),
+    all: Count.describe('Every ticket not deleted'),
+    newsletters: z.array(ValueCount).max(100).describe('Open or in progress, by newsletter (the 100 largest)'),
+    issues: z.array(ValueCount).max(100).describe('Open or in progress, by issue'),
+    tags: z.array(z.object({ id: Id, count: Count }).meta({ id: 'QueueTagCount' })).max(100).describe('Open or in progress, by tag id'),
+  })
+  .meta({ id: 'QueueCounts' });
+
+// ---- Live updates (issue 38) --------------------------------------------------------------------
+
+/** What a staff member is doing on a ticket, said again every ~10 s by the page (the entry lives PRESENCE_TTL_SECONDS, 30 s). */
+export const PresenceBody = z
+  .strictObject({ state: z.enum(PRESENCE_STATES).describe('viewing: the ticket is open on their screen; replying: they are typing a reply') })
+  .meta({ id: 'PresenceRequest' });
+export const PresencePersonView = z
+  .object({ email: Text(255).describe("the staff member's e-mail (a token without one: its subject)"), state: z.enum(PRESENCE_STATES) })
+  .meta({ id: 'PresencePerson' });
+/** Who is on a ticket now: the answer of the presence routes, and the `data` of a stream's `presence` event. */
+export const TicketPresenceView = z
+  .object({ ticketId: Id, people: z.array(PresencePersonView).max(PRESENCE_PEOPLE_MAX).describe('sorted by e-mail; empty when no one is on it') })
+  .meta({ id: 'TicketPresence' });
+export const LiveEventsQuery = z
+  .object({
+    ticket: id.optional().describe("One ticket's events only (an open ticket's page); without it, every ticket's (the queue)"),
+    lastEventId: z
+      .string()
+      .max(15)
+      .regex(/^\d{1,15}$/, 'lastEventId must be the id of an event this stream sent')
+      .optional()
+      .describe('Resume after this event (as the Last-Event-ID header, which EventSource sends by itself when it reconnects)'),
+  })
+  .meta({ id: 'LiveEventsQuery' });
+/** One Server-Sent Event of GET /support/eventos: its name, its id (ticket events) and its data, JSON text. */
+export const LiveStreamEvent = z
+  .object({
+    event: z.enum(['ticket', 'presence', 'reset']),
+    id: z.string().regex(/^\d{1,15}$/).max(15).optional().describe('On ticket events: the cursor a reconnecting client sends back as Last-Event-ID'),
+    data: z
+      .string()
+      .max(EVENT_DATA_MAX)
+      .describe(
+        'JSON. ticket: {id, status, assignee (where the ticket has the field), updatedAt, lastMessageAt, tags (ids)}; ' +
+          'presence: {ticketId, people: [{email, state}]} (TicketPresence); reset: {reason} (resume_window_passed, too_many_changes, stream_overflow)',
+      ),
+  })
+  .meta({ id: 'SupportLiveEvent' });
+
+/** An internal note (issue 38): staff to staff. */
+export const AddNoteBody = z.strictObject({ conteudo: text(TEXT_MAX) }).meta({ id: 'AddNoteRequest' });

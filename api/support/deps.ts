@@ -6,9 +6,13 @@ import { createTicketRepo, type TicketRepo } from '../../models/support/ticket.r
 import { createReportRepo, type ReportRepo } from '../../models/support/report.repo';
 import { createReportCache, type ReportCache } from '../../models/support/report-cache.repo';
 import { createLlmClient, type LlmClient } from '../../models/infra/llm';
+import { createStaffRepo } from '../../models/staff/staff.repo';
+import { permissionsOf } from '../../models/staff/staff.rules';
+import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { windowLimiter } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
+import { makeLiveDeps, type LiveDeps } from './live.deps';
 
 export interface SupportDeps extends Infra {
   tickets: TicketRepo;
@@ -21,6 +25,10 @@ export interface SupportDeps extends Infra {
   /** The clock reports count days by (tests set it). */
   now: () => Date;
   llm: LlmClient;
+  /** Who a manager may assign a ticket to: the active staff members holding support.agent. */
+  agents: { isAgent(email: string): Promise<boolean> };
+  /** Live updates: this process's hub and presence (issue 38). */
+  live: LiveDeps;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
   /** Public ticket creation, per client IP. */
@@ -41,6 +49,8 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     reportCache: createReportCache(conn, { ttlMs: infra.config.support.reports.cacheTtlMs }),
     now: () => new Date(),
     llm: createLlmClient(infra.config),
+    agents: agentsOf(createStaffRepo(conn)),
+    live: makeLiveDeps(infra),
     ipLimiter: windowLimiter(infra, {
       name: 'support-ip',
       points: rateLimitPerMinute,
@@ -53,5 +63,14 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
       durationSec: 60,
       message: `Too many tickets created: ${createRateLimitPerMinute} per minute`,
     }),
+  };
+}
+
+function agentsOf(staff: Pick<ReturnType<typeof createStaffRepo>, 'findMember'>): SupportDeps['agents'] {
+  return {
+    async isAgent(email) {
+      const member = await staff.findMember(email.toLowerCase());
+      return member?.status === 'active' && (permissionsOf(member.roles) as string[]).includes(SUPPORT_AGENT);
+    },
   };
 }

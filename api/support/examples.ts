@@ -5,7 +5,9 @@
  * newsletter support desk of a few hundred tickets a month, in November 2026.
  */
 import type { z } from 'zod';
+import type { LiveStreamEvent, TicketPresenceView } from './contracts';
 import type {
+  QueueCountsView,
   AttachmentSchema,
   AttachmentSummary,
   BulkOperationAccepted,
@@ -116,6 +118,7 @@ export const createdTicketExample = {
   createdAt: OPENED,
   updatedAt: OPENED,
   deletedAt: null,
+  assignee: null,
   tags: [],
 } satisfies z.input<typeof TicketSchema>;
 
@@ -124,6 +127,7 @@ export const ticketExample = {
   ...createdTicketExample,
   status: 'in_progress',
   updatedAt: THANKED,
+  assignee: agentEmail,
   tags: [deliveryTag],
 } satisfies z.input<typeof TicketSchema>;
 
@@ -133,6 +137,15 @@ export const agentMessageExample = {
   conteudo: resendContent,
   remetente: agentEmail,
   origem: 'admin',
+  createdAt: ANSWERED,
+} satisfies z.input<typeof MessageSchema>;
+
+/** An agent's internal note on the ticket (POST /support/:id/notas): the reader never sees it. */
+export const noteExample = {
+  id: 5128,
+  conteudo: 'Gmail marcou nosso domínio como promoção nesta semana: já abri chamado com o provedor de envio.',
+  remetente: agentEmail,
+  origem: 'nota',
   createdAt: ANSWERED,
 } satisfies z.input<typeof MessageSchema>;
 
@@ -211,6 +224,8 @@ export const bulkStatusAccepted = accepted(bulkStatusOperationId, 'status', 3);
 export const bulkDeleteAccepted = accepted('0e9a7c53-2b1f-4f8d-b6a4-58c3d1e07f92', 'delete', 2);
 export const bulkMessagesAccepted = accepted(bulkMessagesOperationId, 'messages', 3);
 export const bulkFastResponseAccepted = accepted('d4a61b08-7e5c-4c3f-9b27-e06f8a1d3c45', 'fast_response', 2);
+export const bulkTagsAccepted = accepted('5b2f9e41-8c7d-4a63-a1e0-93d4c6b28f17', 'tags', 23);
+export const bulkAssignAccepted = accepted('a8c3e2d7-41b9-4f06-8e5a-2d7f19c0b6e4', 'assign', 2);
 
 /** The status operation when done: one of its tickets had been deleted meanwhile. */
 export const bulkOperationExample = {
@@ -388,6 +403,8 @@ export const reportAgentsExample = {
       agente: otherAgentEmail,
       respostas: 131,
       ticketsResolvidos: 104,
+      atribuidos: 12,
+      atribuidosAtivos: 7,
       primeiraResposta: { median: 4620, p90: 27900, mean: 9813.44, count: 118 },
       resolucao: { median: 66600, p90: 241200, mean: 98230.5, count: 107 },
     },
@@ -395,9 +412,52 @@ export const reportAgentsExample = {
       agente: agentEmail,
       respostas: 158,
       ticketsResolvidos: 131,
+      atribuidos: 9,
+      atribuidosAtivos: 4,
       primeiraResposta: { median: 5310, p90: 33120, mean: 11942.08, count: 137 },
       resolucao: { median: 61200, p90: 255600, mean: 101877.16, count: 134 },
     },
   ],
   cache: cacheMiss,
 } satisfies z.input<typeof ReportAgents>;
+
+/** The queue's counts, for the agent who took ticket 1842. */
+export const queueCountsExample = {
+  mine: 7,
+  unassigned: 23,
+  open: 18,
+  pending: 41,
+  all: 1842,
+  newsletters: [
+    { value: 'The News', count: 52 },
+    { value: 'The Champs', count: 12 },
+  ],
+  issues: [
+    { value: 'Não estou recebendo a edição', count: 31 },
+    { value: 'Alterações de cadastro', count: 9 },
+  ],
+  tags: [{ id: deliveryTag.id, count: 14 }],
+} satisfies z.input<typeof QueueCountsView>;
+
+// ---- Live updates (issue 38) -------------------------------------------------------------------
+
+/** Lucas is typing a reply to ticket 1842 while Mariana has it open (GET and PUT /support/:id/presenca). */
+export const presenceExample = {
+  ticketId,
+  people: [
+    { email: otherAgentEmail, state: 'replying' },
+    { email: agentEmail, state: 'viewing' },
+  ],
+} satisfies z.input<typeof TicketPresenceView>;
+/** Mariana closed the ticket's page (DELETE /support/:id/presenca): Lucas is still replying. */
+export const presenceAfterLeavingExample = { ticketId, people: [{ email: otherAgentEmail, state: 'replying' }] } satisfies z.input<typeof TicketPresenceView>;
+
+/** The reader's thanks arriving on an open stream (GET /support/eventos): the ticket's new state, as one Server-Sent Event. */
+export const liveTicketEventExample = {
+  event: 'ticket',
+  id: String(Date.parse(THANKED)),
+  data: JSON.stringify({ id: ticketId, status: 'in_progress', assignee: agentEmail, updatedAt: THANKED, lastMessageAt: THANKED, tags: [deliveryTag.id] }),
+} satisfies z.input<typeof LiveStreamEvent>;
+
+/** The reader's reply, sent after she read the agent's answer (the newest message she saw): POST /support/:id/mensagens. */
+export const readerReplyBody = { ...readerMessageBody, lastSeenMessageId: agentMessageExample.id };

@@ -264,7 +264,7 @@ export const reportRoutes = [
       const { data, cache, periodo } = await reports.agentReport(deps, query);
       type Row = (typeof data.agentes)[number];
       const stat = (group: 'primeiraResposta' | 'resolucao') => (['median', 'p90', 'mean', 'count'] as const).map((k) => ({ header: `${group}_${k}`, value: (r: Row) => r[group][k] }));
-      const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, ...stat('primeiraResposta'), ...stat('resolucao')];
+      const columns: CsvColumn<Row>[] = [{ header: 'agente', value: (r) => r.agente }, { header: 'respostas', value: (r) => r.respostas }, { header: 'ticketsResolvidos', value: (r) => r.ticketsResolvidos }, { header: 'atribuidos', value: (r) => r.atribuidos }, { header: 'atribuidosAtivos', value: (r) => r.atribuidosAtivos }, ...stat('primeiraResposta'), ...stat('resolucao')];
       return jsonOrCsv(ctx, query.format, `relatorio-agentes-${periodo.inicio}-${periodo.fim}.csv`, data.agentes, columns, cache, { ...data, cache });
     },
   }),

@@ -6,6 +6,7 @@ import { opsRoutes } from '../shared/ops.routes';
 import type { SupportDeps } from './deps';
 import { bulkRoutes } from './bulk/routes';
 import { fastResponseRoutes } from './fast-response.routes';
+import { liveRoutes } from './live.routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
 import { reportRoutes } from './reports.routes';
@@ -31,5 +32,6 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   envelope: supportEnvelope,
   middleware: [perIpLimit],
   everyRouteRateLimited: true,
-  routes: [...reportRoutes, ...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  // The live routes' static path (/support/eventos) before /support/:id.
+  routes: [...reportRoutes, ...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...liveRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

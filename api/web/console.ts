@@ -20,23 +20,15 @@
  */
 import type { Config } from '../../models/config';
 import { STAFF_PERMISSIONS, type StaffPermission } from '../../models/staff/staff.rules';
+import type { StaffRepo } from '../../models/staff/staff.repo';
+import { recordConsoleChange } from '../../operations/staff/members';
 import type { AnyRoute } from '../shared/route';
-import type { Infra } from '../shared/infra';
-import { makeNewsDeps, newsService, type NewsDeps } from '../news/service';
-import { createQuizService, makeQuizDeps, type QuizDeps } from '../quiz/service';
-import { makeSupportDeps, supportService, type SupportDeps } from '../support/service';
+import { newsService, type NewsDeps } from '../news/service';
+import { createQuizService, type QuizDeps } from '../quiz/service';
+import { supportService, type SupportDeps } from '../support/service';
+import type { ConsoleDeps } from './console-deps';
 import { staffSignedIn } from './staff-session';
 
-/** The other services' dependencies, built once per dashboard process. */
-export interface ConsoleDeps {
-  support: SupportDeps;
-  news: NewsDeps;
-  quiz: QuizDeps;
-}
-
-export function makeConsoleDeps(infra: Infra): ConsoleDeps {
-  return { support: makeSupportDeps(infra), news: makeNewsDeps(infra), quiz: makeQuizDeps(infra) };
-}
 
 export const CONSOLE_PREFIX = '/api/staff';
 
@@ -61,7 +53,16 @@ const placeOf = (service: 'support' | 'news' | 'quiz') => (path: string) => {
   return /^\/(support|quiz|ai)(\/|$)/.test(path) ? `${CONSOLE_PREFIX}${path}` : `${CONSOLE_PREFIX}/${service}${path}`;
 };
 
-function mount<S, D extends { console: ConsoleDeps }>(m: Mount<S>): AnyRoute<D>[] {
+/** The dashboard's own dependencies a mounted route uses besides its service's: the audit log. */
+type ConsoleHost = { console: ConsoleDeps; staff: Pick<StaffRepo, 'record'>; now: () => Date };
+
+const documented = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/:(\w+)/g, '{$1}')}`;
+
+/** A path's parameters as the audit log keeps them (strings and whole numbers). */
+const targetOf = (params: unknown): Record<string, string | number> =>
+  Object.fromEntries(Object.entries((params ?? {}) as Record<string, unknown>).filter((e): e is [string, string | number] => typeof e[1] === 'string' || (typeof e[1] === 'number' && Number.isInteger(e[1]) && e[1] >= 0)));
+
+function mount<S, D extends ConsoleHost>(m: Mount<S>): AnyRoute<D>[] {
   const mounted: AnyRoute<D>[] = [];
   for (const route of m.routes) {
     const required = route.auth.permissions;
@@ -76,14 +77,22 @@ function mount<S, D extends { console: ConsoleDeps }>(m: Mount<S>): AnyRoute<D>[
       path: m.path(route.path),
       auth: staffSignedIn(...permissions) as AnyRoute<D>['auth'],
       ...(rateLimit ? { rateLimit: ({ ctx, auth, deps }) => rateLimit({ ctx, auth, deps: m.depsOf(deps.console) }) } : {}),
-      handler: (input) => route.handler({ ...input, deps: m.depsOf(input.deps.console) }),
+      // Every change a member makes here is in the audit log (issue 38), once it succeeded.
+      handler: async (input) => {
+        const result = await route.handler({ ...input, deps: m.depsOf(input.deps.console) });
+        if (route.method !== 'get') {
+          const actor = (input.auth as { email: string }).email;
+          await recordConsoleChange(input.deps, { actor, operation: documented(route.method, route.path), target: targetOf(input.params), body: input.body });
+        }
+        return result;
+      },
     } as AnyRoute<D>);
   }
   return mounted;
 }
 
 /** Every operation the console serves, in its services' order. */
-export function consoleRoutes<D extends { console: ConsoleDeps }>(config: Config): AnyRoute<D>[] {
+export function consoleRoutes<D extends ConsoleHost>(config: Config): AnyRoute<D>[] {
   return [
     ...mount<SupportDeps, D>({ routes: supportService.routes, depsOf: (c) => c.support, path: placeOf('support'), anyToken: 'support.agent' }),
     ...mount<NewsDeps, D>({ routes: newsService.routes, depsOf: (c) => c.news, path: placeOf('news') }),

@@ -11,7 +11,7 @@ import { KEYS_LISTED } from '../../models/news/api-key.repo';
 import { ENTITY_TYPES } from '../../models/news/article.rules';
 import { INCLUDE_MODULES, PLANS } from '../../models/shared/plan.rules';
 import { wholeNumber } from '../../models/params.rules';
-import { AUDIT_ACTIONS, AUDIT_ID_MAX, AUDIT_ID_PATTERN, STAFF_PERMISSIONS, STAFF_ROLES, STAFF_STATUSES, StaffRoles } from '../../models/staff/staff.rules';
+import { AUDIT_ACTIONS, AUDIT_ID_MAX, AUDITED_CHANGE_MAX, AUDIT_ID_PATTERN, STAFF_PERMISSIONS, STAFF_ROLES, STAFF_STATUSES, StaffRoles } from '../../models/staff/staff.rules';
 import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
 import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
@@ -116,10 +116,13 @@ export const StaffAuditEntryView = z
     id: AuditId,
     at: IsoDateTime,
     actor: Actor.describe("who did it: a member's address, or cli (the operator's CLI), seed (demo data)"),
-    action: z.enum(AUDIT_ACTIONS).describe('staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove'),
-    member: Text(254).describe('the member it was done to'),
-    before: StaffStateView.nullable().describe('null: no member before (an invitation)'),
-    after: StaffStateView.nullable().describe('null: no member after (a removal)'),
+    action: z.enum(AUDIT_ACTIONS).describe('staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove; console.change: a change made in the staff console'),
+    member: Text(254).nullable().describe('the member it was done to; null for a console change'),
+    before: StaffStateView.nullable().describe('null: no member before (an invitation), or a console change'),
+    after: StaffStateView.nullable().describe('null: no member after (a removal), or a console change'),
+    operation: Text(200).nullable().describe('a console change: the operation, as its API documents it (PUT /support/{id}/assignee)'),
+    target: z.record(z.string().max(40), z.union([z.string().max(254), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])).nullable().describe("a console change: the operation's path parameters"),
+    change: Text(AUDITED_CHANGE_MAX).nullable().describe('a console change: what was sent (JSON; secrets redacted, cut past 2,000 characters)'),
   })
   .meta({ id: 'StaffAuditEntry' });
 export const StaffAuditQuery = z
@@ -131,3 +134,66 @@ export const StaffAuditQuery = z
 export const StaffAuditPage = z
   .object({ entries: z.array(StaffAuditEntryView).max(100), nextBefore: AuditId.nullable().describe('send it as before for the next (older) page; null at the end') })
   .meta({ id: 'StaffAuditPage' });
+
+// ---- Operations overview (issue 38, item 6) -----------------------------------------------------
+
+const Millis = Count;
+const NullableCount = Count.nullable();
+const ErrorKind = Text(200).nullable().describe("the error's kind (a code or a name), never its message");
+
+export const OpsOverviewView = z
+  .object({
+    generatedAt: IsoDateTime.describe('when it was read (answers are shared for 2 s)'),
+    dependencies: z
+      .array(z.object({ name: z.enum(['mongodb', 'temporal', 'minio', 'smtp']), status: z.enum(['up', 'down']), latencyMs: Millis, error: ErrorKind }))
+      .max(10)
+      .describe("probed from the dashboard's process, each within 2 s"),
+    services: z
+      .array(
+        z.object({
+          name: z.enum(['news', 'support', 'quiz', 'web']),
+          url: Text(2_100),
+          status: z.enum(['up', 'degraded', 'unreachable']).describe('degraded: its /health answered 503; unreachable: no answer from here (down, or not reachable from the dashboard)'),
+          httpStatus: z.number().int().min(100).max(599).nullable(),
+          latencyMs: Millis.nullable(),
+          down: z.array(Text(32)).max(10).describe('the dependencies it reported down'),
+          error: ErrorKind,
+        }),
+      )
+      .max(4)
+      .describe("each service's GET /health at its public address; the dashboard's is its own"),
+    backlog: z
+      .object({
+        running: NullableCount.describe("running workflows of this deployment's task queues; null when Temporal did not answer in time"),
+        byWorkflowType: z.array(z.object({ workflowType: Text(100), running: NullableCount, temporalUiUrl: Text(2_100) })).max(50),
+        taskQueues: z
+          .array(
+            z.object({
+              name: Text(200),
+              workflowTasks: NullableCount.describe('approximate backlog of workflow tasks'),
+              activityTasks: NullableCount.describe('approximate backlog of activity tasks'),
+              workflowPollers: NullableCount.describe('workers polling for workflow tasks lately'),
+              activityPollers: NullableCount,
+              oldestTaskAgeMs: NullableCount,
+            }),
+          )
+          .max(20),
+        error: ErrorKind.describe('why some figures are null'),
+      })
+      .describe("from Temporal's visibility API and task queue statistics, within 3 s"),
+    workflowFamilies: z
+      .array(
+        z.object({
+          family: Text(100),
+          workflowType: Text(100),
+          idPattern: Text(300),
+          idPrefix: Text(100).nullable().describe("the start its workflow ids share (the business id follows); null for a schedule's runs"),
+          taskQueue: Text(200),
+          query: Text(1_000).describe('the visibility query that finds them'),
+          temporalUiUrl: Text(2_100).describe('the Temporal UI listing them'),
+        }),
+      )
+      .max(50),
+    temporalUi: z.object({ url: Text(2_000).describe('TEMPORAL_UI_URL'), namespace: Text(200) }),
+  })
+  .meta({ id: 'OpsOverview' });

@@ -4,8 +4,11 @@
  * link, the quiz store) and its own accounts, staff, sign-in limits and mailer. Not the webhooks' relays
  * nor the newsroom: the news service serves those. The use cases are the shared operations.
  */
+import nodemailer from 'nodemailer';
 import { createAccountRepo, type AccountRepo } from '../../models/accounts/account.repo';
-import { createMailer, type Mailer } from '../../models/infra/mail';
+import { smtpUrl, type Config } from '../../models/config';
+import { createMailer, smtpOptions, type Mailer } from '../../models/infra/mail';
+import { opsOverview, PROBE_TIMEOUT_MS, sharedOverview, type OpsOverview } from '../../operations/ops/overview';
 import { createStaffRepo, type StaffRepo } from '../../models/staff/staff.repo';
 import {
   billingBundle,
@@ -20,9 +23,9 @@ import {
   type ReaderBundle,
   type WhatsAppBundle,
 } from '../shared/bundles';
-import type { Infra } from '../shared/infra';
+import { healthChecks, type Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
-import { makeConsoleDeps, type ConsoleDeps } from './console';
+import { makeConsoleDeps, type ConsoleDeps } from './console-deps';
 
 export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
   accounts: AccountRepo;
@@ -39,6 +42,18 @@ export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle,
   now: () => Date;
   /** The support, news and quiz services' dependencies, for the staff console's operations (./console.ts). */
   console: ConsoleDeps;
+  /** The operations overview (issue 38, item 6: operations/ops/overview.ts), shared by the callers of a moment. */
+  opsOverview: () => Promise<OpsOverview>;
+}
+
+/** The SMTP server greets and answers EHLO (and accepts the credentials) within the probe's time. */
+async function verifySmtp(config: Pick<Config, 'mail' | 'devServices'>): Promise<void> {
+  const transport = nodemailer.createTransport(smtpOptions(smtpUrl(config), { connectionMs: PROBE_TIMEOUT_MS, greetingMs: PROBE_TIMEOUT_MS, socketMs: PROBE_TIMEOUT_MS }));
+  try {
+    await transport.verify();
+  } finally {
+    transport.close();
+  }
 }
 
 const WINDOW_SEC = 15 * 60;
@@ -50,6 +65,7 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
   const web = config.web;
   const mailer = overrides.mailer ?? createMailer(config);
   infra.closers.push(() => mailer.close());
+  const checks = [...healthChecks(infra), { name: 'smtp' as const, check: () => verifySmtp(config) }];
   return {
     ...infra,
     ...keysBundle(infra),
@@ -70,5 +86,14 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     webOrigin: new URL(web.url).origin,
     now: () => new Date(),
     console: makeConsoleDeps(infra),
+    opsOverview: sharedOverview(() =>
+      opsOverview({
+        checks,
+        services: (['news', 'support', 'quiz'] as const).map((name) => ({ name, url: config.http.publicUrls[name] })),
+        fetch: (url, init) => fetch(url, init),
+        temporal: infra.temporal,
+        config,
+      }),
+    ),
   };
 }

@@ -317,6 +317,18 @@ export const staffListExample = [invitedMemberExample, ownerMember, managerMembe
 export const staffAuditExample = {
   entries: [
     {
+      id: '2026-11-24T11:32:40.000Z~9a3e7d1f0c55',
+      at: '2026-11-24T11:32:40.000Z',
+      actor: AGENT_EMAIL,
+      action: 'console.change',
+      member: null,
+      before: null,
+      after: null,
+      operation: 'PUT /support/{id}/assignee',
+      target: { id: 1842 },
+      change: `{"assignee":"${AGENT_EMAIL}"}`,
+    },
+    {
       id: '2026-11-24T11:20:08.000Z~4f1c9a07be23',
       at: '2026-11-24T11:20:08.000Z',
       actor: OWNER_EMAIL,
@@ -324,6 +336,9 @@ export const staffAuditExample = {
       member: EDITOR_EMAIL,
       before: null,
       after: { roles: ['news.admin'], status: 'invited' },
+      operation: null,
+      target: null,
+      change: null,
     },
     {
       id: '2026-11-24T10:05:31.000Z~d20e6b5c1a98',
@@ -333,7 +348,65 @@ export const staffAuditExample = {
       member: AGENT_EMAIL,
       before: { roles: ['support.agent'], status: 'active' },
       after: { roles: ['support.manager'], status: 'active' },
+      operation: null,
+      target: null,
+      change: null,
     },
   ],
   nextBefore: '2026-11-24T10:05:31.000Z~d20e6b5c1a98',
 } satisfies z.input<typeof StaffAuditPage>;
+
+// ---- Operations overview (issue 38, item 6) -----------------------------------------------------
+
+// Imported here, with the section that uses them (the file's sections are appended by separate changes).
+import { workflowsLink, runningOfTypeQuery } from '../../models/ops/temporal-ui.rules';
+import { familyQuery, workflowFamilies, workflowTypes } from '../../operations/ops/overview';
+import type { OpsOverviewView } from './contracts';
+
+const TEMPORAL_UI = 'http://127.0.0.1:8233';
+/** Running workflows by type on Tuesday 2026-11-24 at 10:15 (UTC): the pollers of 12 sources, subscriptions, conversations. */
+const RUNNING: Record<string, number> = {
+  newsSourceWorkflow: 12,
+  subscriptionWorkflow: 37,
+  whatsappConversationWorkflow: 4,
+  bulkTicketOperationWorkflow: 1,
+  newsEnrichWorkflow: 3,
+};
+
+/** GET /api/staff/ops/overview: everything up but the SMTP relay, which timed out; a bulk operation and three enrichments under way. */
+export const opsOverviewExample = {
+  generatedAt: '2026-11-24T10:15:02.114Z',
+  dependencies: [
+    { name: 'mongodb', status: 'up', latencyMs: 3, error: null },
+    { name: 'temporal', status: 'up', latencyMs: 5, error: null },
+    { name: 'minio', status: 'up', latencyMs: 8, error: null },
+    { name: 'smtp', status: 'down', latencyMs: 2_001, error: 'TimeoutError' },
+  ],
+  services: [
+    { name: 'news', url: 'https://api.newsletter-exemplo.com.br/health', status: 'up', httpStatus: 200, latencyMs: 41, down: [], error: null },
+    { name: 'support', url: 'https://suporte.newsletter-exemplo.com.br/health', status: 'up', httpStatus: 200, latencyMs: 38, down: [], error: null },
+    { name: 'quiz', url: 'https://quiz.newsletter-exemplo.com.br/health', status: 'up', httpStatus: 200, latencyMs: 44, down: [], error: null },
+    { name: 'web', url: 'https://painel.newsletter-exemplo.com.br/health', status: 'up', httpStatus: 200, latencyMs: null, down: [], error: null },
+  ],
+  backlog: {
+    running: Object.values(RUNNING).reduce((a, b) => a + b, 0),
+    byWorkflowType: workflowTypes('').map((workflowType) => ({
+      workflowType,
+      running: RUNNING[workflowType] ?? 0,
+      temporalUiUrl: workflowsLink(TEMPORAL_UI, 'default', runningOfTypeQuery(workflowType)),
+    })),
+    taskQueues: [
+      { name: 'platform-ops', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+      { name: 'ai-chat', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+      { name: 'support-ops', workflowTasks: 0, activityTasks: 6, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: 1_840 },
+      { name: 'news-ingest', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+      { name: 'news-sources', workflowTasks: 1, activityTasks: 3, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: 420 },
+      { name: 'quiz-generation', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+      { name: 'billing', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+      { name: 'whatsapp', workflowTasks: 0, activityTasks: 0, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: null },
+    ],
+    error: null,
+  },
+  workflowFamilies: workflowFamilies('').map((f) => ({ ...f, query: familyQuery(f, ''), temporalUiUrl: workflowsLink(TEMPORAL_UI, 'default', familyQuery(f, '')) })),
+  temporalUi: { url: TEMPORAL_UI, namespace: 'default' },
+} satisfies z.input<typeof OpsOverviewView>;

@@ -9,6 +9,7 @@ import { newsEnvelope } from '../shared/envelope';
 import { accountRoutes } from './account.routes';
 import { authRoutes } from './auth.routes';
 import { staffRoutes } from './staff.routes';
+import { opsRoutes } from './ops.routes';
 import { consoleRoutes } from './console';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
@@ -30,7 +31,7 @@ export const webService: ServiceDefinition<WebDeps> = {
   description: webDescription,
   tagDescriptions: webTags,
   envelope: newsEnvelope,
-  routes: [...authRoutes, ...accountRoutes, ...staffRoutes],
+  routes: [...authRoutes, ...accountRoutes, ...staffRoutes, ...opsRoutes],
   middleware: [
     (deps) => securityHeaders(deps.config.env === 'production'),
     (deps) => async (ctx, next) => {

@@ -19,7 +19,18 @@ const tags = ['staff'];
 const owner = staffSignedIn(STAFF_MANAGE);
 
 
-const presentEntry = (e: StaffAuditDoc) => ({ id: e._id, at: e.at.toISOString(), actor: e.actor, action: e.action, member: e.member, before: e.before, after: e.after });
+const presentEntry = (e: StaffAuditDoc) => ({
+  id: e._id,
+  at: e.at.toISOString(),
+  actor: e.actor,
+  action: e.action,
+  member: e.member,
+  before: e.before,
+  after: e.after,
+  operation: e.operation ?? null,
+  target: e.target ?? null,
+  change: e.change ?? null,
+});
 
 export const staffRoutes = [
   route({

@@ -38,6 +38,7 @@ const ArticleSchema = new Schema<ArticleDoc>(
     sourceId: { type: String },
     alsoReportedBy: { type: [Schema.Types.Mixed], default: undefined },
     enrichment: { type: Schema.Types.Mixed },
+    correction: { type: Schema.Types.Mixed },
   },
   { collection: 'articles', versionKey: false, minimize: false },
 );
@@ -67,5 +68,10 @@ ArticleSchema.index({ terms: 1, ...SORTS.publishedAt });
 // kind as the indexes above (an equality prefix, then the sort), which MongoDB and the development
 // database (DocumentDB's extended RUM: ordered scans) both serve.
 ArticleSchema.index({ sourceId: 1, ...SORTS.publishedAt });
+// The editors' list by pipeline state (GET /api/admin/articles: editorial.rules editorialQueries),
+// newest first, across sources and within one. The state of an imported article never enriched is
+// missing, which an equality on null finds in the same index.
+ArticleSchema.index({ 'enrichment.state': 1, ...SORTS.publishedAt });
+ArticleSchema.index({ sourceId: 1, 'enrichment.state': 1, ...SORTS.publishedAt });
 
 export const articleModel = (c: Connection) => modelOn(c, 'Article', ArticleSchema);

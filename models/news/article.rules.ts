@@ -196,6 +196,54 @@ export interface ArticleDoc {
   alsoReportedBy?: ArticleReport[];
   /** The last enrichment by the model: its state, cost and prompt version. */
   enrichment?: EnrichmentRecord;
+  /**
+   * An editor's correction of what enrichment produced (PUT /api/admin/articles/{id}/correction):
+   * the fields above show the editor's labels; enrichment again keeps them (correction.rules.ts).
+   */
+  correction?: ArticleCorrection;
+}
+
+/** A catalogue entity as an editor labelled it on an article: the catalogue's names at the time. */
+export interface CorrectedEntity {
+  entityId: string;
+  entityType: EntityType;
+  canonicalName: string;
+  ticker: string | null;
+  aliases: string[];
+  /** The sentiment toward it (-1…1); null: the model's, or the article's. */
+  sentiment: number | null;
+}
+
+/** An editor's labels for the fields enrichment produces that the labelled examples evaluate. */
+export interface CorrectionLabels {
+  primarySector: Sector;
+  primaryTopic: Topic;
+  /** null: the model's stand. */
+  secondarySectors: Sector[] | null;
+  secondaryTopics: Topic[] | null;
+  sentimentLabel: SentimentLabel;
+  /** Within the label's range (sentimentLabel(sentimentScore) === sentimentLabel). */
+  sentimentScore: number;
+  entities: CorrectedEntity[];
+}
+
+/** What the model (or an import) said for the fields an editor labels. */
+export interface LabelledFields {
+  primarySector: Sector;
+  primaryTopic: Topic;
+  secondarySectors: Sector[];
+  secondaryTopics: Topic[];
+  sentiment: ModuleData['sentiment'] | null;
+  entities: ModuleData['entities'];
+}
+
+export interface ArticleCorrection {
+  labels: CorrectionLabels;
+  /** The model's output for the labelled fields, kept current when the article is enriched again. */
+  model: LabelledFields;
+  by: string;
+  at: Date;
+  note: string | null;
 }
 
 export interface ArticleReport {

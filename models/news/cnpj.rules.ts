@@ -24,3 +24,13 @@ export function isValidCnpj(value: string): boolean {
   if (!/^\d{14}$/.test(s) || /^(\d)\1{13}$/.test(s)) return false;
   return cnpjFromBase(s.slice(0, 12)).replace(/[./-]/g, '') === s;
 }
+
+/** A CNPJ as written: formatted (00.000.000/0000-00) or its 14 digits alone. */
+const CNPJ_SHAPE = /^(\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}|\d{14})$/;
+
+/** A CNPJ as the catalogue stores it (00.000.000/0000-00), or null when it is not one (shape or check digits). */
+export function formattedCnpj(value: string): string | null {
+  const v = value.trim();
+  if (!CNPJ_SHAPE.test(v) || !isValidCnpj(v)) return null;
+  return cnpjFromBase(v.replace(/\D/g, '').slice(0, 12));
+}

@@ -8,7 +8,8 @@ import type { Connection } from 'mongoose';
 import { collectionOf, indexesOnce } from '../infra/mongo';
 import type { EntityType } from './article.rules';
 
-export const CANDIDATE_STATES = ['open', 'accepted', 'dismissed'] as const;
+/** aliased: added to an existing entity as an alias (the entity it joined is `entityId`). */
+export const CANDIDATE_STATES = ['open', 'accepted', 'dismissed', 'aliased'] as const;
 export type CandidateState = (typeof CANDIDATE_STATES)[number];
 /** Articles remembered per candidate (examples for the curator). */
 export const CANDIDATE_ARTICLES_KEPT = 20;
@@ -23,7 +24,7 @@ export interface EntityCandidateDoc {
   mentions: number;
   articleIds: string[];
   state: CandidateState;
-  /** The catalogue entity it became, once accepted. */
+  /** The catalogue entity it became (accepted) or joined as an alias (aliased). */
   entityId: string | null;
   firstSeenAt: Date;
   lastSeenAt: Date;
@@ -56,6 +57,9 @@ export function createEntityCandidateRepo(conn: Connection) {
     /** Decides an open candidate; null when it was not open (decided already, or unknown). */
     decide: (key: string, state: 'accepted' | 'dismissed', by: string, entityId: string | null, now: Date) =>
       candidates().findOneAndUpdate({ _id: key, state: 'open' }, { $set: { state, entityId, decidedAt: now, decidedBy: by } }, { returnDocument: 'after' }),
+    /** Decides an open candidate as an alias of an existing entity; null when it was not open. */
+    markAliased: (key: string, by: string, entityId: string, now: Date) =>
+      candidates().findOneAndUpdate({ _id: key, state: 'open' }, { $set: { state: 'aliased', entityId, decidedAt: now, decidedBy: by } }, { returnDocument: 'after' }),
   };
 }
 export type EntityCandidateRepo = ReturnType<typeof createEntityCandidateRepo>;

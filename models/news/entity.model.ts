@@ -35,5 +35,7 @@ const EntitySchema = new Schema<EntityDoc>(
 EntitySchema.index({ entityType: 1, canonicalName: 1 });
 EntitySchema.index({ ticker: 1 });
 EntitySchema.index({ nameKeys: 1 });
+// An edit of the catalogue refuses a CNPJ another entity has (operations/news/catalogue.ts).
+EntitySchema.index({ cnpj: 1 });
 
 export const entityModel = (c: Connection) => modelOn(c, 'Entity', EntitySchema);

@@ -34,10 +34,14 @@ export interface StaffAuditDoc {
   /** Who did it: a member's address, or `cli`, `seed`. */
   actor: string;
   action: AuditAction;
-  /** The member it was done to (its address). */
-  member: string;
+  /** The member it was done to (its address); null for a console change. */
+  member: string | null;
   before: StaffState | null;
   after: StaffState | null;
+  /** A console change: the operation (`PUT /support/{id}/assignee`), its path parameters, and what was sent (staff.rules.ts auditedChange). */
+  operation?: string;
+  target?: Record<string, string | number>;
+  change?: string | null;
 }
 
 export function createStaffRepo(conn: Connection) {

@@ -92,7 +92,8 @@ export interface StaffState {
   status: StaffStatus;
 }
 
-export const AUDIT_ACTIONS = ['staff.invite', 'staff.activate', 'staff.roles', 'staff.remove'] as const;
+/** `console.change`: a change made through the staff console (a ticket answered, a source edited…). */
+export const AUDIT_ACTIONS = ['staff.invite', 'staff.activate', 'staff.roles', 'staff.remove', 'console.change'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
@@ -134,3 +135,25 @@ export function invitationMail(input: { link: string; roles: readonly StaffRole[
  * server sees) for the page to fill in, as the sign-in mail's link carries address and code.
  */
 export const invitationLink = (webOrigin: string, email: string): string => `${webOrigin}/sign-in#${new URLSearchParams({ email }).toString()}`;
+
+/** The longest change an audit entry keeps (JSON characters); past it, the change is cut and marked so. */
+export const AUDITED_CHANGE_MAX = 2_000;
+const SECRET_FIELD = /secret|token|password|passwd|key|authorization|cookie|env|headers?$/i;
+
+/**
+ * What a console change sent, as the audit log keeps it: the body with every field that may hold a
+ * secret (tokens, keys, passwords, an MCP server's environment or headers) replaced by
+ * `[redacted]`, cut to AUDITED_CHANGE_MAX characters of JSON. Pure.
+ */
+export function auditedChange(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  const redact = (v: unknown, depth: number): unknown => {
+    if (depth > 6) return '[…]';
+    if (Array.isArray(v)) return v.slice(0, 50).map((x) => redact(x, depth + 1));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, SECRET_FIELD.test(k) ? '[redacted]' : redact(x, depth + 1)]));
+    return v;
+  };
+  const json = JSON.stringify(redact(body, 0)) ?? null;
+  if (json === null) return null;
+  return json.length > AUDITED_CHANGE_MAX ? `${json.slice(0, AUDITED_CHANGE_MAX - 1)}…` : json;
+}

@@ -1,5 +1,5 @@
 /** Bulk operations over tickets (pure shapes and limits). */
-export const BULK_TYPES = ['status', 'delete', 'messages', 'fast_response'] as const;
+export const BULK_TYPES = ['status', 'delete', 'messages', 'fast_response', 'tags', 'assign'] as const;
 export type BulkType = (typeof BULK_TYPES)[number];
 export const BULK_MAX_TICKETS = 10_000;
 /** Tickets per activity call: small enough to heartbeat often, large enough to keep history short. */
@@ -16,7 +16,16 @@ export interface BulkParams {
   conteudo?: string;
   /** fast_response: also send the draft as an admin message. */
   send?: boolean;
+  /** tags: the tags put on and taken off each ticket. */
+  addTags?: number[];
+  removeTags?: number[];
+  /** assign: the new assignee (null: no one), and whether a manager started it (a manager reassigns; an agent only takes tickets no one has). */
+  assignee?: string | null;
+  override?: boolean;
 }
+
+/** Tags one bulk operation may put on or take off. */
+export const BULK_TAGS_MAX = 20;
 
 export interface BulkWorkflowInput {
   operationId: string;

@@ -62,13 +62,14 @@ export function createReportRepo(conn: Connection) {
   const events = () => collectionOf<StatusEventDoc>(conn, 'ticket_status_events');
   const messages = () => collectionOf<MessageDoc>(conn, 'ticket_messages');
 
-  /** The tickets an agent acted on: changed their status (not by creating them) or answered them. */
+  /** The tickets an agent acted on: changed their status (not by creating them), answered them, or is assigned (issue 38). */
   async function ticketsOf(agent: string): Promise<number[]> {
-    const [changed, answered] = await Promise.all([
+    const [changed, answered, assigned] = await Promise.all([
       events().aggregate<{ _id: number }>([{ $match: { by: agent, source: { $ne: 'create' } } }, { $group: { _id: '$ticketId' } }]).toArray(),
       messages().aggregate<{ _id: number }>([{ $match: { remetente: agent, origem: 'admin' } }, { $group: { _id: '$ticketId' } }]).toArray(),
+      tickets().find({ assignee: agent.toLowerCase() }, { projection: { _id: 1 } }).toArray(),
     ]);
-    return [...new Set([...changed, ...answered].map((r) => r._id))];
+    return [...new Set([...changed, ...answered, ...assigned].map((r) => r._id))];
   }
 
   /** The `$match` of a filter: tickets created in the period (deleted ones left out) and the rest. */
@@ -136,7 +137,7 @@ export function createReportRepo(conn: Connection) {
       const durationsBy = [{ $sort: { s: 1 } }, { $group: { _id: '$agent', values: { $push: '$s' }, mean: { $avg: '$s' }, count: { $sum: 1 } } }, GROUP_STATS_STAGE, { $match: who }];
       // No joins: replies and resolutions are selected by the ticket fields they carry
       // (ofTickets), first responses are the tickets' own (firstAdminReplyAt and By).
-      const [replies, [resolutions], firstResponses] = await Promise.all([
+      const [replies, [resolutions], firstResponses, assigned] = await Promise.all([
         messages()
           .aggregate<{ _id: string; n: number }>([{ $match: { origem: 'admin', ...scope } }, { $group: { _id: '$remetente', n: { $sum: 1 } } }, { $match: who }])
           .toArray(),
@@ -154,13 +155,23 @@ export function createReportRepo(conn: Connection) {
         tickets()
           .aggregate<AgentStats>([{ $match: { ...match, firstAdminReplyAt: { $type: 'date' } } }, { $project: { agent: '$firstAdminReplyBy', s: seconds('$firstAdminReplyAt') } }, ...durationsBy])
           .toArray(),
+        // The tickets each agent has now (assigned, of those the filter selects), whatever their status.
+        tickets()
+          .aggregate<{ _id: string; n: number; active: number }>([
+            { $match: { ...match, assignee: { $type: 'string' } } },
+            { $group: { _id: '$assignee', n: { $sum: 1 }, active: { $sum: { $cond: [{ $in: ['$status', ['open', 'in_progress']] }, 1, 0] } } } },
+            { $match: who },
+          ])
+          .toArray(),
       ]);
-      const all = [...replies, ...(resolutions?.count ?? []), ...firstResponses, ...(resolutions?.durations ?? [])];
+      const all = [...replies, ...(resolutions?.count ?? []), ...firstResponses, ...(resolutions?.durations ?? []), ...assigned];
       const names = [...new Set(all.map((r) => r._id))].filter((a): a is string => typeof a === 'string').sort();
       return names.map((agente) => ({
         agente,
         respostas: replies.find((r) => r._id === agente)?.n ?? 0,
         ticketsResolvidos: resolutions?.count.find((r) => r._id === agente)?.n ?? 0,
+        atribuidos: assigned.find((r) => r._id === agente)?.n ?? 0,
+        atribuidosAtivos: assigned.find((r) => r._id === agente)?.active ?? 0,
         primeiraResposta: statsOf(firstResponses, agente),
         resolucao: statsOf(resolutions?.durations ?? [], agente),
       }));
@@ -335,14 +346,16 @@ export function createReportRepo(conn: Connection) {
 
     /** What the reports can be filtered by, from the data: categories with their issues, agents, newsletters. */
     async filterOptions(): Promise<{ categorias: { main: string; issues: string[] }[]; agentes: string[]; newsletters: string[] }> {
-      const [categories, newsletters, actors, repliers] = await Promise.all([
+      const [categories, newsletters, actors, repliers, assignees] = await Promise.all([
         tickets().aggregate<{ _id: string; issues: string[] }>([{ $group: { _id: '$main', issues: { $addToSet: '$issue' } } }, { $sort: { _id: 1 } }]).toArray(),
         tickets().aggregate<{ _id: string }>([{ $match: { newsletter: { $type: 'string' } } }, { $group: { _id: '$newsletter' } }, { $sort: { _id: 1 } }]).toArray(),
         // Staff act on tickets (status changes other than the creation) and answer them (admin messages).
         events().aggregate<{ _id: string }>([{ $match: { source: { $ne: 'create' } } }, { $group: { _id: '$by' } }]).toArray(),
         messages().aggregate<{ _id: string }>([{ $match: { origem: 'admin' } }, { $group: { _id: '$remetente' } }]).toArray(),
+        // … and are assigned tickets (issue 38).
+        tickets().aggregate<{ _id: string }>([{ $match: { assignee: { $type: 'string' } } }, { $group: { _id: '$assignee' } }]).toArray(),
       ]);
-      const agents = [...new Set([...actors, ...repliers].map((r) => r._id).filter((a): a is string => typeof a === 'string' && a.length > 0))].sort();
+      const agents = [...new Set([...actors, ...repliers, ...assignees].map((r) => r._id).filter((a): a is string => typeof a === 'string' && a.length > 0))].sort();
       return {
         categorias: categories.map((c) => ({ main: c._id, issues: [...c.issues].sort() })),
         agentes: agents,

@@ -5,6 +5,7 @@
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
 import { MESSAGE_ORIGINS, TICKET_STATUSES, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { PRESENCE_STATES, type PresenceState } from './live.rules';
 
 export interface TicketDoc {
   _id: number;
@@ -28,6 +29,9 @@ export interface TicketDoc {
   resolvedAt: Date | null;
   reopenCount: number;
   lastMessageAt: Date | null;
+  /** The staff member working on it (their e-mail), or null: the queue's mine and unassigned views (issue 38). Absent on tickets stored before. */
+  assignee?: string | null;
+  assignedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
   /** The request that opened it, when it came with an Idempotency-Key (unique: a repeat finds this ticket). */
@@ -119,6 +123,8 @@ const TicketSchema = new Schema<TicketDoc>(
     resolvedAt: { type: Date, default: null },
     reopenCount: { type: Number, default: 0 },
     lastMessageAt: { type: Date, default: null },
+    assignee: { type: String, default: null, lowercase: true, trim: true },
+    assignedAt: { type: Date, default: null },
     requestKey: { type: String },
   },
   { collection: 'tickets', versionKey: false, timestamps: true },
@@ -133,8 +139,14 @@ TicketSchema.index({ email: 1, _id: -1 });
 TicketSchema.index({ issue: 1, _id: -1 });
 TicketSchema.index({ tags: 1, _id: -1 });
 TicketSchema.index({ createdAt: -1, _id: -1 });
+// The queue's views (issue 38): mine and unassigned, of the tickets still being worked on
+// (a null assignee also matches tickets stored before assignment existed).
+TicketSchema.index({ assignee: 1, status: 1, _id: -1 });
 // Tickets opened with an Idempotency-Key (sparse: the others have no requestKey).
 TicketSchema.index({ requestKey: 1 }, { unique: true, sparse: true });
+// The live updates' poller (issue 38): the tickets changed since its cursor, oldest change first.
+// Every change of a ticket sets updatedAt (ticket.repo), so the tickets are their own event log.
+TicketSchema.index({ updatedAt: 1, _id: 1 });
 
 const MessageSchema = new Schema<MessageDoc>(
   {
@@ -213,9 +225,37 @@ const QuickReplySchema = new Schema<QuickReplyDoc>(
   { collection: 'quick_replies', versionKey: false, timestamps: true },
 );
 
+/**
+ * Who is on a ticket now (issue 38): one entry per ticket and staff member, refreshed by the page's
+ * heartbeat and removed when the page leaves. An entry past `expiresAt` is gone for every reader
+ * (they filter on it); the TTL index deletes it later (MongoDB's monitor runs every 60 s).
+ */
+export interface PresenceDoc {
+  /** `<ticketId>:<email>`. */
+  _id: string;
+  ticketId: number;
+  email: string;
+  state: PresenceState;
+  expiresAt: Date;
+}
+
+const PresenceSchema = new Schema<PresenceDoc>(
+  {
+    _id: { type: String, required: true },
+    ticketId: { type: Number, required: true },
+    email: { type: String, required: true },
+    state: { type: String, enum: PRESENCE_STATES, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'support_presence', versionKey: false },
+);
+PresenceSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+PresenceSchema.index({ ticketId: 1, expiresAt: 1 });
+
 export const ticketModel = (c: Connection) => modelOn(c, 'Ticket', TicketSchema);
 export const messageModel = (c: Connection) => modelOn(c, 'TicketMessage', MessageSchema);
 export const statusEventModel = (c: Connection) => modelOn(c, 'TicketStatusEvent', StatusEventSchema);
 export const tagModel = (c: Connection) => modelOn(c, 'Tag', TagSchema);
 export const attachmentModel = (c: Connection) => modelOn(c, 'TicketAttachment', AttachmentSchema);
 export const quickReplyModel = (c: Connection) => modelOn(c, 'QuickReply', QuickReplySchema);
+export const presenceModel = (c: Connection) => modelOn(c, 'SupportPresence', PresenceSchema);

@@ -35,6 +35,22 @@ export interface TicketFilters {
   from?: Date | undefined;
   to?: Date | undefined;
   q?: string | undefined;
+  /** Any of these statuses (the queue's views: open and in progress). */
+  statuses?: readonly TicketStatus[] | undefined;
+  /** The assignee's e-mail, or null for unassigned tickets. */
+  assignee?: string | null | undefined;
+}
+
+/** How many tickets each of the queue's views holds, and the active tickets by newsletter, issue and tag. */
+export interface QueueCounts {
+  mine: number;
+  unassigned: number;
+  open: number;
+  pending: number;
+  all: number;
+  newsletters: { value: string; count: number }[];
+  issues: { value: string; count: number }[];
+  tags: { id: number; count: number }[];
 }
 
 export type ChangeSource = StatusEventDoc['source'];
@@ -53,6 +69,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
   function filterQuery(f: TicketFilters): QueryFilter<TicketDoc> {
     const q: QueryFilter<TicketDoc> = {};
     if (f.status) q.status = f.status;
+    else if (f.statuses) q.status = { $in: [...f.statuses] };
     // Not deleted: `deletedAt` is set exactly while a ticket is deleted (applyUpdate), and an equality
     // is what an index can serve in order ({deletedAt, _id}); `status ≠ deleted` is two ranges.
     else if (!f.includeDeleted) q.deletedAt = null;
@@ -63,6 +80,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
     if (f.tag !== undefined) q.tags = f.tag;
     if (f.from || f.to) q.createdAt = { ...(f.from ? { $gte: f.from } : {}), ...(f.to ? { $lte: f.to } : {}) };
     if (f.q) q.description = { $regex: escapeRegex(f.q), $options: 'i' };
+    if (f.assignee !== undefined) q.assignee = f.assignee === null ? null : f.assignee.toLowerCase();
     return q;
   }
 
@@ -240,6 +258,58 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
       );
     },
 
+    /**
+     * Sets the assignee when it is still `expected` (what the caller read): of two agents taking
+     * the same ticket at once, one does. False when it had changed (or the ticket is gone).
+     */
+    async assign(id: number, expected: string | null, to: string | null, at: Date): Promise<boolean> {
+      const res = await Tickets.updateOne({ _id: id, assignee: expected, deletedAt: null }, { $set: { assignee: to, assignedAt: to === null ? null : at, updatedAt: at } });
+      return res.modifiedCount === 1;
+    },
+
+    /**
+     * Sets the assignee whatever it was (a manager's bulk assignment); false when the ticket is
+     * gone or deleted. Unchanged when it already is `to` (a retried chunk writes nothing new).
+     */
+    async setAssignee(id: number, to: string | null, at: Date): Promise<boolean> {
+      const res = await Tickets.updateOne({ _id: id, deletedAt: null, assignee: { $ne: to } }, { $set: { assignee: to, assignedAt: to === null ? null : at, updatedAt: at } });
+      if (res.modifiedCount === 1) return true;
+      return (await Tickets.exists({ _id: id, deletedAt: null })) !== null;
+    },
+
+    /** The ids of the tickets a filter selects now, oldest first, at most `limit` (a bulk operation over a whole view). */
+    async idsMatching(f: TicketFilters, limit: number): Promise<number[]> {
+      const docs = await Tickets.find(filterQuery(f), { _id: 1 }).sort({ _id: 1 }).limit(limit).setOptions({ maxTimeMS: READ_TIME_LIMIT_MS }).lean<{ _id: number }[]>();
+      return docs.map((d) => d._id);
+    },
+
+    /** The queue's counts, for the member `me` (issue 38): each view, and the active tickets by newsletter, issue and tag. */
+    async queueCounts(me: string): Promise<QueueCounts> {
+      const active = { status: { $in: ['open', 'in_progress'] } };
+      const collection = Tickets.collection.collectionName;
+      const count = (q: Record<string, unknown>) => countMatching(conn, collection, q);
+      const facet = (field: 'newsletter' | 'issue' | 'tags') =>
+        Tickets.aggregate<{ _id: string | number | null; n: number }>([
+          { $match: active },
+          ...(field === 'tags' ? [{ $unwind: '$tags' }] : []),
+          { $group: { _id: `$${field}`, n: { $sum: 1 } } },
+          { $sort: { n: -1 } },
+          { $limit: 100 },
+        ]).option({ maxTimeMS: READ_TIME_LIMIT_MS });
+      const [mine, unassigned, open, pending, all, newsletters, issues, tags] = await Promise.all([
+        count({ ...active, assignee: me.toLowerCase() }),
+        count({ ...active, assignee: null }),
+        count({ status: 'open' }),
+        count({ status: 'in_progress' }),
+        count({ deletedAt: null }),
+        facet('newsletter'),
+        facet('issue'),
+        facet('tags'),
+      ]);
+      const named = (rows: { _id: string | number | null; n: number }[]) => rows.filter((r) => typeof r._id === 'string').map((r) => ({ value: r._id as string, count: r.n }));
+      return { mine, unassigned, open, pending, all, newsletters: named(newsletters), issues: named(issues), tags: tags.filter((r) => typeof r._id === 'number').map((r) => ({ id: r._id as number, count: r.n })) };
+    },
+
     async updateFields(id: number, fields: Partial<Pick<TicketDoc, 'issue' | 'main' | 'newsletter' | 'replied'>>): Promise<void> {
       if (Object.keys(fields).length === 0) return;
       await Tickets.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } });
@@ -284,7 +354,8 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
       }
       const dedupeKey = message.dedupeKey;
       const at = message.createdAt;
-      await Tickets.updateOne({ _id: ticket._id }, { $set: { lastMessageAt: at, updatedAt: new Date() } });
+      // An internal note is no message of the conversation: the ticket only shows it changed.
+      await Tickets.updateOne({ _id: ticket._id }, { $set: m.origem === 'nota' ? { updatedAt: new Date() } : { lastMessageAt: at, updatedAt: new Date() } });
       if (m.origem === 'admin') await Tickets.updateOne({ _id: ticket._id, firstAdminReplyAt: null }, { $set: { firstAdminReplyAt: at, firstAdminReplyBy: message.remetente } });
       if (m.origem === 'admin') {
         const next = statusAfterAdminReply(ticket.status);

@@ -54,7 +54,12 @@ export function assertNotDeleted(ticket: { status: TicketStatus }, message: stri
   if (ticket.status === 'deleted') throw new AppError('CONFLICT', message);
 }
 
-export const MESSAGE_ORIGINS = ['usuario', 'admin'] as const;
+/**
+ * Who wrote a message: the requester (`usuario`), the staff answering (`admin`), or the staff to
+ * each other (`nota`: an internal note, issue 38), which the requester never sees, which is no
+ * reply (no first response, no status change) and which no mail carries.
+ */
+export const MESSAGE_ORIGINS = ['usuario', 'admin', 'nota'] as const;
 
 /** The longest reply or message text: what a person may send, and where an AI draft is cut. */
 export const TEXT_MAX = 20_000;
@@ -65,3 +70,41 @@ export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 export const SUPPORT_AGENT = 'support.agent';
 /** Support managers: reports about individual agents' work (docs/decisions.md "Reports"). */
 export const SUPPORT_MANAGER = 'support.manager';
+
+/**
+ * The support desk's queue views (issue 38). A ticket is being worked on while it is open (no one
+ * has answered yet) or in progress ("pending": answered, waiting on the requester or on us);
+ * mine and unassigned count those alone.
+ */
+export const ACTIVE_STATUSES = ['open', 'in_progress'] as const satisfies readonly TicketStatus[];
+export const QUEUE_VIEWS = ['mine', 'unassigned', 'open', 'pending', 'all'] as const;
+export type QueueView = (typeof QUEUE_VIEWS)[number];
+
+/** The filters a view stands for, for the member `me`. */
+export function viewFilters(view: QueueView, me: string): { status?: TicketStatus; statuses?: readonly TicketStatus[]; assignee?: string | null } {
+  switch (view) {
+    case 'mine':
+      return { statuses: ACTIVE_STATUSES, assignee: me.toLowerCase() };
+    case 'unassigned':
+      return { statuses: ACTIVE_STATUSES, assignee: null };
+    case 'open':
+      return { status: 'open' };
+    case 'pending':
+      return { status: 'in_progress' };
+    case 'all':
+      return {};
+  }
+}
+
+/**
+ * Who may set a ticket's assignee to `to` (an e-mail, or null to leave it unassigned), as
+ * `actor`: a manager anyone; an agent only itself (taking a ticket no one has, or one it has
+ * already) and only away from itself (letting its own go). Returns why not, or undefined.
+ */
+export function assignmentRefusal(actor: { email: string; manager: boolean }, current: string | null, to: string | null): string | undefined {
+  if (actor.manager) return undefined;
+  const me = actor.email.toLowerCase();
+  if (to !== null && to !== me) return 'An agent can only take a ticket for itself: assigning it to someone else needs support.manager';
+  if (current !== null && current !== me) return `The ticket is assigned to ${current}: only a manager can reassign it`;
+  return undefined;
+}

@@ -5,13 +5,16 @@
  * provider reported them, the day is the UTC day, and a spent budget renews at the next UTC
  * midnight.
  *
+ * Administrators (ai.edit) read everyone's use per user and model over a period
+ * (`usageByUserAndModel`), from the same records.
+ *
  * The budget is checked before a run starts, against the usage already recorded (usage.repo.ts):
  * a run's cost is not known in advance (tool rounds, context), so a run that starts with tokens
  * left may end past the budget; the next one is refused.
  */
 import type { Config } from '../../models/config';
 import { AppError } from '../../models/errors';
-import type { AiUsageRepo, UsageDay } from '../../models/ai/usage.repo';
+import type { AiUsageRepo, UsageCounts, UsageDay, UsageRow } from '../../models/ai/usage.repo';
 
 export interface BudgetDeps {
   ai: { usage: Pick<AiUsageRepo, 'tokensOn'> };
@@ -51,6 +54,25 @@ export async function requireBudget(deps: BudgetDeps, userId: string, now: Date 
   });
 }
 
+/** The longest period a usage report spans, in days. */
+export const USAGE_PERIOD_MAX_DAYS = 366;
+/** The period a usage report covers when none is given: the last 30 days, today included. */
+export const USAGE_PERIOD_DEFAULT_DAYS = 30;
+
+/**
+ * A report's period (UTC days, inclusive): `to` defaults to today, `from` to 29 days before `to`;
+ * longer than {@link USAGE_PERIOD_MAX_DAYS} is refused (400). The query schema has checked the dates
+ * and their order.
+ */
+export function periodOf(range: { from?: string | undefined; to?: string | undefined }, now: Date): { from: string; to: string } {
+  const to = range.to ?? utcDay(now);
+  const from = range.from ?? utcDay(new Date(Date.parse(`${to}T00:00:00Z`) - (USAGE_PERIOD_DEFAULT_DAYS - 1) * 86_400_000));
+  if (Date.parse(to) - Date.parse(from) > USAGE_PERIOD_MAX_DAYS * 86_400_000) {
+    throw new AppError('VALIDATION_FAILED', `Invalid request: query: the range may span at most ${USAGE_PERIOD_MAX_DAYS} days`);
+  }
+  return { from, to };
+}
+
 export interface UsageReport {
   from: string;
   to: string;
@@ -66,9 +88,7 @@ export async function usageReport(
   range: { from?: string | undefined; to?: string | undefined },
   now: Date = new Date(),
 ): Promise<UsageReport> {
-  const to = range.to ?? utcDay(now);
-  const from = range.from ?? utcDay(new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000));
-  if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) throw new AppError('VALIDATION_FAILED', 'Invalid request: query: the range may span at most 366 days');
+  const { from, to } = periodOf(range, now);
   const [days, budget] = await Promise.all([deps.ai.usage.byDay(userId, from, to), dailyBudget(deps, userId, now)]);
   const totals = days.reduce(
     (t, d) => ({
@@ -80,4 +100,32 @@ export async function usageReport(
     { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   );
   return { from, to, days, totals, budget };
+}
+
+/** Everyone's use (or one user's) per user and model over a period, a page at a time. */
+export interface UsageByUserAndModelReport {
+  from: string;
+  to: string;
+  /** The user asked for; null for everyone. */
+  user: string | null;
+  /** Largest total of tokens first. */
+  rows: UsageRow[];
+  /** The sums of every row of the period, every page together. */
+  totals: UsageCounts;
+  pagination: { page: number; limit: number; total: number; totalPages: number };
+}
+
+/**
+ * The administrators' report (ai.edit): requests and tokens per user and model between `from` and
+ * `to` (UTC days, inclusive; default the last 30 days; at most 366), of one user or of everyone,
+ * the largest total of tokens first, `limit` rows a page.
+ */
+export async function usageByUserAndModel(
+  deps: { ai: { usage: Pick<AiUsageRepo, 'byUserAndModel'> } },
+  query: { from?: string | undefined; to?: string | undefined; user?: string | undefined; page: number; limit: number },
+  now: Date = new Date(),
+): Promise<UsageByUserAndModelReport> {
+  const { from, to } = periodOf(query, now);
+  const { rows, total, totals } = await deps.ai.usage.byUserAndModel({ from, to, user: query.user, page: query.page, limit: query.limit });
+  return { from, to, user: query.user ?? null, rows, totals, pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) } };
 }

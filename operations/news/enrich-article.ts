@@ -26,6 +26,8 @@ import { EnrichmentInvalid, requestEnrichment } from './enrichment';
 import { buildEnrichmentPrompt, costUsd, PROMPT_VERSION, toModules, type EnrichmentInput, type EnrichOutcome } from '../../models/news/enrichment.rules';
 import { nextUtcMidnight, utcDay, type EnrichmentUsageRepo } from '../../models/news/enrichment-usage.repo';
 import { derivedKeys, nameKey } from '../../models/news/ingest.rules';
+import { keepCorrection } from '../../models/news/correction.rules';
+import { WAITING_NOTE } from '../../models/news/editorial.rules';
 import type { FeedItemDoc, FeedItemRepo } from '../../models/news/sources/feed-item.repo';
 import { itemText } from './pipeline';
 import type { SourceRepo } from '../../models/news/sources/source.repo';
@@ -178,11 +180,28 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   const queued = queueCandidates(deps, unknown, articleId, now);
   if (target.article) {
     const a = target.article;
-    await together(queued, deps.articles.applyEnrichment(articleId, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
+    await together(queued, applyKeepingCorrection(deps, a, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
     return { state: 'enriched', published: false, isBreaking: fields.isBreaking, publishedAt: a.publishedAt.toISOString() };
   }
   const [, published] = await together(queued, publishItem(deps, target.item!, target.source, fields, now));
   return { state: 'enriched', published, isBreaking: fields.isBreaking, publishedAt: (target.item!.page?.publishedAt ?? target.item!.feedPublishedAt ?? target.item!.seenAt).toISOString() };
+}
+
+/** Writes of an enrichment attempted before it gives up (a correction landing between each read and write). */
+const CORRECTION_RACES = 3;
+
+/**
+ * Writes an enrichment over an article an editor may have corrected: the editor's labels win
+ * (correction.rules keepCorrection), and the write holds only while the correction is the one read,
+ * so one made meanwhile is read again and kept. An article gone meanwhile (hidden) is left alone.
+ */
+async function applyKeepingCorrection(deps: Pick<EnrichDeps, 'articles'>, read: ArticleDoc, fields: Parameters<typeof keepCorrection>[0] & Partial<ArticleDoc>): Promise<void> {
+  let article: ArticleDoc | null = read;
+  for (let attempt = 1; article; attempt++) {
+    if (await deps.articles.applyEnrichment(article._id, keepCorrection(fields, article), article.correction?.at ?? null)) return;
+    if (attempt >= CORRECTION_RACES) throw new Error(`article ${article._id} was corrected ${attempt} times while it was being enriched`);
+    article = await deps.articles.findById(article._id);
+  }
 }
 
 /**
@@ -248,7 +267,7 @@ async function publishItem(deps: Pick<EnrichDeps, 'articles' | 'feedItems' | 'so
 
 async function markWaiting(deps: EnrichTargetDeps, articleId: string, target: Target, now: Date): Promise<void> {
   if (target.article) await deps.articles.markEnrichment(articleId, { state: 'waiting-budget', at: now });
-  if (target.item) await deps.feedItems.set(target.item._id, { error: 'waiting for the daily enrichment budget' }, now);
+  if (target.item) await deps.feedItems.set(target.item._id, { error: WAITING_NOTE }, now);
 }
 
 /** Records a failed enrichment (the model's answers never validated, or it refused the request). */

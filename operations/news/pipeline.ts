@@ -161,7 +161,9 @@ export async function ingestItem(deps: IngestItemDeps, itemId: string, opts: { p
     await items.set(itemId, { state, page, urlKey, simBands: signature?.bands ?? [], signature, sameAs: first }, now);
     return { state, articleId: first, enrich: false };
   }
-  await items.set(itemId, { state: 'extracted', page, urlKey, simBands: signature?.bands ?? [], signature }, now);
+  // The publication time its article will have (enrich-article.ts publishItem): the editors' list sorts by it.
+  const publishedAt = page?.publishedAt ?? item.feedPublishedAt ?? item.seenAt;
+  await items.set(itemId, { state: 'extracted', page, urlKey, simBands: signature?.bands ?? [], signature, publishedAt }, now);
   return { state: 'extracted', articleId: item.articleId, enrich: true };
 }
 

@@ -65,9 +65,18 @@ export async function draftQuiz(deps: QuizDraftDeps, input: { date: string; edit
   return { date: input.date, edition: input.edition, editionTitle: edition.title, questions: read.questions, model: deps.model };
 }
 
-/** Stores a draft unless the day and edition has a quiz by now; gives the quiz that stands. */
-export async function saveQuizDraft(deps: { quizzes: Pick<QuizRepo, 'insert'> }, input: { draft: QuizDraft; workflowId: string }): Promise<{ quizId: string; created: boolean }> {
+/**
+ * Stores a draft unless the day and edition has a quiz by now; gives the quiz that stands. With
+ * `replaces` (a regeneration) that quiz is deleted first, so the draft takes its place; done again
+ * (the activity retried after the insert), it finds its own quiz, made under its workflow id, and
+ * says created. Another writer's quiz that got in between stands (`created` false).
+ */
+export async function saveQuizDraft(
+  deps: { quizzes: Pick<QuizRepo, 'insert' | 'delete'> },
+  input: { draft: QuizDraft; workflowId: string; replaces?: string | undefined },
+): Promise<{ quizId: string; created: boolean }> {
   const { draft } = input;
+  if (input.replaces !== undefined) await deps.quizzes.delete(input.replaces);
   const { doc, created } = await deps.quizzes.insert({
     date: draft.date,
     edition: draft.edition,
@@ -81,5 +90,7 @@ export async function saveQuizDraft(deps: { quizzes: Pick<QuizRepo, 'insert'> },
     workflowId: input.workflowId,
     model: draft.model,
   });
-  return { quizId: doc._id, created };
+  // Runs of one quiz's generation never overlap (its workflow id): a quiz of this id made after the deletion is this run's.
+  const ours = input.replaces !== undefined && !created && doc.origin === 'generated' && doc.workflowId === input.workflowId && doc._id !== input.replaces;
+  return { quizId: doc._id, created: created || ours };
 }

@@ -4,7 +4,7 @@
  * attempt per reader and quiz, within its days, for a day not read), and the administrators'
  * generating and creating. Routes parse and present; these decide.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../models/config';
 import { chatFailure } from '../../models/ai/ai-failures';
 import { AppError, notFound } from '../../models/errors';
@@ -196,4 +196,48 @@ export async function createQuiz(deps: QuizOperationDeps, input: CreateQuizInput
   if (result.status === 'skipped') throw generationRefused(result);
   if (result.status !== 'created') throw exists(quizDate);
   return { quizId: result.quizId, date, quizDate, edition: input.edition };
+}
+
+export interface QuizRegenerated {
+  quizId: string;
+  replacedQuizId: string;
+  date: string;
+  quizDate: string;
+  edition: Edition;
+  workflowId: string;
+}
+
+/**
+ * Makes a quiz again from its edition (issue 38, item 4: "regenerate"): the generation workflow
+ * drafts a new quiz while the old one stands, and the draft takes its place only once it passed the
+ * checks, so a failure changes nothing (400 when the edition is not stored, 503 when the AI
+ * provider cannot make it). It runs as the quiz's generation (`quiz-generation-<quizDate>`), one at
+ * a time: 409 while another generation of the quiz runs (the schedule's), or when the quiz was
+ * replaced meanwhile. The new quiz has a new id: as after a deletion, attempts at the old one stay
+ * in the readers' history and do not count against the new one (a day recovered stays recovered).
+ */
+export async function regenerateQuiz(deps: QuizOperationDeps, quizId: string): Promise<QuizRegenerated> {
+  const quiz = (await deps.quiz.quizzes.get(quizId)) ?? notFound('Quiz');
+  const workflowId = workflowIds.quizGeneration(quiz.quizDate);
+  let result: QuizGenerationResult;
+  try {
+    result = await deps.temporal.client.workflow.execute(quizGenerationWorkflow, {
+      taskQueue: taskQueueName(deps.config.temporal.taskQueuePrefix, TASK_QUEUES.quiz),
+      workflowId,
+      // Never joins a generation under way: that one would keep the quiz, not replace it.
+      workflowIdConflictPolicy: 'FAIL',
+      args: [{ date: quiz.date, edition: quiz.edition, replaces: quiz._id }],
+      workflowExecutionTimeout: '10 minutes',
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new AppError('CONFLICT', `A generation of the quiz of ${quiz.quizDate} is running (${workflowId}): try again when it ends`, { details: { reason: 'generation_running', workflowId } });
+    }
+    throw chatFailure(err);
+  }
+  if (result.status === 'skipped') throw generationRefused(result);
+  if (result.status === 'exists' || result.status === 'running elsewhere') {
+    throw new AppError('CONFLICT', `The quiz of ${quiz.quizDate} was replaced meanwhile${result.status === 'exists' ? ` (now ${result.quizId})` : ''}: read it again before regenerating`, { details: { reason: 'replaced_meanwhile' } });
+  }
+  return { quizId: result.quizId, replacedQuizId: quiz._id, date: quiz.date, quizDate: quiz.quizDate, edition: quiz.edition, workflowId };
 }

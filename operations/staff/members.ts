@@ -20,6 +20,7 @@ import type { StaffAuditDoc, StaffMemberDoc, StaffRepo } from '../../models/staf
 import {
   STAFF_MAX,
   auditEntryId,
+  auditedChange,
   invitationLink,
   invitationMail,
   isOwner,
@@ -51,6 +52,18 @@ type StaffPorts<K extends keyof StaffRepo> = { staff: Pick<StaffRepo, K> };
 
 async function record(deps: StaffPorts<'record'>, at: Date, entry: Omit<StaffAuditDoc, '_id' | 'at'>): Promise<void> {
   await deps.staff.record({ _id: auditEntryId(at), at, ...entry });
+}
+
+/**
+ * Records a change a member made through the staff console (issue 38: every staff action that
+ * changes something is in the audit log): who, when, the operation, its target and what was sent,
+ * secrets redacted. The operation's own records hold the rest (a ticket's status history).
+ */
+export async function recordConsoleChange(
+  deps: StaffPorts<'record'> & Pick<StaffDeps, 'now'>,
+  input: { actor: string; operation: string; target: Record<string, string | number>; body: unknown },
+): Promise<void> {
+  await record(deps, deps.now(), { actor: input.actor, action: 'console.change', member: null, before: null, after: null, operation: input.operation, target: input.target, change: auditedChange(input.body) });
 }
 
 function lastOwner(email: string): AppError {

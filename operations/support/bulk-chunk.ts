@@ -29,7 +29,8 @@ export const BULK_READ_MAX_MS = 20_000;
 
 export interface BulkChunkDeps extends ReplyDraftDeps {
   bulk: Pick<BulkRepo, 'find' | 'summarize' | 'processedOf' | 'recordMany' | 'saveChunk'>;
-  tickets: Pick<TicketRepo, 'findByIds' | 'changeStatusMany' | 'updateFields' | 'addMessage' | 'messages'>;
+  tickets: Pick<TicketRepo, 'findByIds' | 'changeStatusMany' | 'updateFields' | 'addMessage' | 'messages' | 'addTag' | 'removeTag' | 'assign' | 'setAssignee'>;
+  now: () => Date;
 }
 
 /** The activity attempt running the chunk (activities/attempt.ts Attempt is one). */
@@ -181,6 +182,21 @@ async function processOne(deps: BulkChunkDeps, operationId: string, type: string
     if (params.send) await deps.tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
   } else if (type === 'messages') {
     await deps.tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
+  } else if (type === 'tags') {
+    // $addToSet and $pull: a retried ticket writes nothing new.
+    for (const tag of params.addTags ?? []) await deps.tickets.addTag(ticket._id, tag);
+    for (const tag of params.removeTags ?? []) await deps.tickets.removeTag(ticket._id, tag);
+  } else if (type === 'assign') {
+    const to = params.assignee ?? null;
+    if (params.override) {
+      if (!(await deps.tickets.setAssignee(ticket._id, to, deps.now()))) throw new AppError('CONFLICT', 'ticket is deleted');
+    } else {
+      // An agent's bulk take: only tickets no one has (or its own); a retry finds its own.
+      const current = ticket.assignee ?? null;
+      if (current === to) return;
+      if (current !== null && current !== by.toLowerCase()) throw new AppError('CONFLICT', `assigned to ${current}`);
+      if (!(await deps.tickets.assign(ticket._id, current, to, deps.now()))) throw new AppError('CONFLICT', 'the assignee changed meanwhile');
+    }
   } else {
     throw new AppError('INTERNAL', `unknown bulk type ${type}`);
   }

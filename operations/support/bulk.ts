@@ -12,6 +12,7 @@ import { NOT_STARTED, saveThenStart, settleOrphan } from '../../models/infra/sav
 import { bulkTicketOperationWorkflow } from '../../workflows/support/bulk.workflow';
 import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { BULK_CHUNK_SIZE, type BulkParams, type BulkState, type BulkType } from '../../models/support/bulk.rules';
+import { SUPPORT_MANAGER } from '../../models/support/ticket.rules';
 import type { BulkOperationDoc, BulkRepo, ChunkSummary } from '../../models/support/bulk.repo';
 
 export interface BulkDeps {
@@ -125,4 +126,36 @@ export async function cancelBulkOperation(deps: BulkDeps, operationId: string): 
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
   return { operationId: op._id, state: 'cancelling' };
+}
+
+/**
+ * A bulk assignment's parameters, checked before anything starts (as a single assignment is): a
+ * manager assigns an active agent (or no one) and reassigns tickets others have (`override`); an
+ * agent only takes tickets for itself (or lets its own go), and tickets others have are reported.
+ */
+export async function bulkAssignParams(
+  deps: { agents: { isAgent(email: string): Promise<boolean> } },
+  principal: { email?: string | undefined; permissions: readonly string[] },
+  assignee: string | null,
+): Promise<BulkParams> {
+  if (!principal.email) throw new AppError('FORBIDDEN', 'Assigning tickets needs a caller with an e-mail');
+  const me = principal.email.toLowerCase();
+  const to = assignee === null ? null : assignee.toLowerCase();
+  const manager = principal.permissions.includes(SUPPORT_MANAGER) || principal.permissions.includes('*');
+  if (!manager && to !== null && to !== me) throw new AppError('FORBIDDEN', 'An agent can only take tickets for itself: assigning them to someone else needs support.manager');
+  if (to !== null && to !== me && !(await deps.agents.isAgent(to))) {
+    throw new AppError('VALIDATION_FAILED', `${to} is not an active support agent`, { details: [{ path: 'body.assignee', message: 'not an active staff member with support.agent' }] });
+  }
+  return { assignee: to, override: manager };
+}
+
+/** A bulk tag change's parameters: every tag named exists (404 otherwise), none both added and removed. */
+export async function bulkTagParams(deps: { tags: { findMany(ids: number[]): Promise<{ _id: number }[]> } }, add: number[], remove: number[]): Promise<BulkParams> {
+  const both = add.filter((t) => remove.includes(t));
+  if (both.length > 0) throw new AppError('VALIDATION_FAILED', `Tag ${both[0]} is both added and removed`, { details: [{ path: 'body.remove', message: 'a tag also in add' }] });
+  const ids = [...new Set([...add, ...remove])];
+  const found = new Set((await deps.tags.findMany(ids)).map((t) => t._id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) notFound(`tag ${missing}`);
+  return { addTags: add, removeTags: remove };
 }

@@ -30,7 +30,9 @@ const TEMPLATES_OFFERED = 3;
  * (TEXT_MAX, which the API documents). Throws what the provider (or the database) threw.
  */
 export async function draftReply(deps: ReplyDraftDeps, ticket: TicketDoc, signal?: AbortSignal): Promise<string> {
-  const [messages, replies] = await Promise.all([deps.tickets.messages(ticket._id), deps.quickReplies.list()]);
+  const [all, replies] = await Promise.all([deps.tickets.messages(ticket._id), deps.quickReplies.list()]);
+  // The staff's internal notes are not the conversation: a draft sent to the reader must not quote them.
+  const messages = all.filter((m) => m.origem !== 'nota');
   const matches = rankQuickReplies(`${ticket.issue} ${ticket.main} ${ticket.description} ${messages.map((m) => m.conteudo).join(' ')}`, replies).slice(0, TEMPLATES_OFFERED);
   const conversation = [
     `Assunto: ${ticket.issue} (${ticket.main})`,

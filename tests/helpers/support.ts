@@ -23,6 +23,7 @@ export function client(svc: SupportService, token?: string) {
     get: (path: string) => withHeaders(agent.get(path)),
     post: (path: string, body?: object) => withHeaders(agent.post(path)).send(body ?? {}),
     patch: (path: string, body: object) => withHeaders(agent.patch(path)).send(body),
+    put: (path: string, body: object) => withHeaders(agent.put(path)).send(body),
     delete: (path: string) => withHeaders(agent.delete(path)),
   };
 }

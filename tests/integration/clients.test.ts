@@ -28,6 +28,7 @@ import { latestCode } from '../helpers/mailpit';
 import { accountWithKey, startNewsService, type NewsService } from '../helpers/news';
 import { editionText, manualQuestions } from '../helpers/quiz';
 import { testConfig, tokenFor } from '../helpers/service';
+import { ensureQuizSchedule } from '../../workers/schedules';
 import { agentToken, buildTicket, readerToken, startSupportService, type SupportService } from '../helpers/support';
 import { startWebService, type WebService } from '../helpers/web';
 
@@ -264,6 +265,15 @@ describe('news', () => {
     expect(data).toEqual([expect.objectContaining({ name: candidateName, entityType: 'COMPANY', mentions: 1, articleIds: [idOf[A0.title]], state: 'open' })]);
   });
 
+  it('GET /api/admin/articles, /api/admin/articles/{id} and /api/admin/entities (the editors\' console)', async () => {
+    const list = await ok(adminClient.GET('/api/admin/articles', { params: { query: { state: 'imported', limit: 10 } } }));
+    expect(list.data.map((a) => [a.id, a.state, a.visible])).toEqual([A0, A1, A2].map((a) => [idOf[a.title], 'imported', true]));
+    const { data } = await ok(adminClient.GET('/api/admin/articles/{id}', { params: { path: { id: idOf[A0.title]! } } }));
+    expect(data).toMatchObject({ id: idOf[A0.title], state: 'imported', article: { title: A0.title, sentimentLabel: 'MUITO_POSITIVO' }, correction: null });
+    const entities = await ok(adminClient.GET('/api/admin/entities', { params: { query: { q: ZETA.ticker } } }));
+    expect(entities.data.map((e) => e.id)).toEqual([ZETA.id]);
+  });
+
   it('GET /api/admin/enrichments/{id}', async () => {
     const { data } = await ok(adminClient.GET('/api/admin/enrichments/{id}', { params: { path: { id: enrichmentId } } }));
     expect(data).toMatchObject({ id: enrichmentId, state: 'running', filter: { sector: 'FIN' }, total: 1, done: 0 });
@@ -357,6 +367,12 @@ describe('support', () => {
     if (attachmentId) await agent.DELETE('/support/anexos/{attachmentId}', { params: { path: { attachmentId } } });
   });
 
+  it("GET /support/views: the queue's counts, the ticket among the pending ones", async () => {
+    const { data } = await ok(agent.GET('/support/views'));
+    expect(data.pending).toBeGreaterThanOrEqual(1);
+    expect(data.all).toBeGreaterThanOrEqual(data.pending);
+  });
+
   it('GET /support and /support/{id}: the ticket opened through the client, with its tag, message and attachment', async () => {
     const list = await ok(agent.GET('/support', { params: { query: { limit: 10 } } }));
     expect(list.data.map((t) => [t.id, t.email, t.status])).toEqual([[ticket.id, ticket.email, 'in_progress']]);
@@ -392,6 +408,23 @@ describe('support', () => {
   it('GET /support/bulk/{operationId}', async () => {
     const { data } = await ok(agent.GET('/support/bulk/{operationId}', { params: { path: { operationId } } }));
     expect(data).toMatchObject({ operationId, type: 'status', total: 1 });
+  });
+
+  it('GET /support/{id}/presenca, and the live stream GET /support/eventos (read as a stream, then closed)', async () => {
+    await ok(agent.PUT('/support/{id}/presenca', { params: { path: { id: ticket.id } }, body: { state: 'viewing' } }));
+    const presence = await ok(manager.GET('/support/{id}/presenca', { params: { path: { id: ticket.id } } }));
+    expect(presence.data).toEqual({ ticketId: ticket.id, people: [{ email: `${agentSub}@newsletter.dev`, state: 'viewing' }] });
+    // Server-Sent Events that stay open: openapi-fetch hands the body over as it comes.
+    const { data: stream, response } = await agent.GET('/support/eventos', { params: { query: { ticket: ticket.id } }, parseAs: 'stream' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream!.getReader();
+    let opening = '';
+    while (!opening.includes('event: presence')) opening += new TextDecoder().decode((await reader.read()).value);
+    expect(opening).toMatch(/^retry: 3000\nid: \d+\n\n/);
+    expect(opening).toContain(`data: ${JSON.stringify(presence.data)}`);
+    await reader.cancel();
+    await ok(agent.DELETE('/support/{id}/presenca', { params: { path: { id: ticket.id } } }));
   });
 
   describe('reports (over the one ticket of this database)', () => {
@@ -513,6 +546,19 @@ describe('quiz', () => {
     expect(JSON.stringify(data)).not.toContain('"correct"');
   });
 
+  it('GET /quiz/admin/{id} (with its answers) and /quiz/admin/schedule (made as the workers make it)', async () => {
+    const { data } = await ok(admin.GET('/quiz/admin/{id}', { params: { path: { id: quizId } } }));
+    expect(data).toMatchObject({ id: quizId, origin: 'manual' });
+    expect(data.questions.map((q) => q.correct)).toEqual(CORRECT);
+    await ensureQuizSchedule(quiz.deps.temporal.client, quiz.deps.config);
+    try {
+      const schedule = await ok(admin.GET('/quiz/admin/schedule'));
+      expect(schedule.data).toMatchObject({ scheduleId: `${ENV.TASK_QUEUE_PREFIX}quiz-daily-generation`, paused: false, spec: { cron: ['0 7 * * *'], timeZone: 'UTC' }, recentRuns: [] });
+    } finally {
+      await quiz.deps.temporal.client.schedule.getHandle(`${ENV.TASK_QUEUE_PREFIX}quiz-daily-generation`).delete().catch(() => undefined);
+    }
+  });
+
   it('GET /quiz/available, /quiz/history and /quiz/streak', async () => {
     const available = await ok(reader.GET('/quiz/available'));
     expect(available.data.quizzes).toEqual([expect.objectContaining({ id: quizId, quizDate: WED, alreadyAttempted: true, canSubmit: false })]);
@@ -622,6 +668,17 @@ describe('web (signed in as a browser is: the session cookie and the CSRF token)
     expect(members.data).toEqual(expect.arrayContaining([expect.objectContaining({ email: invited, roles: ['support.agent'], status: 'invited' })]));
     const audit = await ok(client.GET('/api/staff/audit', { params: { query: { limit: 100 } } }));
     expect(audit.data.entries).toEqual(expect.arrayContaining([expect.objectContaining({ actor: webEmail, action: 'staff.invite', member: invited })]));
+  });
+
+  it('GET /api/staff/ops/overview, as an owner (platform.ops)', async () => {
+    const { data } = await ok(client.GET('/api/staff/ops/overview'));
+    expect(data.dependencies.map((d) => [d.name, d.status])).toEqual([
+      ['mongodb', 'up'],
+      ['temporal', 'up'],
+      ['minio', 'up'],
+      ['smtp', 'up'],
+    ]);
+    expect(data.workflowFamilies.find((f) => f.family === 'ticketBulk')).toMatchObject({ idPrefix: 'ticket-bulk-', workflowType: 'bulkTicketOperationWorkflow' });
   });
 });
 

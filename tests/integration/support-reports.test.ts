@@ -352,16 +352,16 @@ describe('GET /support/relatorios/agentes', () => {
     const none = { median: null, p90: null, mean: null, count: 0 };
     expect(res.body.data.agentes).toEqual([
       // first replies on 5 (1,800 s) and 1 (3,600 s); resolved 1, 118,800 s after it was created
-      { agente: 'agent-ana', respostas: 2, ticketsResolvidos: 1, primeiraResposta: { median: 2_700, p90: 3_600, mean: 2_700, count: 2 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
-      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
-      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, primeiraResposta: none, resolucao: none },
+      { agente: 'agent-ana', respostas: 2, ticketsResolvidos: 1, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: { median: 2_700, p90: 3_600, mean: 2_700, count: 2 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
+      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
+      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: none, resolucao: none },
     ]);
     const one = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&agente=agent-bruno&fresh=true', manager).expect(200);
     expect(one.body.data.agentes.map((a: { agente: string }) => a.agente)).toEqual(['agent-bruno']);
     const csv = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv&fresh=true', manager).expect(200);
     expect(csv.text.split('\r\n').slice(0, 2)).toEqual([
-      'agente,respostas,ticketsResolvidos,primeiraResposta_median,primeiraResposta_p90,primeiraResposta_mean,primeiraResposta_count,resolucao_median,resolucao_p90,resolucao_mean,resolucao_count',
-      'agent-ana,2,1,2700,3600,2700,2,118800,118800,118800,1',
+      'agente,respostas,ticketsResolvidos,atribuidos,atribuidosAtivos,primeiraResposta_median,primeiraResposta_p90,primeiraResposta_mean,primeiraResposta_count,resolucao_median,resolucao_p90,resolucao_mean,resolucao_count',
+      'agent-ana,2,1,0,0,2700,3600,2700,2,118800,118800,118800,1',
     ]);
     // Staff without the manager permission: 403.
     await get('/support/relatorios/agentes').expect(403);
@@ -373,14 +373,14 @@ describe('GET /support/relatorios/agentes', () => {
     // Resolved now: 1 (answered by agent-ana in 3,600 s, then agent-carla; resolved by agent-ana) and 8 (no replies kept).
     const resolved = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&status=resolved&fresh=true', manager).expect(200);
     expect(resolved.body.data.agentes).toEqual([
-      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 3_600, p90: 3_600, mean: 3_600, count: 1 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
-      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, primeiraResposta: none, resolucao: none },
+      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 1, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: { median: 3_600, p90: 3_600, mean: 3_600, count: 1 }, resolucao: { median: 118_800, p90: 118_800, mean: 118_800, count: 1 } },
+      { agente: 'agent-carla', respostas: 1, ticketsResolvidos: 0, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: none, resolucao: none },
     ]);
     // Tag 9: 3 (agent-bruno: answered in 600 s, resolved in 7,200 s) and 5 (agent-ana: answered in 1,800 s).
     const tagged = await get('/support/relatorios/agentes?data_inicio=2031-03-01&data_fim=2031-03-31&tag=9&fresh=true', manager).expect(200);
     expect(tagged.body.data.agentes).toEqual([
-      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 0, primeiraResposta: { median: 1_800, p90: 1_800, mean: 1_800, count: 1 }, resolucao: none },
-      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
+      { agente: 'agent-ana', respostas: 1, ticketsResolvidos: 0, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: { median: 1_800, p90: 1_800, mean: 1_800, count: 1 }, resolucao: none },
+      { agente: 'agent-bruno', respostas: 1, ticketsResolvidos: 1, atribuidos: 0, atribuidosAtivos: 0, primeiraResposta: { median: 600, p90: 600, mean: 600, count: 1 }, resolucao: { median: 7_200, p90: 7_200, mean: 7_200, count: 1 } },
     ]);
   });
 });

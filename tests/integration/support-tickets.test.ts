@@ -108,7 +108,7 @@ describe('PATCH /support/:id and transitions', () => {
       data: { id: t.id, status: 'in_progress', issue: expect.any(String), replied: 'Estamos verificando.', updatedAt: expect.any(String) },
     });
     const events = await statusEventModel(svc.deps.mongo.conn).find({ ticketId: t.id }).sort({ at: 1 }).lean();
-    expect(events.map((e) => [e.from, e.to, e.by])).toEqual([[null, 'open', t.email], ['open', 'in_progress', 'agent-maria']]);
+    expect(events.map((e) => [e.from, e.to, e.by])).toEqual([[null, 'open', t.email], ['open', 'in_progress', 'agent-maria@newsletter.dev']]);
   });
 
   it('enforces the transition table and counts reopens', async () => {

@@ -65,6 +65,34 @@ describe('the support desk through the console', () => {
   });
 });
 
+describe('the audit log', () => {
+  it("records each change a member makes in the console (who, the operation, its target, what was sent), and no read", async () => {
+    const id = await aTicket();
+    const { email, browser } = await staff(['support.agent']);
+    await browser.get(`/api/staff/support/${id}`).expect(200);
+    await browser.put(`/api/staff/support/${id}/assignee`, { assignee: email }).expect(200);
+    await browser.post(`/api/staff/support/${id}/mensagens`, { conteudo: 'Reenviamos a edição.' }).expect(201);
+    const { browser: owner } = await staff(['owner']);
+    const entries = (await owner.get('/api/staff/audit?limit=100').expect(200)).body.data.entries as { actor: string; action: string; operation: string | null; target: unknown; change: string | null }[];
+    const mine = entries.filter((e) => e.actor === email);
+    expect(mine.map((e) => [e.action, e.operation, e.target])).toEqual([
+      ['console.change', 'POST /support/{id}/mensagens', { id }],
+      ['console.change', 'PUT /support/{id}/assignee', { id }],
+      ['staff.activate', null, null],
+    ]);
+    expect(JSON.parse(mine[0]!.change!)).toEqual({ conteudo: 'Reenviamos a edição.' });
+  });
+
+  it('records nothing for a change that was refused', async () => {
+    const id = await aTicket();
+    const { email, browser } = await staff(['support.agent']);
+    await browser.post(`/api/staff/support/${id}/mensagens`, { conteudo: '' }).expect(400);
+    const { browser: owner } = await staff(['owner']);
+    const entries = (await owner.get('/api/staff/audit?limit=100').expect(200)).body.data.entries as { actor: string; action: string }[];
+    expect(entries.filter((e) => e.actor === email).map((e) => e.action)).toEqual(['staff.activate']);
+  });
+});
+
 describe('who reaches what', () => {
   it('gives each role its area and nothing else', async () => {
     const { browser: agent } = await staff(['support.agent']);

@@ -90,7 +90,28 @@ function fakes(o: { type: BulkType; params?: BulkParams; tickets: TicketDoc[]; s
         return { message: { _id: messages.length }, added: true };
       },
       messages: async () => [],
+      async addTag(id: number, tag: number) {
+        const t = byId.get(id)!;
+        if (!t.tags.includes(tag)) t.tags = [...t.tags, tag];
+      },
+      async removeTag(id: number, tag: number) {
+        const t = byId.get(id)!;
+        const had = t.tags.includes(tag);
+        t.tags = t.tags.filter((x) => x !== tag);
+        return had;
+      },
+      async assign(id: number, expected: string | null, to: string | null) {
+        const t = byId.get(id)!;
+        if ((t.assignee ?? null) !== expected) return false;
+        t.assignee = to;
+        return true;
+      },
+      async setAssignee(id: number, to: string | null) {
+        byId.get(id)!.assignee = to;
+        return true;
+      },
     } as unknown as BulkChunkDeps['tickets'],
+    now: () => T0,
     quickReplies: { list: async () => [] },
     llm: {
       async complete(req: LlmRequest) {
@@ -236,5 +257,36 @@ describe('a cancelled attempt', () => {
     };
     await expect(processBulkChunk(f.deps, chunk(), a.attempt)).rejects.toBe(reason);
     expect(f.saved).toEqual([]);
+  });
+});
+
+describe('a chunk of tag and assignment changes (issue 38)', () => {
+  it('puts tags on and takes them off each ticket, and a retried chunk changes nothing twice', async () => {
+    const tickets = [ticket(1, 'open'), ticket(2, 'in_progress')];
+    tickets[1]!.tags = [7];
+    const f = fakes({ type: 'tags', params: { addTags: [5], removeTags: [7] }, tickets });
+    await processBulkChunk(f.deps, chunk(), attempt().attempt);
+    expect(tickets.map((t) => t.tags)).toEqual([[5], [5]]);
+    expect([...f.outcomes.entries()]).toEqual([[1, null], [2, null], [999, 'ticket not found']]);
+  });
+
+  it("takes for an agent only the tickets no one has, reporting another's as an error", async () => {
+    const tickets = [ticket(1, 'open'), ticket(2, 'open'), ticket(3, 'in_progress')];
+    tickets[1]!.assignee = 'bruno@newsletter.dev';
+    tickets[2]!.assignee = 'agente@newsletter.dev';
+    const f = fakes({ type: 'assign', params: { assignee: 'agente@newsletter.dev', override: false }, tickets });
+    await processBulkChunk(f.deps, { ...chunk(), end: 4 }, attempt().attempt);
+    expect(tickets.map((t) => t.assignee)).toEqual(['agente@newsletter.dev', 'bruno@newsletter.dev', 'agente@newsletter.dev']);
+    expect(f.outcomes.get(2)).toBe('assigned to bruno@newsletter.dev');
+    expect(f.outcomes.get(1)).toBeNull();
+    expect(f.outcomes.get(3)).toBeNull();
+  });
+
+  it("reassigns every ticket for a manager", async () => {
+    const tickets = [ticket(1, 'open'), ticket(2, 'open')];
+    tickets[1]!.assignee = 'bruno@newsletter.dev';
+    const f = fakes({ type: 'assign', params: { assignee: 'carla@newsletter.dev', override: true }, tickets });
+    await processBulkChunk(f.deps, chunk(), attempt().attempt);
+    expect(tickets.map((t) => t.assignee)).toEqual(['carla@newsletter.dev', 'carla@newsletter.dev']);
   });
 });

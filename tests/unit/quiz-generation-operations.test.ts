@@ -69,8 +69,62 @@ it('saving a draft stores the quiz of its day and edition, and gives the one tha
       inserted.push(fields);
       return { doc: { _id: 'quiz-1', ...fields }, created: false } as never;
     },
+    delete: async () => {
+      throw new Error('nothing is deleted without replaces');
+    },
   };
   const draft: QuizDraft = { date: '2031-03-05', edition: 'night', editionTitle: 'Noite de quarta', questions: [], model: 'quiz-model' };
   await expect(saveQuizDraft({ quizzes }, { draft, workflowId: 'quiz-generation-2031-03-05-night' })).resolves.toEqual({ quizId: 'quiz-1', created: false });
   expect(inserted[0]).toMatchObject({ quizDate: '2031-03-05-night', postId: '2031-03-05-night', origin: 'generated', workflowId: 'quiz-generation-2031-03-05-night', model: 'quiz-model', minCorrectAnswers: QUIZ_RULES.minCorrectAnswers });
+});
+
+describe('saving a regenerated draft (replaces)', () => {
+  const draft: QuizDraft = { date: '2031-03-05', edition: 'night', editionTitle: 'Noite de quarta', questions: [], model: 'quiz-model' };
+  const workflowId = 'quiz-generation-2031-03-05-night';
+  /** A one-quiz store: the quiz of the day and edition, if any. */
+  function store(standing: Record<string, unknown> | null) {
+    let quiz = standing;
+    const calls: string[] = [];
+    return {
+      calls,
+      current: () => quiz,
+      quizzes: {
+        async delete(id: string) {
+          calls.push(`delete ${id}`);
+          if (quiz?._id !== id) return false;
+          quiz = null;
+          return true;
+        },
+        async insert(fields: Record<string, unknown>) {
+          calls.push('insert');
+          if (quiz) return { doc: quiz, created: false } as never;
+          quiz = { _id: 'new-quiz', ...fields };
+          return { doc: quiz, created: true } as never;
+        },
+      },
+    };
+  }
+
+  it('deletes the quiz it replaces, then stores the draft in its place', async () => {
+    const s = store({ _id: 'old-quiz', origin: 'generated', workflowId });
+    await expect(saveQuizDraft(s, { draft, workflowId, replaces: 'old-quiz' })).resolves.toEqual({ quizId: 'new-quiz', created: true });
+    expect(s.calls).toEqual(['delete old-quiz', 'insert']);
+  });
+
+  it('done again after its insert (a retried activity), finds its own quiz and says created', async () => {
+    const s = store({ _id: 'old-quiz', origin: 'manual' });
+    await saveQuizDraft(s, { draft, workflowId, replaces: 'old-quiz' });
+    await expect(saveQuizDraft(s, { draft, workflowId, replaces: 'old-quiz' })).resolves.toEqual({ quizId: 'new-quiz', created: true });
+  });
+
+  it("leaves another writer's quiz that got in between standing (created false)", async () => {
+    const s = store({ _id: 'old-quiz', origin: 'generated', workflowId });
+    s.quizzes.delete = async (id: string) => {
+      s.calls.push(`delete ${id}`);
+      return true;
+    };
+    // The old one is gone, and an admin's hand-written quiz took the day before the insert.
+    const racing = store({ _id: 'admins-quiz', origin: 'manual' });
+    await expect(saveQuizDraft({ quizzes: { delete: s.quizzes.delete, insert: racing.quizzes.insert } }, { draft, workflowId, replaces: 'old-quiz' })).resolves.toEqual({ quizId: 'admins-quiz', created: false });
+  });
 });

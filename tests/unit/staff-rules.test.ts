@@ -5,6 +5,8 @@
  */
 import { hasPermission } from '../../models/auth/token.rules';
 import {
+  auditedChange,
+  AUDITED_CHANGE_MAX,
   AUDIT_ID_PATTERN,
   ROLE_PERMISSIONS,
   STAFF_MANAGE,
@@ -120,5 +122,19 @@ describe('audit ids and the invitation', () => {
     expect(en.text).toContain('news.admin');
     expect(en.text).not.toMatch(/\b\d{6}\b/);
     expect(invitationMail({ link, roles: ['news.admin'], invitedBy: 'cli', locale: 'pt' }).text).toMatch(/convidou/);
+  });
+});
+
+describe('auditedChange', () => {
+  it('keeps what a console change sent, with every field that may hold a secret redacted', () => {
+    expect(auditedChange(undefined)).toBeNull();
+    expect(JSON.parse(auditedChange({ conteudo: 'Olá', assignee: 'ana@x.dev' })!)).toEqual({ conteudo: 'Olá', assignee: 'ana@x.dev' });
+    const provider = { name: 'agenda', config: { url: 'https://x', apiKey: 'sk-1', headers: { Authorization: 'Bearer t' }, env: { TOKEN: 'x' } }, password: 'p' };
+    const kept = auditedChange(provider)!;
+    expect(kept).not.toMatch(/sk-1|Bearer t|"x"}|"p"/);
+    expect(JSON.parse(kept)).toEqual({ name: 'agenda', config: { url: 'https://x', apiKey: '[redacted]', headers: '[redacted]', env: '[redacted]' }, password: '[redacted]' });
+    const long = auditedChange({ conteudo: 'a'.repeat(5_000) })!;
+    expect(long).toHaveLength(AUDITED_CHANGE_MAX);
+    expect(long.endsWith('…')).toBe(true);
   });
 });

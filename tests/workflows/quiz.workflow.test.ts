@@ -29,7 +29,7 @@ jest.setTimeout(60_000);
 const suite = workflowSuite();
 
 type Day = { date: string; edition: Edition };
-type Save = { draft: QuizDraft; workflowId: string };
+type Save = { draft: QuizDraft; workflowId: string; replaces?: string };
 
 const quizDate = (d: Day): string => (d.edition === 'night' ? `${d.date}-night` : d.date);
 
@@ -52,7 +52,7 @@ function activities(options: { find?: (d: Day) => Promise<{ quizId: string } | n
   };
 }
 
-async function generate(acts: ReturnType<typeof activities>, day: Day) {
+async function generate(acts: ReturnType<typeof activities>, day: Day & { replaces?: string }) {
   const { taskQueue, run } = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle });
   const workflowId = workflowIds.quizGeneration(quizDate(day));
   const outcome = await run(() => suite.client.execute(quizGenerationWorkflow, { taskQueue, workflowId, args: [day] }).catch((err: unknown) => err));
@@ -165,6 +165,50 @@ describe('quizGenerationWorkflow', () => {
     expect(((outcome as WorkflowFailedError).cause as ActivityFailure).activityType).toBe('findQuiz');
     expect(acts.findQuiz).toHaveBeenCalledTimes(10);
     expect(acts.draftQuiz).not.toHaveBeenCalled();
+  });
+
+  describe('made again (replaces: POST /quiz/admin/{id}/regenerate)', () => {
+    it('drafts while the quiz stands, then saves the draft in its place and says replaced', async () => {
+      const day: Day = { date: '2031-03-12', edition: 'night' };
+      const acts = activities({ find: async () => ({ quizId: 'old-quiz' }), save: async () => ({ quizId: 'new-quiz', created: true }) });
+      const { outcome, workflowId } = await generate(acts, { ...day, replaces: 'old-quiz' });
+
+      expect(outcome).toEqual({ quizDate: '2031-03-12-night', status: 'replaced', quizId: 'new-quiz' });
+      expect(acts.findQuiz.mock.calls).toEqual([[day]]);
+      expect(acts.draftQuiz.mock.calls).toEqual([[day]]);
+      expect(acts.saveQuiz.mock.calls).toEqual([[{ draft: draftOf(day), workflowId, replaces: 'old-quiz' }]]);
+    });
+
+    it('another quiz standing (made again meanwhile) is left as it is: nothing drafted, exists', async () => {
+      const acts = activities({ find: async () => ({ quizId: 'made-meanwhile' }) });
+      const { outcome } = await generate(acts, { date: '2031-03-13', edition: 'morning', replaces: 'old-quiz' });
+
+      expect(outcome).toEqual({ quizDate: '2031-03-13', status: 'exists', quizId: 'made-meanwhile' });
+      expect(acts.draftQuiz).not.toHaveBeenCalled();
+      expect(acts.saveQuiz).not.toHaveBeenCalled();
+    });
+
+    it('a draft that fails leaves the quiz as it was: skipped, nothing saved', async () => {
+      const acts = activities({
+        find: async () => ({ quizId: 'old-quiz' }),
+        draft: async () => {
+          throw ApplicationFailure.create({ type: QUIZ_FAILURES.editionMissing, message: 'no edition 2031-03-14-morning is stored' });
+        },
+      });
+      const { outcome } = await generate(acts, { date: '2031-03-14', edition: 'morning', replaces: 'old-quiz' });
+
+      expect(outcome).toEqual({ quizDate: '2031-03-14', status: 'skipped', failure: QUIZ_FAILURES.editionMissing, reason: 'no edition 2031-03-14-morning is stored' });
+      expect(acts.saveQuiz).not.toHaveBeenCalled();
+    });
+
+    it('the quiz gone meanwhile (deleted): the draft is stored as a new quiz, created', async () => {
+      const day: Day = { date: '2031-03-16', edition: 'morning' };
+      const acts = activities();
+      const { outcome, workflowId } = await generate(acts, { ...day, replaces: 'old-quiz' });
+
+      expect(outcome).toEqual({ quizDate: '2031-03-16', status: 'created', quizId: 'quiz-2031-03-16' });
+      expect(acts.saveQuiz.mock.calls).toEqual([[{ draft: draftOf(day), workflowId }]]);
+    });
   });
 });
 

@@ -7,7 +7,9 @@
  * - `quizGenerationWorkflow` (id `quiz-generation-<quizDate>`) makes one quiz: nothing when the
  *   quiz exists; otherwise a model draft (an invalid answer is asked for again) and its storage
  *   under the unique {date, edition} index. A missing edition or AI provider ends it with that
- *   reason in its result, without retrying forever.
+ *   reason in its result, without retrying forever. With `replaces` (POST
+ *   /quiz/admin/{id}/regenerate) the quiz of that id is made again: drafted while it stands, and
+ *   replaced by the draft only once the draft passed (a failed draft leaves it as it was).
  *
  * Two runs for one quiz cannot overlap (the child's id), and runs one after the other find the
  * quiz made: a re-run, a retry, the schedule and an admin never make two quizzes of one date.
@@ -41,17 +43,26 @@ const { draftQuiz } = proxyActivities<Activities>({
 });
 
 export type QuizGenerationResult =
-  | { quizDate: string; status: 'created' | 'exists'; quizId: string }
+  | { quizDate: string; status: 'created' | 'exists' | 'replaced'; quizId: string }
   | { quizDate: string; status: 'skipped'; reason: string; failure: string }
   | { quizDate: string; status: 'running elsewhere'; workflowId: string };
 
-export async function quizGenerationWorkflow(input: { date: string; edition: Edition }): Promise<QuizGenerationResult> {
+export interface QuizGenerationInput {
+  date: string;
+  edition: Edition;
+  /** Make the quiz again: the id of the one that stands, replaced by the new draft. */
+  replaces?: string;
+}
+
+export async function quizGenerationWorkflow(input: QuizGenerationInput): Promise<QuizGenerationResult> {
   const quizDate = quizDateOf(input.date, input.edition);
-  const existing = await findQuiz(input);
-  if (existing) return { quizDate, status: 'exists', quizId: existing.quizId };
+  const { replaces, ...day } = input;
+  const existing = await findQuiz(day);
+  // A quiz other than the one to replace (made again meanwhile, or never asked to be) stands.
+  if (existing && existing.quizId !== replaces) return { quizDate, status: 'exists', quizId: existing.quizId };
   let draft;
   try {
-    draft = await draftQuiz(input);
+    draft = await draftQuiz(day);
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure) {
@@ -59,6 +70,10 @@ export async function quizGenerationWorkflow(input: { date: string; edition: Edi
       return { quizDate, status: 'skipped', failure: cause.type ?? 'unknown', reason: cause.message };
     }
     throw err;
+  }
+  if (replaces !== undefined && existing) {
+    const saved = await saveQuiz({ draft, workflowId: workflowInfo().workflowId, replaces });
+    return { quizDate, status: saved.created ? 'replaced' : 'exists', quizId: saved.quizId };
   }
   const saved = await saveQuiz({ draft, workflowId: workflowInfo().workflowId });
   return { quizDate, status: saved.created ? 'created' : 'exists', quizId: saved.quizId };

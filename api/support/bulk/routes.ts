@@ -5,11 +5,16 @@
  */
 import type { z } from 'zod';
 import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
-import { bulkOperationStatus, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
+import { bulkAssignParams, bulkOperationStatus, bulkTagParams, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
+import { ticketsOfView } from '../../../operations/support/tickets';
+import type { Principal } from '../../../models/auth/token.rules';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
 import { reply, routeFactory, type RouteExample, type RouteLink } from '../../shared/route';
 import {
+  BulkAssignBody,
+  BulkTagsBody,
+  type BulkSelection,
   BulkDeleteBody,
   BulkFastResponseBody,
   BulkMessagesBody,
@@ -21,6 +26,10 @@ import {
 } from '../contracts';
 import type { SupportDeps } from '../deps';
 import {
+  agentEmail,
+  bulkAssignAccepted,
+  bulkTagsAccepted,
+  deliveryTag,
   bulkDeleteAccepted,
   bulkFastResponseAccepted,
   bulkMessagesAccepted,
@@ -49,14 +58,16 @@ const operationLinks: RouteLink[] = [
  * and its status URL (Location); with an Idempotency-Key, a repeat gets the same operation.
  * `requires` refuses before anything starts (a dependency the type needs is missing).
  */
-function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
+function startRoute<B extends z.ZodType<{ ticketIds?: number[] | undefined; filter?: z.output<typeof BulkSelection> | undefined }>>(op: {
   path: string;
   summary: string;
   description?: string;
   type: BulkType;
   body: B;
-  params: (body: z.output<B>) => BulkParams;
+  params: (body: z.output<B>, deps: SupportDeps, auth: Principal) => BulkParams | Promise<BulkParams>;
   requires?: (deps: SupportDeps) => void;
+  /** Statuses besides 503 its checks may answer (a tag that does not exist: 404). */
+  errors?: number[];
   /** The worked example of the operation: its body and the operation it starts. */
   example: Pick<RouteExample<unknown, unknown, z.input<B>, z.input<typeof BulkOperationAccepted>>, 'body' | 'response'>;
 }) {
@@ -71,12 +82,15 @@ function startRoute<B extends z.ZodType<{ ticketIds: number[] }>>(op: {
     response: BulkOperationAccepted,
     links: operationLinks,
     status: 202,
-    errors: [503],
+    errors: [503, ...(op.errors ?? [])],
     idempotent: true,
     example: { ...op.example, message: 'Operação iniciada' },
     handler: async ({ body, auth, deps, requestKey }) => {
       op.requires?.(deps);
-      const started = await startBulkOperation(bulkDeps(deps), { by: auth, type: op.type, ticketIds: body.ticketIds, params: op.params(body), requestKey });
+      const params = await op.params(body, deps, auth);
+      // A whole view: the tickets it selects now (with an Idempotency-Key, a repeat finds the operation the first made).
+      const ticketIds = body.ticketIds ?? (await ticketsOfView(deps, auth, body.filter ?? {}, BULK_MAX_TICKETS));
+      const started = await startBulkOperation(bulkDeps(deps), { by: auth, type: op.type, ticketIds, params, requestKey });
       const statusUrl = `/support/bulk/${started.operationId}`;
       return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
     },
@@ -125,6 +139,26 @@ export const bulkRoutes = [
     params: (body) => ({ send: body.send }),
     requires: (deps) => requireProvider(deps.llm),
     example: { body: { ticketIds: [1845, 1847], send: false }, response: bulkFastResponseAccepted },
+  }),
+  startRoute({
+    path: '/support/bulk/tags',
+    summary: 'Put tags on and take tags off many tickets',
+    description: `Up to ${BULK_MAX_TICKETS} tickets, or a whole view (\`filter\`). Every tag named must exist (404).`,
+    type: 'tags',
+    body: BulkTagsBody,
+    params: (body, deps) => bulkTagParams(deps, body.add, body.remove),
+    errors: [404],
+    example: { body: { filter: { view: 'unassigned', issue: 'Não estou recebendo a edição' }, add: [deliveryTag.id], remove: [] }, response: bulkTagsAccepted },
+  }),
+  startRoute({
+    path: '/support/bulk/assign',
+    summary: 'Assign many tickets',
+    description:
+      'A support manager assigns an active agent (or no one, null) to every ticket, reassigning those others have. An agent takes tickets for itself: those another agent has are reported as errors.',
+    type: 'assign',
+    body: BulkAssignBody,
+    params: (body, deps, auth) => bulkAssignParams(deps, auth, body.assignee),
+    example: { body: { ticketIds: [1845, 1847], assignee: agentEmail }, response: bulkAssignAccepted },
   }),
   route({
     method: 'get',

@@ -14,6 +14,9 @@ import { definedFields, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
 import {
   AddMessageBody,
+  AddNoteBody,
+  AssignTicketBody,
+  QueueCountsView,
   AssignTagBody,
   CreateQuickReplyBody,
   CreateTagBody,
@@ -42,14 +45,17 @@ import {
   UseQuickReplyParams,
 } from '../contracts';
 import {
+  noteExample,
+  agentEmail,
+  queueCountsExample,
   agentMessageExample,
   createdTicketExample,
   createTicketBody,
   deliveryTag,
   newTagExample,
   newTagId,
-  readerMessageBody,
   readerMessageExample,
+  readerReplyBody,
   resendQuickReplyExample,
   resendQuickReplyId,
   resolveTicketBody,
@@ -84,6 +90,7 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
     deletedAt: t.deletedAt ? t.deletedAt.toISOString() : null,
+    assignee: t.assignee ?? null,
     tags: t.tags.flatMap((id) => {
       const tag = tags.get(id);
       return tag ? [tagRef(tag)] : [];
@@ -143,12 +150,26 @@ export const ticketRoutes = [
     },
     handler: async ({ query, auth, deps }) => {
       const { page, limit, ...filters } = query;
+      if (filters.assignee !== undefined && !tickets.isStaff(auth)) throw new AppError('FORBIDDEN', 'Filtering by assignee is the support staff\'s');
       const { items, total, tags } = await tickets.listTickets(deps, auth, filters, page, limit);
       return reply({ data: items.map((t) => ticketView(t, tags)), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } });
     },
   }),
 
   // Static paths before /support/:id.
+  route({
+    method: 'get',
+    path: '/support/views',
+    summary: "The queue's counts",
+    description:
+      'Staff only. How many tickets each queue view holds (mine, unassigned, open, pending, all: the `view` of GET /support), and the tickets being worked on (open or in progress) by newsletter, issue and tag.',
+    tags: ['tickets'],
+    auth: staff,
+    response: QueueCountsView,
+    example: { response: queueCountsExample },
+    handler: async ({ auth, deps }) => await tickets.queueCounts(deps, auth),
+  }),
+
   route({
     method: 'get',
     path: '/support/tags',
@@ -332,7 +353,7 @@ export const ticketRoutes = [
       message: 'Ticket atualizado',
     },
     handler: async ({ params, body, auth, deps }) => {
-      const updated = await tickets.updateTicket(deps, auth.sub, params.id, body);
+      const updated = await tickets.updateTicket(deps, tickets.actorOf(auth), params.id, body);
       return reply({
         message: 'Ticket atualizado',
         data: { id: updated._id, status: updated.status, issue: updated.issue, replied: updated.replied, updatedAt: updated.updatedAt.toISOString() },
@@ -356,9 +377,45 @@ export const ticketRoutes = [
       message: 'Ticket removido',
     },
     handler: async ({ params, auth, deps }) => {
-      await tickets.deleteTicket(deps, auth.sub, params.id);
+      await tickets.deleteTicket(deps, tickets.actorOf(auth), params.id);
       return reply({ message: 'Ticket removido', data: { id: params.id, status: 'deleted' } });
     },
+  }),
+
+  route({
+    method: 'put',
+    path: '/support/:id/assignee',
+    summary: 'Assign a ticket, take it, or let it go',
+    description:
+      'Staff only. `assignee` is a staff member\'s e-mail, or null for no one. An agent takes a ticket no one has (its own e-mail) or lets its own go (null); ' +
+      'a support manager assigns anyone who is an active support agent. A ticket someone else has is 409 with `details.assignee` (two agents taking one at once: one gets it, the other 409).',
+    tags: ['tickets'],
+    auth: staff,
+    params: TicketIdParams,
+    body: AssignTicketBody,
+    response: TicketSchema,
+    errors: [404, 409],
+    example: { params: { id: ticketId }, body: { assignee: agentEmail }, response: ticketExample },
+    handler: async ({ params, body, auth, deps }) => {
+      const ticket = await tickets.assignTicket(deps, auth, params.id, body.assignee);
+      return ticketView(ticket, await tickets.tagsOf(deps, [ticket]));
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/support/:id/notas',
+    summary: 'Add an internal note',
+    description: 'Staff only. A note for the staff (origem `nota`): the requester never sees it, it is no reply (no first response, no status change) and no mail carries it.',
+    tags: ['messages'],
+    auth: staff,
+    params: TicketIdParams,
+    body: AddNoteBody,
+    response: MessageSchema,
+    status: 201,
+    errors: [404, 409],
+    example: { params: { id: ticketId }, body: { conteudo: noteExample.conteudo }, response: noteExample, message: 'Nota adicionada' },
+    handler: async ({ params, body, auth, deps }) => reply({ status: 201, message: 'Nota adicionada', data: messageView(await tickets.addNote(deps, auth, params.id, body.conteudo)) }),
   }),
 
   route({
@@ -376,7 +433,7 @@ export const ticketRoutes = [
       message: 'Ticket restaurado',
     },
     handler: async ({ params, auth, deps }) => {
-      const status = await tickets.restoreTicket(deps, auth.sub, params.id);
+      const status = await tickets.restoreTicket(deps, tickets.actorOf(auth), params.id);
       // A ticket is deleted only from another status (ticket.repo changeStatus skips deleted → deleted), so it never comes back deleted.
       if (status === 'deleted') throw new Error(`Ticket ${params.id} was restored to deleted`);
       return reply({ message: 'Ticket restaurado', data: { id: params.id, status } });
@@ -395,7 +452,7 @@ export const ticketRoutes = [
     example: { params: { id: ticketId }, response: [agentMessageExample, readerMessageExample] },
     handler: async ({ params, auth, deps }) => {
       const ticket = await tickets.visibleTicket(deps, auth, params.id);
-      return (await deps.tickets.messages(ticket._id)).map(messageView);
+      return (await tickets.ticketMessages(deps, auth, ticket)).map(messageView);
     },
   }),
 
@@ -403,7 +460,11 @@ export const ticketRoutes = [
     method: 'post',
     path: '/support/:id/mensagens',
     summary: 'Add a message',
-    description: 'Sender (remetente) and origin come from the token: staff write as admin, requesters as usuario. An admin reply moves an open ticket to in_progress.',
+    description:
+      'Sender (remetente) and origin come from the token: staff write as admin, requesters as usuario. An admin reply moves an open ticket to in_progress. ' +
+      'With `lastSeenMessageId` (the id of the newest message the author saw; 0: only the description) a message written while someone else\'s arrived is refused: ' +
+      '409 with `details.newer` (those messages, the newest 20), `details.newerCount` and `details.lastMessageId`, and nothing is written; send it again with `force: true`, ' +
+      'or with the new `lastSeenMessageId` once it was read. Without the field nothing is checked.',
     tags: ['messages'],
     auth: anyUser,
     params: TicketIdParams,
@@ -414,12 +475,12 @@ export const ticketRoutes = [
     idempotent: true,
     example: {
       params: { id: ticketId },
-      body: readerMessageBody,
+      body: readerReplyBody,
       response: readerMessageExample,
       message: 'Mensagem adicionada',
     },
     handler: async ({ params, body, auth, deps, requestKey }) => {
-      const message = await tickets.addMessage(deps, auth, params.id, body.conteudo, requestKey);
+      const message = await tickets.addMessage(deps, auth, params.id, body.conteudo, requestKey, { lastSeenMessageId: body.lastSeenMessageId, force: body.force });
       return reply({ status: 201, message: 'Mensagem adicionada', data: messageView(message) });
     },
   }),

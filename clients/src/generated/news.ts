@@ -668,6 +668,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Articles by pipeline state, for editors
+         * @description Every article in the pipeline, newest first (publication time): items waiting for their enrichment or failed at it (not published yet), published articles with the state of their last enrichment, and hidden ones. Filters: state, sourceId. Pagination: limit 1–100 (default 20), offset 0–10,000.
+         */
+        get: operations["getApiAdminArticles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/articles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One article, for editors
+         * @description Whatever its state (pending, failed and hidden ones too): its place in the pipeline, the article with every include module once published, and its correction.
+         */
+        get: operations["getApiAdminArticlesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/articles/{id}/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hide an article from readers
+         * @description It leaves every list, search, feed and alert, and GET /api/articles/{id} answers 404, until it is unhidden; a copy of its page from another source is not published in its place. Hiding a hidden article changes nothing. 409 for an article not published yet.
+         */
+        post: operations["postApiAdminArticlesIdHide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/articles/{id}/unhide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Show a hidden article to readers again
+         * @description Unhiding a visible article changes nothing. 409 when another article holds its URL now, or for an article not published yet.
+         */
+        post: operations["postApiAdminArticlesIdUnhide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/articles/{id}/correction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct an article's enrichment
+         * @description The editor's labels for its classification, sentiment and entities replace the model's at once, for every reader. They stay when the article is enriched again (the model's new output is kept beside them, in correction.model), and are kept as a labelled example for the evaluation (npm run eval:enrichment -- --corrections). A second correction replaces the first. 400 for an entity the catalogue lacks (nothing changed); 409 for a hidden article or one not published yet.
+         */
+        put: operations["putApiAdminArticlesIdCorrection"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entity catalogue, for editors
+         * @description By canonical name. q: the start of a name, an alias or a ticker (case and accents aside); filters type and ticker. Pagination: limit 1–100 (default 20), offset ≥ 0.
+         */
+        get: operations["getApiAdminEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/entities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an entity's aliases, ticker or CNPJ
+         * @description Enrichments and imports link mentions by them from then on (within a minute); stored articles keep their links. 409 when another entity has the ticker, the CNPJ or one of the aliases (nothing changed).
+         */
+        patch: operations["patchApiAdminEntitiesId"];
+        trace?: never;
+    };
+    "/api/admin/entity-candidates/{id}/alias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a candidate as an alias of an entity
+         * @description The name the model found is another name of an entity the catalogue has: it joins its aliases, so later enrichments link it there. 409 when the candidate was decided already, or another entity has the name.
+         */
+        post: operations["postApiAdminEntityCandidatesIdAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/enrichments": {
         parameters: {
             query?: never;
@@ -1566,7 +1726,7 @@ export interface components {
             mentions: number;
             articleIds: string[];
             /** @enum {string} */
-            state: "open" | "accepted" | "dismissed";
+            state: "open" | "accepted" | "dismissed" | "aliased";
             entityId: string | null;
             /** Format: date-time */
             firstSeenAt: string;
@@ -1577,6 +1737,193 @@ export interface components {
             /** Format: uuid */
             articleId: string;
             workflowId: string;
+        };
+        /** @description An article as editors see it: where it is in the pipeline, and whether readers see it */
+        EditorialArticle: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            sourceName: string | null;
+            /** @description The news source whose feed brought it; null for an imported article */
+            sourceId: string | null;
+            url: string;
+            /** Format: date-time */
+            publishedAt: string;
+            /** @enum {string} */
+            state: "pending" | "waiting-budget" | "failed" | "enriched" | "imported" | "hidden";
+            /** @description Readers find it (lists, search, the feed, by id): false before it is published and while it is hidden */
+            visible: boolean;
+            /** @description Why it failed or waits (failed, waiting-budget), or why it was hidden (hidden, when the editor said) */
+            reason: string | null;
+            /** @description null before it is enriched */
+            primarySector: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR") | null;
+            primaryTopic: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT") | null;
+            isBreaking: boolean | null;
+            enrichment: components["schemas"]["ArticleEnrichmentRecord"] | null;
+            hidden: {
+                /** Format: date-time */
+                at: string;
+                /** @description the editor (the bearer token's subject) */
+                by: string;
+                reason: string | null;
+            } | null;
+            /** @description The last correction by an editor */
+            corrected: {
+                /** Format: date-time */
+                at: string;
+                /** @description the editor (the bearer token's subject) */
+                by: string;
+            } | null;
+            /** @description Its enrichment workflow in the Temporal UI */
+            workflowId: string;
+        };
+        /** @description The article's last enrichment by the model: when, with what, at what cost, and how it ended */
+        ArticleEnrichmentRecord: {
+            /** @enum {string} */
+            state: "pending" | "waiting-budget" | "enriched" | "failed";
+            promptVersion: string | null;
+            model: string | null;
+            /**
+             * Format: int32
+             * @description answers asked for
+             */
+            attempts: number;
+            /** Format: int32 */
+            promptTokens: number;
+            /** Format: int32 */
+            completionTokens: number;
+            costUsd: number;
+            /** Format: date-time */
+            at: string;
+            error: string | null;
+        };
+        /** @description One article as editors see it: its place in the pipeline, the article with every module, and its correction */
+        EditorialArticleDetail: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            sourceName: string | null;
+            /** @description The news source whose feed brought it; null for an imported article */
+            sourceId: string | null;
+            url: string;
+            /** Format: date-time */
+            publishedAt: string;
+            /** @enum {string} */
+            state: "pending" | "waiting-budget" | "failed" | "enriched" | "imported" | "hidden";
+            /** @description Readers find it (lists, search, the feed, by id): false before it is published and while it is hidden */
+            visible: boolean;
+            /** @description Why it failed or waits (failed, waiting-budget), or why it was hidden (hidden, when the editor said) */
+            reason: string | null;
+            /** @description null before it is enriched */
+            primarySector: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR") | null;
+            primaryTopic: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT") | null;
+            isBreaking: boolean | null;
+            enrichment: components["schemas"]["ArticleEnrichmentRecord"] | null;
+            hidden: {
+                /** Format: date-time */
+                at: string;
+                /** @description the editor (the bearer token's subject) */
+                by: string;
+                reason: string | null;
+            } | null;
+            /** @description The last correction by an editor */
+            corrected: {
+                /** Format: date-time */
+                at: string;
+                /** @description the editor (the bearer token's subject) */
+                by: string;
+            } | null;
+            /** @description Its enrichment workflow in the Temporal UI */
+            workflowId: string;
+            /** @description The article as readers get it, with every include module; null before it is published */
+            article: components["schemas"]["ArticleView"] | null;
+            correction: components["schemas"]["ArticleCorrection"] | null;
+        };
+        /** @description An editor's correction of an article's enrichment: the labels the article shows, and the model's output they replace */
+        ArticleCorrection: {
+            /** @description the editor (the bearer token's subject) */
+            by: string;
+            /** Format: date-time */
+            at: string;
+            note: string | null;
+            labels: {
+                /** @enum {string} */
+                primarySector: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
+                /** @enum {string} */
+                primaryTopic: "M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT";
+                /** @description null: the model's stand */
+                secondarySectors: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[] | null;
+                /** @description null: the model's stand */
+                secondaryTopics: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[] | null;
+                sentimentLabel: components["schemas"]["SentimentLabel"];
+                sentimentScore: number;
+                entities: {
+                    /** Format: uuid */
+                    entityId: string;
+                    /** @enum {string} */
+                    entityType: "COMPANY" | "PERSON" | "INSTITUTION" | "TICKER" | "LOCATION" | "EVENT" | "PRODUCT" | "LAW" | "MONETARY" | "METRIC";
+                    canonicalName: string;
+                    ticker: string | null;
+                    /** @description null: the model's, else the article's */
+                    sentiment: number | null;
+                }[];
+            };
+            /** @description What the model says for these fields: before the correction, and after each enrichment since (the labels stay over it) */
+            model: {
+                /** @enum {string} */
+                primarySector: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
+                /** @enum {string} */
+                primaryTopic: "M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT";
+                secondarySectors: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
+                secondaryTopics: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
+                sentiment: components["schemas"]["SentimentModule"] | null;
+                entities: components["schemas"]["EntitiesModule"];
+            };
+        };
+        HideArticleRequest: {
+            /** @description Why, for the other editors */
+            reason?: string;
+        };
+        /** @description The editor's labels for the article: they replace the model's, stay over later enrichments, and are kept as a labelled example for the evaluation */
+        ArticleCorrectionRequest: {
+            /** @enum {string} */
+            primarySector: "FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR";
+            /** @enum {string} */
+            primaryTopic: "M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT";
+            /** @description Other sectors the article is about (each once; the primary one is left out). Absent: the model's stand */
+            secondarySectors?: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
+            /** @description Other topics (each once; the primary one is left out). Absent: the model's stand */
+            secondaryTopics?: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
+            sentimentLabel: components["schemas"]["SentimentLabel"];
+            /** @description Within the label's fifth of -1…1. Absent: the model's score when it has this label, else the middle of the label's range */
+            sentimentScore?: number;
+            /** @description Every catalogue entity the article is about, each once (an empty list: none). A name the catalogue lacks is added to it first (the curation queue, or PATCH of an entity's aliases) */
+            entities: {
+                /**
+                 * Format: uuid
+                 * @description A catalogue entity (GET /api/admin/entities)
+                 */
+                entityId: string;
+                /** @description The sentiment toward it. Absent: the model's, else the article's */
+                sentiment?: number;
+            }[];
+            /** @description Why, for the other editors */
+            note?: string;
+        };
+        EntityPatchRequest: {
+            /** @description Every alias, replacing the list (at most 100; each folded spelling kept once, the first written; the canonical name is left out). Linking reads aliases of 3 characters or more */
+            aliases?: string[];
+            /** @description Its B3 ticker (PETR4, SANB11), or null */
+            ticker?: string | null;
+            /** @description Its CNPJ, with valid check digits (stored as 00.000.000/0000-00), or null */
+            cnpj?: string | null;
+        };
+        CandidateAliasRequest: {
+            /**
+             * Format: uuid
+             * @description The catalogue entity the name is another name of
+             */
+            entityId: string;
         };
         Reenrichment: {
             /** Format: uuid */
@@ -4966,7 +5313,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example open */
-                state?: "open" | "accepted" | "dismissed";
+                state?: "open" | "accepted" | "dismissed" | "aliased";
                 /** @example 50 */
                 limit?: number;
             };
@@ -5198,6 +5545,825 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: components["schemas"]["EnrichmentStarted"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAdminArticles: {
+        parameters: {
+            query?: {
+                /** @example 3 */
+                limit?: number;
+                offset?: number;
+                /** @description pending: waiting for its enrichment (not published yet); waiting-budget: the day’s token budget is spent (an item, or a published article enriched again); failed: the enrichment failed (reason); enriched: published, enriched by the model; imported: published by an import, never enriched by the model; hidden: hidden by an editor. None: all of them */
+                state?: "pending" | "waiting-budget" | "failed" | "enriched" | "imported" | "hidden";
+                /** @description Articles of this news source */
+                sourceId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "a5e5c92b-1cc0-540c-b49a-b43cbe79ef22",
+                     *           "title": "Vale conclui venda de fatia em unidade de metais básicos para fundo saudita",
+                     *           "sourceName": "InfoMoney",
+                     *           "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *           "url": "https://www.infomoney.com.br/mercados/vale-conclui-venda-de-fatia-em-metais-basicos/",
+                     *           "publishedAt": "2026-11-24T23:04:51.000Z",
+                     *           "state": "waiting-budget",
+                     *           "visible": false,
+                     *           "reason": "waiting for the daily enrichment budget",
+                     *           "primarySector": null,
+                     *           "primaryTopic": null,
+                     *           "isBreaking": null,
+                     *           "enrichment": null,
+                     *           "hidden": null,
+                     *           "corrected": null,
+                     *           "workflowId": "news-enrich-a5e5c92b-1cc0-540c-b49a-b43cbe79ef22"
+                     *         },
+                     *         {
+                     *           "id": "d151c236-4371-5aa1-a90e-8ee8c2f22632",
+                     *           "title": "Copom: ata reforça cautela e mercado vê Selic estável até março",
+                     *           "sourceName": "InfoMoney",
+                     *           "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *           "url": "https://www.infomoney.com.br/economia/ata-do-copom-novembro-2026/",
+                     *           "publishedAt": "2026-11-24T22:10:05.000Z",
+                     *           "state": "failed",
+                     *           "visible": false,
+                     *           "reason": "the model's enrichment was refused 3 times: classification.primaryTopic: Invalid option: expected one of \"M&A\"|\"IPO\"|\"REG\"|\"DIV\"|\"EARN\"|\"MACRO\"|\"RATES\"|\"DEBT\"|\"BUYBACK\"|\"GUIDANCE\"|\"LEGAL\"|\"ESG\"|\"LABOR\"|\"CONTRACT\"|\"PRODUCT\"|\"MGMT\"",
+                     *           "primarySector": null,
+                     *           "primaryTopic": null,
+                     *           "isBreaking": null,
+                     *           "enrichment": null,
+                     *           "hidden": null,
+                     *           "corrected": null,
+                     *           "workflowId": "news-enrich-d151c236-4371-5aa1-a90e-8ee8c2f22632"
+                     *         },
+                     *         {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "sourceName": "InfoMoney",
+                     *           "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *           "url": "https://www.infomoney.com.br/negocios/petrobras-plano-de-negocios-2027-2031/",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "state": "enriched",
+                     *           "visible": true,
+                     *           "reason": null,
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "isBreaking": false,
+                     *           "enrichment": {
+                     *             "state": "enriched",
+                     *             "promptVersion": "enrich-2026-11-25.1",
+                     *             "model": "gpt-4o-mini",
+                     *             "attempts": 1,
+                     *             "promptTokens": 2841,
+                     *             "completionTokens": 1163,
+                     *             "costUsd": 0.00112395,
+                     *             "at": "2026-11-24T21:48:40.512Z",
+                     *             "error": null
+                     *           },
+                     *           "hidden": null,
+                     *           "corrected": null,
+                     *           "workflowId": "news-enrich-f36a470c-424f-5ac0-a9f7-64678a7eb00f"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 3,
+                     *         "offset": 0,
+                     *         "total": 4212,
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EditorialArticle"][];
+                        pagination: components["schemas"]["NewsPagination"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAdminArticlesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example d151c236-4371-5aa1-a90e-8ee8c2f22632 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "d151c236-4371-5aa1-a90e-8ee8c2f22632",
+                     *         "title": "Copom: ata reforça cautela e mercado vê Selic estável até março",
+                     *         "sourceName": "InfoMoney",
+                     *         "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "url": "https://www.infomoney.com.br/economia/ata-do-copom-novembro-2026/",
+                     *         "publishedAt": "2026-11-24T22:10:05.000Z",
+                     *         "state": "failed",
+                     *         "visible": false,
+                     *         "reason": "the model's enrichment was refused 3 times: classification.primaryTopic: Invalid option: expected one of \"M&A\"|\"IPO\"|\"REG\"|\"DIV\"|\"EARN\"|\"MACRO\"|\"RATES\"|\"DEBT\"|\"BUYBACK\"|\"GUIDANCE\"|\"LEGAL\"|\"ESG\"|\"LABOR\"|\"CONTRACT\"|\"PRODUCT\"|\"MGMT\"",
+                     *         "primarySector": null,
+                     *         "primaryTopic": null,
+                     *         "isBreaking": null,
+                     *         "enrichment": null,
+                     *         "hidden": null,
+                     *         "corrected": null,
+                     *         "workflowId": "news-enrich-d151c236-4371-5aa1-a90e-8ee8c2f22632",
+                     *         "article": null,
+                     *         "correction": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EditorialArticleDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAdminArticlesIdHide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example f36a470c-424f-5ac0-a9f7-64678a7eb00f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Plano ainda não divulgado oficialmente: a matéria cita um rascunho"
+                 *     }
+                 */
+                "application/json": components["schemas"]["HideArticleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *         "sourceName": "InfoMoney",
+                     *         "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "url": "https://www.infomoney.com.br/negocios/petrobras-plano-de-negocios-2027-2031/",
+                     *         "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *         "state": "hidden",
+                     *         "visible": false,
+                     *         "reason": "Plano ainda não divulgado oficialmente: a matéria cita um rascunho",
+                     *         "primarySector": "ENE",
+                     *         "primaryTopic": "GUIDANCE",
+                     *         "isBreaking": false,
+                     *         "enrichment": {
+                     *           "state": "enriched",
+                     *           "promptVersion": "enrich-2026-11-25.1",
+                     *           "model": "gpt-4o-mini",
+                     *           "attempts": 1,
+                     *           "promptTokens": 2841,
+                     *           "completionTokens": 1163,
+                     *           "costUsd": 0.00112395,
+                     *           "at": "2026-11-24T21:48:40.512Z",
+                     *           "error": null
+                     *         },
+                     *         "hidden": {
+                     *           "at": "2026-11-24T22:31:07.000Z",
+                     *           "by": "usr_em_6be3261629e5f8348373762b",
+                     *           "reason": "Plano ainda não divulgado oficialmente: a matéria cita um rascunho"
+                     *         },
+                     *         "corrected": null,
+                     *         "workflowId": "news-enrich-f36a470c-424f-5ac0-a9f7-64678a7eb00f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EditorialArticle"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAdminArticlesIdUnhide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example f36a470c-424f-5ac0-a9f7-64678a7eb00f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *         "sourceName": "InfoMoney",
+                     *         "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "url": "https://www.infomoney.com.br/negocios/petrobras-plano-de-negocios-2027-2031/",
+                     *         "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *         "state": "enriched",
+                     *         "visible": true,
+                     *         "reason": null,
+                     *         "primarySector": "ENE",
+                     *         "primaryTopic": "GUIDANCE",
+                     *         "isBreaking": false,
+                     *         "enrichment": {
+                     *           "state": "enriched",
+                     *           "promptVersion": "enrich-2026-11-25.1",
+                     *           "model": "gpt-4o-mini",
+                     *           "attempts": 1,
+                     *           "promptTokens": 2841,
+                     *           "completionTokens": 1163,
+                     *           "costUsd": 0.00112395,
+                     *           "at": "2026-11-24T21:48:40.512Z",
+                     *           "error": null
+                     *         },
+                     *         "hidden": null,
+                     *         "corrected": null,
+                     *         "workflowId": "news-enrich-f36a470c-424f-5ac0-a9f7-64678a7eb00f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EditorialArticle"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    putApiAdminArticlesIdCorrection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example f36a470c-424f-5ac0-a9f7-64678a7eb00f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "primarySector": "ENE",
+                 *       "primaryTopic": "GUIDANCE",
+                 *       "secondarySectors": [
+                 *         "GOV"
+                 *       ],
+                 *       "sentimentLabel": "NEUTRO",
+                 *       "sentimentScore": 0.12,
+                 *       "entities": [
+                 *         {
+                 *           "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                 *           "sentiment": 0.1
+                 *         },
+                 *         {
+                 *           "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1"
+                 *         }
+                 *       ],
+                 *       "note": "O plano veio em linha com o esperado; o mercado reagiu de forma neutra"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ArticleCorrectionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *         "sourceName": "InfoMoney",
+                     *         "sourceId": "b52e3d00-91fa-45e4-82f1-0e86a4648643",
+                     *         "url": "https://www.infomoney.com.br/negocios/petrobras-plano-de-negocios-2027-2031/",
+                     *         "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *         "state": "enriched",
+                     *         "visible": true,
+                     *         "reason": null,
+                     *         "primarySector": "ENE",
+                     *         "primaryTopic": "GUIDANCE",
+                     *         "isBreaking": false,
+                     *         "enrichment": {
+                     *           "state": "enriched",
+                     *           "promptVersion": "enrich-2026-11-25.1",
+                     *           "model": "gpt-4o-mini",
+                     *           "attempts": 1,
+                     *           "promptTokens": 2841,
+                     *           "completionTokens": 1163,
+                     *           "costUsd": 0.00112395,
+                     *           "at": "2026-11-24T21:48:40.512Z",
+                     *           "error": null
+                     *         },
+                     *         "hidden": null,
+                     *         "corrected": {
+                     *           "at": "2026-11-25T09:41:22.000Z",
+                     *           "by": "usr_em_6be3261629e5f8348373762b"
+                     *         },
+                     *         "workflowId": "news-enrich-f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *         "article": {
+                     *           "id": "f36a470c-424f-5ac0-a9f7-64678a7eb00f",
+                     *           "sourceName": "InfoMoney",
+                     *           "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *           "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *           "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027.",
+                     *           "publishedAt": "2026-11-24T21:47:12.000Z",
+                     *           "primarySector": "ENE",
+                     *           "primaryTopic": "GUIDANCE",
+                     *           "contentType": "NEWS",
+                     *           "urgencyLevel": "HIGH",
+                     *           "isBreaking": false,
+                     *           "language": "pt",
+                     *           "alsoReportedBy": [
+                     *             {
+                     *               "sourceName": "Agência Brasil",
+                     *               "url": "https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/petrobras-preve-investir-us-109-bilhoes-ate-2031"
+                     *             }
+                     *           ],
+                     *           "sentimentScore": 0.12,
+                     *           "sentimentLabel": "NEUTRO",
+                     *           "sentimentConfidence": 1,
+                     *           "marketImpact": {
+                     *             "level": "MEDIUM",
+                     *             "horizon": "MEDIUM_TERM",
+                     *             "scope": "COMPANY",
+                     *             "confidence": 0.74,
+                     *             "affectedTickers": [
+                     *               "PETR4",
+                     *               "PETR3"
+                     *             ]
+                     *           },
+                     *           "entities": [
+                     *             {
+                     *               "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "entityType": "COMPANY",
+                     *               "canonicalName": "Petrobras",
+                     *               "ticker": "PETR4",
+                     *               "mentionCount": 2,
+                     *               "prominenceScore": 0.96,
+                     *               "isInTitle": true,
+                     *               "sentiment": 0.1
+                     *             },
+                     *             {
+                     *               "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *               "entityType": "INSTITUTION",
+                     *               "canonicalName": "Tesouro Nacional",
+                     *               "mentionCount": 1,
+                     *               "prominenceScore": 0.22,
+                     *               "isInTitle": false,
+                     *               "sentiment": 0.3
+                     *             }
+                     *           ],
+                     *           "translations": {
+                     *             "pt": {
+                     *               "title": "Petrobras prevê investimentos de US$ 109 bilhões no plano de negócios 2027-2031",
+                     *               "subtitle": "Estatal mantém a política de dividendos e amplia aportes em exploração na Margem Equatorial",
+                     *               "summary": "A Petrobras aprovou nesta terça-feira (24) o plano de negócios 2027-2031, com investimentos de US$ 109 bilhões, 2% acima do plano anterior. A estatal manteve o pagamento de 45% do fluxo de caixa livre em dividendos, receita com que o Tesouro Nacional conta para a meta fiscal de 2027."
+                     *             },
+                     *             "en": {
+                     *               "title": "Petrobras plans US$ 109 billion in investments in its 2027-2031 business plan",
+                     *               "subtitle": "The state-controlled company keeps its dividend policy and raises exploration spending in the Equatorial Margin",
+                     *               "summary": "Petrobras approved on Tuesday (24) its 2027-2031 business plan, with US$ 109 billion in investments, 2% more than the previous plan. It keeps paying out 45% of free cash flow as dividends, income the National Treasury counts on for the 2027 fiscal target."
+                     *             }
+                     *           },
+                     *           "scoring": {
+                     *             "relevance": 88,
+                     *             "credibility": 90,
+                     *             "depth": 72,
+                     *             "timeliness": 94,
+                     *             "originality": 61,
+                     *             "overall": 82
+                     *           },
+                     *           "classification": {
+                     *             "secondarySectors": [
+                     *               "GOV"
+                     *             ],
+                     *             "secondaryTopics": [
+                     *               "DIV"
+                     *             ],
+                     *             "keywords": [
+                     *               "Petrobras",
+                     *               "plano de negócios",
+                     *               "investimentos",
+                     *               "dividendos",
+                     *               "Margem Equatorial"
+                     *             ]
+                     *           },
+                     *           "meta": {
+                     *             "sourceTier": 1,
+                     *             "paywall": false,
+                     *             "wordCount": 812,
+                     *             "readingTimeMinutes": 5
+                     *           }
+                     *         },
+                     *         "correction": {
+                     *           "by": "usr_em_6be3261629e5f8348373762b",
+                     *           "at": "2026-11-25T09:41:22.000Z",
+                     *           "note": "O plano veio em linha com o esperado; o mercado reagiu de forma neutra",
+                     *           "labels": {
+                     *             "primarySector": "ENE",
+                     *             "primaryTopic": "GUIDANCE",
+                     *             "secondarySectors": [
+                     *               "GOV"
+                     *             ],
+                     *             "secondaryTopics": null,
+                     *             "sentimentLabel": "NEUTRO",
+                     *             "sentimentScore": 0.12,
+                     *             "entities": [
+                     *               {
+                     *                 "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *                 "entityType": "COMPANY",
+                     *                 "canonicalName": "Petrobras",
+                     *                 "ticker": "PETR4",
+                     *                 "sentiment": 0.1
+                     *               },
+                     *               {
+                     *                 "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *                 "entityType": "INSTITUTION",
+                     *                 "canonicalName": "Tesouro Nacional",
+                     *                 "ticker": null,
+                     *                 "sentiment": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           "model": {
+                     *             "primarySector": "ENE",
+                     *             "primaryTopic": "GUIDANCE",
+                     *             "secondarySectors": [],
+                     *             "secondaryTopics": [
+                     *               "DIV"
+                     *             ],
+                     *             "sentiment": {
+                     *               "score": 0.46,
+                     *               "label": "POSITIVO",
+                     *               "confidence": 0.83
+                     *             },
+                     *             "entities": [
+                     *               {
+                     *                 "entityId": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *                 "entityType": "COMPANY",
+                     *                 "canonicalName": "Petrobras",
+                     *                 "ticker": "PETR4",
+                     *                 "mentionCount": 2,
+                     *                 "prominenceScore": 0.96,
+                     *                 "isInTitle": true,
+                     *                 "sentiment": 0.48
+                     *               },
+                     *               {
+                     *                 "entityId": "86f45806-10d4-578d-92e0-badb025a0eb1",
+                     *                 "entityType": "INSTITUTION",
+                     *                 "canonicalName": "Tesouro Nacional",
+                     *                 "mentionCount": 1,
+                     *                 "prominenceScore": 0.22,
+                     *                 "isInTitle": false,
+                     *                 "sentiment": 0.3
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EditorialArticleDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAdminEntities: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description The start of a name, an alias or a ticker (case and accents aside)
+                 * @example petro
+                 */
+                q?: string;
+                type?: "COMPANY" | "PERSON" | "INSTITUTION" | "TICKER" | "LOCATION" | "EVENT" | "PRODUCT" | "LAW" | "MONETARY" | "METRIC";
+                ticker?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *           "entityType": "COMPANY",
+                     *           "canonicalName": "Petrobras",
+                     *           "aliases": [
+                     *             "Petróleo Brasileiro",
+                     *             "Petrobrás"
+                     *           ],
+                     *           "ticker": "PETR4",
+                     *           "cnpj": "33.000.167/0001-01",
+                     *           "createdAt": "2026-11-03T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["Entity"][];
+                        pagination: components["schemas"]["NewsPagination"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    patchApiAdminEntitiesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 98734bad-09cd-560f-96b7-3699843fa2fe */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "aliases": [
+                 *         "Petróleo Brasileiro",
+                 *         "Petrobrás",
+                 *         "Petróleo Brasileiro S.A."
+                 *       ],
+                 *       "cnpj": "33000167000101"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EntityPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *         "entityType": "COMPANY",
+                     *         "canonicalName": "Petrobras",
+                     *         "aliases": [
+                     *           "Petróleo Brasileiro",
+                     *           "Petrobrás",
+                     *           "Petróleo Brasileiro S.A."
+                     *         ],
+                     *         "ticker": "PETR4",
+                     *         "cnpj": "33.000.167/0001-01",
+                     *         "createdAt": "2026-11-03T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["Entity"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedBearer"];
+            403: components["responses"]["NewsForbiddenAdmin"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAdminEntityCandidatesIdAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example banco itau */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "entityId": "e2a907a3-2d1a-5547-b962-b2976615ca95"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CandidateAliasRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "banco itau",
+                     *         "name": "Banco Itaú",
+                     *         "entityType": "COMPANY",
+                     *         "ticker": null,
+                     *         "cnpj": null,
+                     *         "mentions": 6,
+                     *         "articleIds": [
+                     *           "8c715b24-a532-5cc8-99b7-4d2ef49a8900"
+                     *         ],
+                     *         "state": "aliased",
+                     *         "entityId": "e2a907a3-2d1a-5547-b962-b2976615ca95",
+                     *         "firstSeenAt": "2026-11-19T12:03:44.000Z",
+                     *         "lastSeenAt": "2026-11-24T20:33:02.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["EntityCandidate"];
                     };
                 };
             };

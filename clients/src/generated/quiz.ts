@@ -85,6 +85,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/quiz/admin/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The daily generation schedule
+         * @description Paused or not (with the note saying why, and who), the last runs (newest first; Temporal keeps ten) with what each made, the next run times, the spec (cron, time zone) and this deployment's configured time, and links into the Temporal UI. The schedule is made by the workers at start-up (unless QUIZ_SCHEDULE_ENABLED=false): 404 while it does not exist. 503 when Temporal cannot be reached.
+         */
+        get: operations["getQuizAdminSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quiz/admin/schedule/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the daily generation
+         * @description No run starts until it is resumed (a run already going goes on). The note (optional) is kept in Temporal with who paused it; pausing a paused schedule replaces the note. Answers the schedule's new state. The schedule is made by the workers at start-up (unless QUIZ_SCHEDULE_ENABLED=false): 404 while it does not exist. 503 when Temporal cannot be reached.
+         */
+        post: operations["postQuizAdminSchedulePause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quiz/admin/schedule/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume the daily generation
+         * @description Runs start again at the next scheduled time; the days missed while paused are not made up (POST /quiz/admin/generate makes a day's quizzes). The note (optional) is kept with who resumed it. Answers the schedule's new state. The schedule is made by the workers at start-up (unless QUIZ_SCHEDULE_ENABLED=false): 404 while it does not exist. 503 when Temporal cannot be reached.
+         */
+        post: operations["postQuizAdminScheduleUnpause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quiz/admin/schedule/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the daily generation now
+         * @description Starts the schedule's run now, as if it were due (also while paused): it makes the quizzes due today (both editions of the last edition day before today); quizzes that exist are left as they are. The schedule's overlap policy applies, SKIP: while a run of it is still going the trigger would be dropped, so it is refused (409, naming the run) and nothing changes. 202 with the run started (its id is null when Temporal had not shown it within 3 s). The schedule is made by the workers at start-up (unless QUIZ_SCHEDULE_ENABLED=false): 404 while it does not exist. 503 when Temporal cannot be reached.
+         */
+        post: operations["postQuizAdminScheduleTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/quiz/available": {
         parameters: {
             query?: never;
@@ -212,7 +292,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A quiz with its answers
+         * @description Every question with its options, the correct one and, for a generated quiz, the sentence of the edition that answers it; and how the quiz was made (origin, run, model).
+         */
+        get: operations["getQuizAdminId"];
         put?: never;
         post?: never;
         /**
@@ -220,6 +304,26 @@ export interface paths {
          * @description Readers can no longer see or take it. Attempts already made stay in their history, and a day a passed attempt recovered stays recovered.
          */
         delete: operations["deleteQuizAdminId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quiz/admin/{id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a quiz again from its edition
+         * @description Replaces the quiz by a new generation from its day's stored edition, waited for: the new quiz is drafted while the old one stands and takes its place once it passed the checks (a new id; the old one is gone). A failure changes nothing: 400 when the edition is not stored, 503 when the AI provider cannot make it. 409 while another generation of that quiz runs (the daily schedule's), or when it was replaced meanwhile. As after a deletion, attempts at the old quiz stay in the readers' history.
+         */
+        post: operations["postQuizAdminIdRegenerate"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -462,6 +566,26 @@ export interface paths {
         patch: operations["patchAiContextProvidersName"];
         trace?: never;
     };
+    "/ai/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token usage per user and model (administrators)
+         * @description Every user's use of the AI (or one user's, with `user`) between `from` and `to` (UTC days, inclusive; default: the last 30 days; at most 366): per user and model, the requests and the prompt, completion and total tokens, the largest total first, a page at a time, with the sums of the whole period. The same records as GET /ai/usage (one per chat request). Needs ai.edit.
+         */
+        get: operations["getAiAdminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ops/smoke": {
         parameters: {
             query?: never;
@@ -555,6 +679,94 @@ export interface components {
             text: string;
             /** Format: date-time */
             publishedAt?: string;
+        };
+        QuizSchedule: {
+            scheduleId: string;
+            paused: boolean;
+            /** @description why it was paused or resumed, and by whom */
+            note: string | null;
+            spec: {
+                /** @description minute hour day-of-month month day-of-week */
+                cron: string[];
+                timeZone: string;
+            };
+            /** @description this deployment's configuration (QUIZ_GENERATION_TIME, QUIZ_GENERATION_TIME_ZONE), which workers apply when they start */
+            configured: {
+                time: string;
+                timeZone: string;
+                /** @description QUIZ_SCHEDULE_ENABLED: workers create the schedule at start-up and keep it in step */
+                createdByWorkers: boolean;
+            };
+            /**
+             * @description what happens when a run is due while the last one still runs
+             * @enum {string}
+             */
+            overlap: "SKIP" | "BUFFER_ONE" | "BUFFER_ALL" | "CANCEL_OTHER" | "TERMINATE_OTHER" | "ALLOW_ALL";
+            /** Format: int64 */
+            catchupWindowMs: number;
+            nextRuns: string[];
+            /** @description newest first (Temporal keeps the last ten), triggered runs included */
+            recentRuns: {
+                /** Format: date-time */
+                scheduledAt: string;
+                /** Format: date-time */
+                startedAt: string;
+                workflowId: string;
+                runId: string;
+                /**
+                 * @description Temporal's execution status; UNKNOWN when Temporal cannot say now or no longer keeps the run
+                 * @enum {string}
+                 */
+                status: "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED" | "TERMINATED" | "CONTINUED_AS_NEW" | "TIMED_OUT" | "PAUSED" | "UNKNOWN";
+                closedAt: string | null;
+                /** @description what a completed run made: its day and each quiz (null while running, or when it did not complete) */
+                result: {
+                    /** Format: date */
+                    runDay: string;
+                    quizzes: {
+                        quizDate: string;
+                        /** @enum {string} */
+                        status: "created" | "exists" | "replaced" | "skipped" | "running elsewhere";
+                        quizId: string | null;
+                        reason: string | null;
+                    }[];
+                } | null;
+                /** @description why the run failed, was terminated or timed out */
+                failure: string | null;
+                temporalUiUrl: string;
+            }[];
+            running: {
+                workflowId: string;
+                runId: string;
+            }[];
+            /** Format: int64 */
+            actionsTaken: number;
+            /** Format: int64 */
+            skippedOverlap: number;
+            /** Format: int64 */
+            missedCatchupWindow: number;
+            createdAt: string | null;
+            updatedAt: string | null;
+            temporalUiUrl: string;
+        };
+        QuizSchedulePauseRequest: {
+            /** @description why (kept in Temporal with who sent it) */
+            note?: string;
+        };
+        QuizScheduleUnpauseRequest: {
+            note?: string;
+        };
+        QuizScheduleTriggered: {
+            scheduleId: string;
+            /**
+             * @description the policy the run was started under: the schedule's own
+             * @enum {string}
+             */
+            overlap: "SKIP" | "BUFFER_ONE" | "BUFFER_ALL" | "CANCEL_OTHER" | "TERMINATE_OTHER" | "ALLOW_ALL";
+            /** @description the run started; null when Temporal had not shown it within 3 s (it starts shortly) */
+            workflowId: string | null;
+            runId: string | null;
+            temporalUiUrl: string | null;
         };
         AvailableQuizzes: {
             quizzes: components["schemas"]["QuizSummary"][];
@@ -720,6 +932,51 @@ export interface components {
                 createdAt: string;
             }[];
             pagination: components["schemas"]["QuizPagination"];
+        };
+        AdminQuizDetail: {
+            id: string;
+            title: string;
+            description: string;
+            quizDate: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            edition: "morning" | "night";
+            postId: string;
+            /** Format: int32 */
+            minCorrectAnswers: number;
+            /** @enum {string} */
+            origin: "generated" | "manual";
+            workflowId: string | null;
+            model: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            questions: {
+                /** Format: int32 */
+                number: number;
+                text: string;
+                options: string[];
+                /**
+                 * Format: int32
+                 * @description index of the correct option
+                 */
+                correct: number;
+                /** @description the sentence of the edition that answers it (generated quizzes); null when written by hand */
+                evidence: string | null;
+            }[];
+        };
+        QuizRegenerated: {
+            /** @description the new quiz */
+            quizId: string;
+            /** @description the quiz it replaced (gone) */
+            replacedQuizId: string;
+            /** Format: date */
+            date: string;
+            quizDate: string;
+            /** @enum {string} */
+            edition: "morning" | "night";
+            /** @description the generation run (quiz-generation-<quizDate>) */
+            workflowId: string;
         };
         QuizDeleted: {
             id: string;
@@ -1069,6 +1326,52 @@ export interface components {
              */
             url?: string;
             resources?: string[];
+        };
+        AiUsageByUser: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description the user asked for; null for every user */
+            user: string | null;
+            /** @description one per user and model with use in the period: the largest totalTokens first, then by user and model */
+            rows: {
+                userId: string;
+                /** @description the provider model id the run used */
+                model: string;
+                /**
+                 * Format: int64
+                 * @description chat requests (each with all its model calls and tool rounds)
+                 */
+                requests: number;
+                /** Format: int64 */
+                promptTokens: number;
+                /** Format: int64 */
+                completionTokens: number;
+                /**
+                 * Format: int64
+                 * @description prompt + completion, as the provider reported them
+                 */
+                totalTokens: number;
+            }[];
+            /** @description the sums of every row of the period (all pages) */
+            totals: {
+                /**
+                 * Format: int64
+                 * @description chat requests (each with all its model calls and tool rounds)
+                 */
+                requests: number;
+                /** Format: int64 */
+                promptTokens: number;
+                /** Format: int64 */
+                completionTokens: number;
+                /**
+                 * Format: int64
+                 * @description prompt + completion, as the provider reported them
+                 */
+                totalTokens: number;
+            };
+            pagination: components["schemas"]["QuizPagination"];
         };
         SmokeResult: {
             workflowId: string;
@@ -1926,6 +2229,459 @@ export interface operations {
             503: components["responses"]["QuizServiceUnavailable"];
         };
     };
+    getQuizAdminSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "scheduleId": "quiz-daily-generation",
+                     *         "paused": true,
+                     *         "note": "Edição de quarta atrasada: gerar à mão depois da publicação (by usr_em_4b1f0c2d9e8a7b6c5d4e3f21)",
+                     *         "spec": {
+                     *           "cron": [
+                     *             "0 7 * * *"
+                     *           ],
+                     *           "timeZone": "UTC"
+                     *         },
+                     *         "configured": {
+                     *           "time": "07:00",
+                     *           "timeZone": "UTC",
+                     *           "createdByWorkers": true
+                     *         },
+                     *         "overlap": "SKIP",
+                     *         "catchupWindowMs": 86400000,
+                     *         "nextRuns": [
+                     *           "2026-11-25T07:00:00.000Z",
+                     *           "2026-11-26T07:00:00.000Z",
+                     *           "2026-11-27T07:00:00.000Z"
+                     *         ],
+                     *         "recentRuns": [
+                     *           {
+                     *             "scheduledAt": "2026-11-24T07:00:00.000Z",
+                     *             "startedAt": "2026-11-24T07:00:00.212Z",
+                     *             "workflowId": "quiz-daily-2026-11-24T07:00:00Z",
+                     *             "runId": "019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-24T07%3A00%3A00Z/019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-24T07:00:43.871Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-24",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-23",
+                     *                   "status": "created",
+                     *                   "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-23-night",
+                     *                   "status": "created",
+                     *                   "quizId": "c41f7e2a-9d8b-4a6c-b3e5-72f1d0a9c864",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           },
+                     *           {
+                     *             "scheduledAt": "2026-11-23T07:00:00.000Z",
+                     *             "startedAt": "2026-11-23T07:00:00.187Z",
+                     *             "workflowId": "quiz-daily-2026-11-23T07:00:00Z",
+                     *             "runId": "01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-23T07%3A00%3A00Z/01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-23T07:00:39.402Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-23",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-21",
+                     *                   "status": "exists",
+                     *                   "quizId": "5d2f8b9e-61a4-4c3b-9e07-b84c2a1f6d90",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-21-night",
+                     *                   "status": "created",
+                     *                   "quizId": "7a54c8a1-2cc5-4b16-a7c0-893de84f3d17",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           }
+                     *         ],
+                     *         "running": [],
+                     *         "actionsTaken": 41,
+                     *         "skippedOverlap": 0,
+                     *         "missedCatchupWindow": 0,
+                     *         "createdAt": "2026-10-14T18:22:05.000Z",
+                     *         "updatedAt": "2026-11-24T09:58:17.000Z",
+                     *         "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/schedules/quiz-daily-generation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QuizSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
+    postQuizAdminSchedulePause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Edição de quarta atrasada: gerar à mão depois da publicação"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuizSchedulePauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz schedule paused",
+                     *       "data": {
+                     *         "scheduleId": "quiz-daily-generation",
+                     *         "paused": true,
+                     *         "note": "Edição de quarta atrasada: gerar à mão depois da publicação (by usr_em_4b1f0c2d9e8a7b6c5d4e3f21)",
+                     *         "spec": {
+                     *           "cron": [
+                     *             "0 7 * * *"
+                     *           ],
+                     *           "timeZone": "UTC"
+                     *         },
+                     *         "configured": {
+                     *           "time": "07:00",
+                     *           "timeZone": "UTC",
+                     *           "createdByWorkers": true
+                     *         },
+                     *         "overlap": "SKIP",
+                     *         "catchupWindowMs": 86400000,
+                     *         "nextRuns": [
+                     *           "2026-11-25T07:00:00.000Z",
+                     *           "2026-11-26T07:00:00.000Z",
+                     *           "2026-11-27T07:00:00.000Z"
+                     *         ],
+                     *         "recentRuns": [
+                     *           {
+                     *             "scheduledAt": "2026-11-24T07:00:00.000Z",
+                     *             "startedAt": "2026-11-24T07:00:00.212Z",
+                     *             "workflowId": "quiz-daily-2026-11-24T07:00:00Z",
+                     *             "runId": "019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-24T07%3A00%3A00Z/019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-24T07:00:43.871Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-24",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-23",
+                     *                   "status": "created",
+                     *                   "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-23-night",
+                     *                   "status": "created",
+                     *                   "quizId": "c41f7e2a-9d8b-4a6c-b3e5-72f1d0a9c864",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           },
+                     *           {
+                     *             "scheduledAt": "2026-11-23T07:00:00.000Z",
+                     *             "startedAt": "2026-11-23T07:00:00.187Z",
+                     *             "workflowId": "quiz-daily-2026-11-23T07:00:00Z",
+                     *             "runId": "01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-23T07%3A00%3A00Z/01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-23T07:00:39.402Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-23",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-21",
+                     *                   "status": "exists",
+                     *                   "quizId": "5d2f8b9e-61a4-4c3b-9e07-b84c2a1f6d90",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-21-night",
+                     *                   "status": "created",
+                     *                   "quizId": "7a54c8a1-2cc5-4b16-a7c0-893de84f3d17",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           }
+                     *         ],
+                     *         "running": [],
+                     *         "actionsTaken": 41,
+                     *         "skippedOverlap": 0,
+                     *         "missedCatchupWindow": 0,
+                     *         "createdAt": "2026-10-14T18:22:05.000Z",
+                     *         "updatedAt": "2026-11-24T09:58:17.000Z",
+                     *         "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/schedules/quiz-daily-generation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QuizSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            413: components["responses"]["QuizPayloadTooLarge"];
+            415: components["responses"]["QuizUnsupportedMediaType"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
+    postQuizAdminScheduleUnpause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Edição de quarta publicada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuizScheduleUnpauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz schedule resumed",
+                     *       "data": {
+                     *         "scheduleId": "quiz-daily-generation",
+                     *         "paused": false,
+                     *         "note": "Edição de quarta publicada (by usr_em_4b1f0c2d9e8a7b6c5d4e3f21)",
+                     *         "spec": {
+                     *           "cron": [
+                     *             "0 7 * * *"
+                     *           ],
+                     *           "timeZone": "UTC"
+                     *         },
+                     *         "configured": {
+                     *           "time": "07:00",
+                     *           "timeZone": "UTC",
+                     *           "createdByWorkers": true
+                     *         },
+                     *         "overlap": "SKIP",
+                     *         "catchupWindowMs": 86400000,
+                     *         "nextRuns": [
+                     *           "2026-11-25T07:00:00.000Z",
+                     *           "2026-11-26T07:00:00.000Z",
+                     *           "2026-11-27T07:00:00.000Z"
+                     *         ],
+                     *         "recentRuns": [
+                     *           {
+                     *             "scheduledAt": "2026-11-24T07:00:00.000Z",
+                     *             "startedAt": "2026-11-24T07:00:00.212Z",
+                     *             "workflowId": "quiz-daily-2026-11-24T07:00:00Z",
+                     *             "runId": "019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-24T07%3A00%3A00Z/019374a2-1c3e-7d41-9b0a-5e6f7a8b9c0d/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-24T07:00:43.871Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-24",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-23",
+                     *                   "status": "created",
+                     *                   "quizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-23-night",
+                     *                   "status": "created",
+                     *                   "quizId": "c41f7e2a-9d8b-4a6c-b3e5-72f1d0a9c864",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           },
+                     *           {
+                     *             "scheduledAt": "2026-11-23T07:00:00.000Z",
+                     *             "startedAt": "2026-11-23T07:00:00.187Z",
+                     *             "workflowId": "quiz-daily-2026-11-23T07:00:00Z",
+                     *             "runId": "01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-23T07%3A00%3A00Z/01936f7b-8a2d-7c15-a4e9-0b1c2d3e4f5a/history",
+                     *             "status": "COMPLETED",
+                     *             "closedAt": "2026-11-23T07:00:39.402Z",
+                     *             "result": {
+                     *               "runDay": "2026-11-23",
+                     *               "quizzes": [
+                     *                 {
+                     *                   "quizDate": "2026-11-21",
+                     *                   "status": "exists",
+                     *                   "quizId": "5d2f8b9e-61a4-4c3b-9e07-b84c2a1f6d90",
+                     *                   "reason": null
+                     *                 },
+                     *                 {
+                     *                   "quizDate": "2026-11-21-night",
+                     *                   "status": "created",
+                     *                   "quizId": "7a54c8a1-2cc5-4b16-a7c0-893de84f3d17",
+                     *                   "reason": null
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "failure": null
+                     *           }
+                     *         ],
+                     *         "running": [],
+                     *         "actionsTaken": 41,
+                     *         "skippedOverlap": 0,
+                     *         "missedCatchupWindow": 0,
+                     *         "createdAt": "2026-10-14T18:22:05.000Z",
+                     *         "updatedAt": "2026-11-25T09:12:44.000Z",
+                     *         "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/schedules/quiz-daily-generation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QuizSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            413: components["responses"]["QuizPayloadTooLarge"];
+            415: components["responses"]["QuizUnsupportedMediaType"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
+    postQuizAdminScheduleTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz schedule triggered",
+                     *       "data": {
+                     *         "scheduleId": "quiz-daily-generation",
+                     *         "overlap": "SKIP",
+                     *         "workflowId": "quiz-daily-2026-11-24T10:02:31Z",
+                     *         "runId": "019375d0-4e5f-7a6b-8c9d-0e1f2a3b4c5d",
+                     *         "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows/quiz-daily-2026-11-24T10%3A02%3A31Z/019375d0-4e5f-7a6b-8c9d-0e1f2a3b4c5d/history"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QuizScheduleTriggered"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            409: components["responses"]["QuizConflict"];
+            413: components["responses"]["QuizPayloadTooLarge"];
+            415: components["responses"]["QuizUnsupportedMediaType"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
     getQuizAvailable: {
         parameters: {
             query?: never;
@@ -2422,6 +3178,89 @@ export interface operations {
             503: components["responses"]["QuizServiceUnavailable"];
         };
     };
+    getQuizAdminId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1ac93759-4d42-4971-a551-332c69cc2b69 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *         "title": "Quiz da edição da manhã de 23/11/2026",
+                     *         "description": "10 perguntas sobre a edição \"Petrobras aprova dividendos extraordinários e ata do Copom reforça Selic estável\". Acerte 6 ou mais para recuperar o dia na sua sequência de leitura.",
+                     *         "quizDate": "2026-11-23",
+                     *         "date": "2026-11-23",
+                     *         "edition": "morning",
+                     *         "postId": "2026-11-23-morning",
+                     *         "minCorrectAnswers": 6,
+                     *         "origin": "generated",
+                     *         "workflowId": "quiz-generation-2026-11-23",
+                     *         "model": "gpt-4o",
+                     *         "createdAt": "2026-11-24T07:00:41.000Z",
+                     *         "questions": [
+                     *           {
+                     *             "number": 1,
+                     *             "text": "Quanto a Petrobras (PETR4) vai pagar por ação em dividendos extraordinários?",
+                     *             "options": [
+                     *               "R$ 0,85",
+                     *               "R$ 1,12",
+                     *               "R$ 1,47",
+                     *               "R$ 2,03"
+                     *             ],
+                     *             "correct": 1,
+                     *             "evidence": "O conselho da Petrobras (PETR4) aprovou o pagamento de R$ 1,12 por ação em dividendos extraordinários, e os papéis sobem 3,4% no pré-mercado."
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "text": "Segundo a ata do Copom, em que nível a Selic deve ficar até o fim do ano?",
+                     *             "options": [
+                     *               "10,25%",
+                     *               "10,50%",
+                     *               "10,75%",
+                     *               "11,00%"
+                     *             ],
+                     *             "correct": 2,
+                     *             "evidence": "A ata do Copom, divulgada pelo Banco Central, reforça que a Selic deve ficar em 10,75% até o fim do ano, com o IPCA de outubro em 0,29%."
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["AdminQuizDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
     deleteQuizAdminId: {
         parameters: {
             query?: never;
@@ -2469,6 +3308,62 @@ export interface operations {
             429: components["responses"]["QuizTooManyRequests"];
             500: components["responses"]["QuizInternalError"];
             503: components["responses"]["QuizServiceUnavailable"];
+        };
+    };
+    postQuizAdminIdRegenerate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1ac93759-4d42-4971-a551-332c69cc2b69 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Quiz regenerated",
+                     *       "data": {
+                     *         "quizId": "3e9d41c7-58b2-4f0a-9c6e-d1a27b84f5e3",
+                     *         "replacedQuizId": "1ac93759-4d42-4971-a551-332c69cc2b69",
+                     *         "date": "2026-11-23",
+                     *         "quizDate": "2026-11-23",
+                     *         "edition": "morning",
+                     *         "workflowId": "quiz-generation-2026-11-23"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QuizRegenerated"];
+                    };
+                };
+            };
+            400: components["responses"]["QuizBadRequest"];
+            401: components["responses"]["QuizUnauthorizedBearer"];
+            403: components["responses"]["QuizForbiddenAdmin"];
+            404: components["responses"]["QuizNotFound"];
+            409: components["responses"]["QuizConflict"];
+            413: components["responses"]["QuizPayloadTooLarge"];
+            415: components["responses"]["QuizUnsupportedMediaType"];
+            429: components["responses"]["QuizTooManyRequests"];
+            500: components["responses"]["QuizInternalError"];
+            503: components["responses"]["QuizServiceUnavailable"];
+            504: components["responses"]["QuizGatewayTimeout"];
         };
     };
     getQuizId: {
@@ -3876,6 +4771,104 @@ export interface operations {
             404: components["responses"]["AiNotFound"];
             413: components["responses"]["AiPayloadTooLarge"];
             415: components["responses"]["AiUnsupportedMediaType"];
+            429: components["responses"]["AiTooManyRequests"];
+            500: components["responses"]["AiInternalError"];
+            503: components["responses"]["AiServiceUnavailable"];
+        };
+    };
+    getAiAdminUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First UTC day (inclusive); default: 29 days before `to`
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description Last UTC day (inclusive); default: today (UTC). The period spans at most 366 days
+                 * @example 2026-11-24
+                 */
+                to?: string;
+                /** @description One user's id (a token's `sub`: `usr_em_…`); default: every user */
+                user?: string;
+                page?: number;
+                /** @example 3 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-01",
+                     *         "to": "2026-11-24",
+                     *         "user": null,
+                     *         "rows": [
+                     *           {
+                     *             "userId": "usr_em_4b1f0c2d9e8a7b6c5d4e3f21",
+                     *             "model": "gpt-4o",
+                     *             "requests": 212,
+                     *             "promptTokens": 301448,
+                     *             "completionTokens": 88917,
+                     *             "totalTokens": 390365
+                     *           },
+                     *           {
+                     *             "userId": "usr_em_cc5e872af5e567ad37bb8946",
+                     *             "model": "gpt-4o-mini",
+                     *             "requests": 164,
+                     *             "promptTokens": 188020,
+                     *             "completionTokens": 41733,
+                     *             "totalTokens": 229753
+                     *           },
+                     *           {
+                     *             "userId": "usr_wa_5511987654321a9c3e7f02b",
+                     *             "model": "gpt-4o-mini",
+                     *             "requests": 58,
+                     *             "promptTokens": 52311,
+                     *             "completionTokens": 12904,
+                     *             "totalTokens": 65215
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "requests": 611,
+                     *           "promptTokens": 743902,
+                     *           "completionTokens": 189266,
+                     *           "totalTokens": 933168
+                     *         },
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 3,
+                     *           "total": 14,
+                     *           "totalPages": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["AiUsageByUser"];
+                    };
+                };
+            };
+            400: components["responses"]["AiBadRequest"];
+            401: components["responses"]["AiUnauthorizedBearer"];
+            403: components["responses"]["AiForbiddenBearer"];
             429: components["responses"]["AiTooManyRequests"];
             500: components["responses"]["AiInternalError"];
             503: components["responses"]["AiServiceUnavailable"];

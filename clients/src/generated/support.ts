@@ -301,6 +301,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/support/bulk/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put tags on and take tags off many tickets
+         * @description Up to 10000 tickets, or a whole view (`filter`). Every tag named must exist (404).
+         */
+        post: operations["postSupportBulkTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/support/bulk/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign many tickets
+         * @description A support manager assigns an active agent (or no one, null) to every ticket, reassigning those others have. An agent takes tickets for itself: those another agent has are reported as errors.
+         */
+        post: operations["postSupportBulkAssign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support/bulk/{operationId}": {
         parameters: {
             query?: never;
@@ -416,6 +456,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/support/eventos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live updates of the desk's tickets and presence (Server-Sent Events)
+         * @description Staff only. A stream of Server-Sent Events (text/event-stream) that stays open: `ticket` events when a ticket changes (a message, its status, fields, tags, assignee: {id, status, assignee, updatedAt, lastMessageAt, tags}), `presence` events when who is viewing or replying to a ticket changes ({ticketId, people}, empty when everyone left), and `reset` when the client should reload what it shows ({reason}). Every ticket, or one with `ticket=<id>` (which opens with that ticket's presence; the queue's stream opens with every ticket someone is on). Changes reach the stream within about a second (SUPPORT_LIVE_POLL_MS); events are states, so one received twice is harmless. `retry:` sets the reconnection delay; ticket events and the keep-alive comment (every SUPPORT_LIVE_KEEPALIVE_SECONDS, 15 s) carry an id: EventSource sends the last as Last-Event-ID when it reconnects (or send it as `lastEventId`), and the stream first sends the tickets changed since, or `reset` when that is older than SUPPORT_LIVE_RESUME_SECONDS (5 min) or more than 500 tickets changed. The server ends a stream after SUPPORT_LIVE_STREAM_MAX_SECONDS (10 min, ±10 %): EventSource reconnects and resumes, and the credential is checked again. A person holds at most SUPPORT_LIVE_MAX_STREAMS_PER_PERSON streams (5) and a process serves SUPPORT_LIVE_MAX_STREAMS: past either, 429.
+         */
+        get: operations["getSupportEventos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/support/{id}/presenca": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is viewing or replying to a ticket now
+         * @description Staff only. For a page that just opened; the stream (GET /support/eventos?ticket=<id>) then tells every change.
+         */
+        get: operations["getSupportIdPresenca"];
+        /**
+         * Say you are viewing or replying to a ticket (a heartbeat)
+         * @description Staff only. The ticket's page sends it on opening and every ~10 s after (and when its reply box starts or stops being typed in): it keeps the caller on the ticket for SUPPORT_PRESENCE_TTL_SECONDS (30 s), so a page that closes without saying so drops off by itself. Answers who is on the ticket now; the other pages learn it from their streams.
+         */
+        put: operations["putSupportIdPresenca"];
+        post?: never;
+        /**
+         * Say you left a ticket
+         * @description Staff only. The ticket's page sends it when it closes. Answers who is still on the ticket.
+         */
+        delete: operations["deleteSupportIdPresenca"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support": {
         parameters: {
             query?: never;
@@ -434,6 +522,26 @@ export interface paths {
          * @description No authentication. main, issue (one of the allowed values), description and email are required. A tighter per-IP limit applies. With an Idempotency-Key a retry opens no second ticket (on this public route a key is anyone's: the same key with the same body gets the same ticket back).
          */
         post: operations["postSupport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/support/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The queue's counts
+         * @description Staff only. How many tickets each queue view holds (mine, unassigned, open, pending, all: the `view` of GET /support), and the tickets being worked on (open or in progress) by newsletter, issue and tag.
+         */
+        get: operations["getSupportViews"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -540,6 +648,46 @@ export interface paths {
         patch: operations["patchSupportId"];
         trace?: never;
     };
+    "/support/{id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign a ticket, take it, or let it go
+         * @description Staff only. `assignee` is a staff member's e-mail, or null for no one. An agent takes a ticket no one has (its own e-mail) or lets its own go (null); a support manager assigns anyone who is an active support agent. A ticket someone else has is 409 with `details.assignee` (two agents taking one at once: one gets it, the other 409).
+         */
+        put: operations["putSupportIdAssignee"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/support/{id}/notas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an internal note
+         * @description Staff only. A note for the staff (origem `nota`): the requester never sees it, it is no reply (no first response, no status change) and no mail carries it.
+         */
+        post: operations["postSupportIdNotas"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support/{id}/restore": {
         parameters: {
             query?: never;
@@ -569,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message
-         * @description Sender (remetente) and origin come from the token: staff write as admin, requesters as usuario. An admin reply moves an open ticket to in_progress.
+         * @description Sender (remetente) and origin come from the token: staff write as admin, requesters as usuario. An admin reply moves an open ticket to in_progress. With `lastSeenMessageId` (the id of the newest message the author saw; 0: only the description) a message written while someone else's arrived is refused: 409 with `details.newer` (those messages, the newest 20), `details.newerCount` and `details.lastMessageId`, and nothing is written; send it again with `force: true`, or with the new `lastSeenMessageId` once it was read. Without the field nothing is checked.
          */
         post: operations["postSupportIdMensagens"];
         delete?: never;
@@ -1104,6 +1252,16 @@ export interface components {
                 respostas: number;
                 /** Format: int64 */
                 ticketsResolvidos: number;
+                /**
+                 * Format: int64
+                 * @description Tickets assigned to the agent now
+                 */
+                atribuidos: number;
+                /**
+                 * Format: int64
+                 * @description Of those, open or in progress
+                 */
+                atribuidosAtivos: number;
                 /** @description seconds; null when there is nothing to measure */
                 primeiraResposta: {
                     median: number | null;
@@ -1142,7 +1300,7 @@ export interface components {
             operationId: string;
             workflowId: string;
             /** @enum {string} */
-            type: "status" | "delete" | "messages" | "fast_response";
+            type: "status" | "delete" | "messages" | "fast_response" | "tags" | "assign";
             /** Format: int32 */
             total: number;
             /** @enum {string} */
@@ -1150,27 +1308,58 @@ export interface components {
             statusUrl: string;
         };
         BulkStatusRequest: {
-            ticketIds: number[];
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
             /** @enum {string} */
             status: "open" | "in_progress" | "resolved" | "closed";
         };
+        /** @description Every ticket these filters select when the operation starts (at most 10000), as GET /support lists them */
+        BulkSelection: {
+            /** @enum {string} */
+            view?: "mine" | "unassigned" | "open" | "pending" | "all";
+            /** @enum {string} */
+            status?: "open" | "in_progress" | "resolved" | "closed" | "deleted";
+            /** @enum {string} */
+            issue?: "Não recebi meus prêmios" | "Não estou recebendo a edição" | "Me desinscrevi e continuo recebendo" | "Alterações de cadastro" | "Não estou conseguindo indicar" | "Não estou conseguindo indicar o The News" | "Prêmio com defeito" | "Meus pontos no streak não estão contabilizando" | "Outros" | "Outro";
+            main?: string;
+            newsletter?: string;
+            /** Format: int64 */
+            tag?: number;
+            /** Format: email */
+            assignee?: string;
+            q?: string;
+        };
         BulkDeleteRequest: {
-            ticketIds: number[];
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
         };
         BulkMessagesRequest: {
-            ticketIds: number[];
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
             conteudo: string;
         };
         BulkFastResponseRequest: {
-            ticketIds: number[];
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
             /** @default false */
             send?: boolean;
+        };
+        BulkTagsRequest: {
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
+            add?: number[];
+            remove?: number[];
+        };
+        BulkAssignRequest: {
+            ticketIds?: number[];
+            filter?: components["schemas"]["BulkSelection"];
+            assignee: string | null;
         };
         BulkOperation: {
             /** Format: uuid */
             operationId: string;
             /** @enum {string} */
-            type: "status" | "delete" | "messages" | "fast_response";
+            type: "status" | "delete" | "messages" | "fast_response" | "tags" | "assign";
             /** @enum {string} */
             state: "running" | "completed" | "cancelled" | "failed";
             /** Format: int64 */
@@ -1237,6 +1426,33 @@ export interface components {
             /** Format: int64 */
             id: number;
         };
+        SupportLiveEvent: {
+            /** @enum {string} */
+            event: "ticket" | "presence" | "reset";
+            /** @description On ticket events: the cursor a reconnecting client sends back as Last-Event-ID */
+            id?: string;
+            /** @description JSON. ticket: {id, status, assignee (where the ticket has the field), updatedAt, lastMessageAt, tags (ids)}; presence: {ticketId, people: [{email, state}]} (TicketPresence); reset: {reason} (resume_window_passed, too_many_changes, stream_overflow) */
+            data: string;
+        };
+        TicketPresence: {
+            /** Format: int64 */
+            ticketId: number;
+            /** @description sorted by e-mail; empty when no one is on it */
+            people: components["schemas"]["PresencePerson"][];
+        };
+        PresencePerson: {
+            /** @description the staff member's e-mail (a token without one: its subject) */
+            email: string;
+            /** @enum {string} */
+            state: "viewing" | "replying";
+        };
+        PresenceRequest: {
+            /**
+             * @description viewing: the ticket is open on their screen; replying: they are typing a reply
+             * @enum {string}
+             */
+            state: "viewing" | "replying";
+        };
         Ticket: {
             /** Format: int64 */
             id: number;
@@ -1254,6 +1470,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             deletedAt: string | null;
+            /** @description The staff member working on it (e-mail), or null */
+            assignee: string | null;
             tags: components["schemas"]["Tag"][];
         };
         Tag: {
@@ -1273,6 +1491,47 @@ export interface components {
             email: string;
             newsletter?: string;
             wantReply?: boolean;
+        };
+        QueueCounts: {
+            /**
+             * Format: int64
+             * @description Open or in progress, assigned to you
+             */
+            mine: number;
+            /**
+             * Format: int64
+             * @description Open or in progress, assigned to no one
+             */
+            unassigned: number;
+            /** Format: int64 */
+            open: number;
+            /**
+             * Format: int64
+             * @description in_progress: answered, not resolved
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Every ticket not deleted
+             */
+            all: number;
+            /** @description Open or in progress, by newsletter (the 100 largest) */
+            newsletters: components["schemas"]["QueueValueCount"][];
+            /** @description Open or in progress, by issue */
+            issues: components["schemas"]["QueueValueCount"][];
+            /** @description Open or in progress, by tag id */
+            tags: components["schemas"]["QueueTagCount"][];
+        };
+        QueueValueCount: {
+            value: string;
+            /** Format: int64 */
+            count: number;
+        };
+        QueueTagCount: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            count: number;
         };
         TagListed: {
             /** Format: int64 */
@@ -1345,6 +1604,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             deletedAt: string | null;
+            /** @description The staff member working on it (e-mail), or null */
+            assignee: string | null;
             tags: components["schemas"]["Tag"][];
             anexos: {
                 /** Format: int64 */
@@ -1365,7 +1626,7 @@ export interface components {
             /** @description the sender's e-mail, or the staff member's id */
             remetente: string;
             /** @enum {string} */
-            origem: "usuario" | "admin";
+            origem: "usuario" | "admin" | "nota";
             /** Format: date-time */
             createdAt: string;
         };
@@ -1394,6 +1655,12 @@ export interface components {
             /** @constant */
             status: "deleted";
         };
+        AssignTicketRequest: {
+            assignee: string | null;
+        };
+        AddNoteRequest: {
+            conteudo: string;
+        };
         TicketRestored: {
             /** Format: int64 */
             id: number;
@@ -1405,6 +1672,13 @@ export interface components {
         };
         AddMessageRequest: {
             conteudo: string;
+            /**
+             * Format: int64
+             * @description The id of the newest message the author saw (0: only the description). A newer message from someone else: 409 with it, nothing written
+             */
+            lastSeenMessageId?: number;
+            /** @description true: send even if newer messages arrived (after a 409) */
+            force?: boolean;
         };
         /** @description Nothing: the message says what was done */
         NoData: null;
@@ -1633,6 +1907,26 @@ export interface components {
             };
         };
         /** @description Not found */
+        SupportNotFoundReplayable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Not found",
+                 *       "error": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Not found */
         SupportNotFound: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1665,26 +1959,6 @@ export interface components {
                  *       "success": false,
                  *       "message": "The request did not finish in time",
                  *       "error": "TIMEOUT"
-                 *     }
-                 */
-                "application/json": components["schemas"]["SupportError"];
-            };
-        };
-        /** @description Not found */
-        SupportNotFoundReplayable: {
-            headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "message": "Not found",
-                 *       "error": "NOT_FOUND"
                  *     }
                  */
                 "application/json": components["schemas"]["SupportError"];
@@ -2669,6 +2943,8 @@ export interface operations {
                      *             "agente": "lucas.prado@newsletter.dev",
                      *             "respostas": 131,
                      *             "ticketsResolvidos": 104,
+                     *             "atribuidos": 12,
+                     *             "atribuidosAtivos": 7,
                      *             "primeiraResposta": {
                      *               "median": 4620,
                      *               "p90": 27900,
@@ -2686,6 +2962,8 @@ export interface operations {
                      *             "agente": "mariana.costa@newsletter.dev",
                      *             "respostas": 158,
                      *             "ticketsResolvidos": 131,
+                     *             "atribuidos": 9,
+                     *             "atribuidosAtivos": 4,
                      *             "primeiraResposta": {
                      *               "median": 5310,
                      *               "p90": 33120,
@@ -2977,6 +3255,148 @@ export interface operations {
                      *         "total": 2,
                      *         "state": "running",
                      *         "statusUrl": "/support/bulk/d4a61b08-7e5c-4c3f-9b27-e06f8a1d3c45"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["BulkOperationAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    postSupportBulkTags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry, as in Stripe's API. Send a new unique value (a UUID) for each new request, and the same value when you retry it. For 24 hours, a repeat with the same key and the same request gets the first answer again, with the header Idempotent-Replayed: true, and nothing is written twice; the key with another request (other path parameters or body) is 422; a repeat while the first is still being processed is 409 (retry shortly). A refusal (400, 409, 413, 415, 429) is not kept and frees the key. An answer of 5xx is not kept either: the repeat is processed again and finds what the first attempt stored, so it still stores nothing twice. Keys belong to the caller (the token's subject or the account; anyone, on a public route) and to the operation. 1–255 visible ASCII characters; anything else is 400. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filter": {
+                 *         "view": "unassigned",
+                 *         "issue": "Não estou recebendo a edição"
+                 *       },
+                 *       "add": [
+                 *         2
+                 *       ],
+                 *       "remove": []
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkTagsRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "5b2f9e41-8c7d-4a63-a1e0-93d4c6b28f17",
+                     *         "workflowId": "ticket-bulk-5b2f9e41-8c7d-4a63-a1e0-93d4c6b28f17",
+                     *         "type": "tags",
+                     *         "total": 23,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/5b2f9e41-8c7d-4a63-a1e0-93d4c6b28f17"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["BulkOperationAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFoundReplayable"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    postSupportBulkAssign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry, as in Stripe's API. Send a new unique value (a UUID) for each new request, and the same value when you retry it. For 24 hours, a repeat with the same key and the same request gets the first answer again, with the header Idempotent-Replayed: true, and nothing is written twice; the key with another request (other path parameters or body) is 422; a repeat while the first is still being processed is 409 (retry shortly). A refusal (400, 409, 413, 415, 429) is not kept and frees the key. An answer of 5xx is not kept either: the repeat is processed again and finds what the first attempt stored, so it still stores nothing twice. Keys belong to the caller (the token's subject or the account; anyone, on a public route) and to the operation. 1–255 visible ASCII characters; anything else is 400. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ticketIds": [
+                 *         1845,
+                 *         1847
+                 *       ],
+                 *       "assignee": "mariana.costa@newsletter.dev"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkAssignRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Operação iniciada",
+                     *       "data": {
+                     *         "operationId": "a8c3e2d7-41b9-4f06-8e5a-2d7f19c0b6e4",
+                     *         "workflowId": "ticket-bulk-a8c3e2d7-41b9-4f06-8e5a-2d7f19c0b6e4",
+                     *         "type": "assign",
+                     *         "total": 2,
+                     *         "state": "running",
+                     *         "statusUrl": "/support/bulk/a8c3e2d7-41b9-4f06-8e5a-2d7f19c0b6e4"
                      *       }
                      *     }
                      */
@@ -3386,6 +3806,228 @@ export interface operations {
             503: components["responses"]["SupportServiceUnavailable"];
         };
     };
+    getSupportEventos: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One ticket's events only (an open ticket's page); without it, every ticket's (the queue)
+                 * @example 1842
+                 */
+                ticket?: number;
+                /** @description Resume after this event (as the Last-Event-ID header, which EventSource sends by itself when it reconnects) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "ticket",
+                     *       "id": "1795524078000",
+                     *       "data": "{\"id\":1842,\"status\":\"in_progress\",\"assignee\":\"mariana.costa@newsletter.dev\",\"updatedAt\":\"2026-11-24T12:41:18.000Z\",\"lastMessageAt\":\"2026-11-24T12:41:18.000Z\",\"tags\":[2]}"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["SupportLiveEvent"];
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    getSupportIdPresenca: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ticketId": 1842,
+                     *         "people": [
+                     *           {
+                     *             "email": "lucas.prado@newsletter.dev",
+                     *             "state": "replying"
+                     *           },
+                     *           {
+                     *             "email": "mariana.costa@newsletter.dev",
+                     *             "state": "viewing"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["TicketPresence"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    putSupportIdPresenca: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "replying"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PresenceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ticketId": 1842,
+                     *         "people": [
+                     *           {
+                     *             "email": "lucas.prado@newsletter.dev",
+                     *             "state": "replying"
+                     *           },
+                     *           {
+                     *             "email": "mariana.costa@newsletter.dev",
+                     *             "state": "viewing"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["TicketPresence"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    deleteSupportIdPresenca: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ticketId": 1842,
+                     *         "people": [
+                     *           {
+                     *             "email": "lucas.prado@newsletter.dev",
+                     *             "state": "replying"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["TicketPresence"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
     getSupport: {
         parameters: {
             query?: {
@@ -3408,6 +4050,10 @@ export interface operations {
                  * @example Gmail
                  */
                 q?: string;
+                /** @description Staff only. A queue view: mine (open or in progress, assigned to you), unassigned (open or in progress, assigned to no one), open, pending (in_progress: answered), all */
+                view?: "mine" | "unassigned" | "open" | "pending" | "all";
+                /** @description Staff only. Tickets assigned to this staff member */
+                assignee?: string;
                 /** @example 1 */
                 page?: number;
                 /** @example 10 */
@@ -3445,6 +4091,7 @@ export interface operations {
                      *           "createdAt": "2026-11-24T11:32:05.000Z",
                      *           "updatedAt": "2026-11-24T12:41:18.000Z",
                      *           "deletedAt": null,
+                     *           "assignee": "mariana.costa@newsletter.dev",
                      *           "tags": [
                      *             {
                      *               "id": 2,
@@ -3533,6 +4180,7 @@ export interface operations {
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
                      *         "updatedAt": "2026-11-24T11:32:05.000Z",
                      *         "deletedAt": null,
+                     *         "assignee": null,
                      *         "tags": []
                      *       }
                      *     }
@@ -3550,6 +4198,78 @@ export interface operations {
             413: components["responses"]["SupportPayloadTooLarge"];
             415: components["responses"]["SupportUnsupportedMediaType"];
             422: components["responses"]["SupportIdempotencyKeyReused"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    getSupportViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "mine": 7,
+                     *         "unassigned": 23,
+                     *         "open": 18,
+                     *         "pending": 41,
+                     *         "all": 1842,
+                     *         "newsletters": [
+                     *           {
+                     *             "value": "The News",
+                     *             "count": 52
+                     *           },
+                     *           {
+                     *             "value": "The Champs",
+                     *             "count": 12
+                     *           }
+                     *         ],
+                     *         "issues": [
+                     *           {
+                     *             "value": "Não estou recebendo a edição",
+                     *             "count": 31
+                     *           },
+                     *           {
+                     *             "value": "Alterações de cadastro",
+                     *             "count": 9
+                     *           }
+                     *         ],
+                     *         "tags": [
+                     *           {
+                     *             "id": 2,
+                     *             "count": 14
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["QueueCounts"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
             429: components["responses"]["SupportTooManyRequests"];
             500: components["responses"]["SupportInternalError"];
             503: components["responses"]["SupportServiceUnavailable"];
@@ -4049,6 +4769,7 @@ export interface operations {
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
                      *         "updatedAt": "2026-11-24T12:41:18.000Z",
                      *         "deletedAt": null,
+                     *         "assignee": "mariana.costa@newsletter.dev",
                      *         "tags": [
                      *           {
                      *             "id": 2,
@@ -4224,6 +4945,147 @@ export interface operations {
             503: components["responses"]["SupportServiceUnavailable"];
         };
     };
+    putSupportIdAssignee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assignee": "mariana.costa@newsletter.dev"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssignTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 1842,
+                     *         "main": "Suporte",
+                     *         "issue": "Não estou recebendo a edição",
+                     *         "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
+                     *         "email": "renata.alves@example.com",
+                     *         "newsletter": "The News",
+                     *         "wantReply": true,
+                     *         "status": "in_progress",
+                     *         "replied": null,
+                     *         "createdAt": "2026-11-24T11:32:05.000Z",
+                     *         "updatedAt": "2026-11-24T12:41:18.000Z",
+                     *         "deletedAt": null,
+                     *         "assignee": "mariana.costa@newsletter.dev",
+                     *         "tags": [
+                     *           {
+                     *             "id": 2,
+                     *             "name": "Entrega",
+                     *             "color": "#1a73e8",
+                     *             "isDefault": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["Ticket"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    postSupportIdNotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "conteudo": "Gmail marcou nosso domínio como promoção nesta semana: já abri chamado com o provedor de envio."
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddNoteRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Nota adicionada",
+                     *       "data": {
+                     *         "id": 5128,
+                     *         "conteudo": "Gmail marcou nosso domínio como promoção nesta semana: já abri chamado com o provedor de envio.",
+                     *         "remetente": "mariana.costa@newsletter.dev",
+                     *         "origem": "nota",
+                     *         "createdAt": "2026-11-24T12:05:41.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            409: components["responses"]["SupportConflict"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
     postSupportIdRestore: {
         parameters: {
             query?: never;
@@ -4351,7 +5213,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções."
+                 *       "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
+                 *       "lastSeenMessageId": 5127
                  *     }
                  */
                 "application/json": components["schemas"]["AddMessageRequest"];

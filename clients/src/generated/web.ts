@@ -391,6 +391,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/staff/ops/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operations overview
+         * @description Each dependency's health (MongoDB, Temporal, MinIO, SMTP) probed from the dashboard, each service's GET /health at its public address, the running workflows per type and the backlog and pollers of each task queue (from Temporal, within 3 s: what did not answer is null, with why), and for each family of workflows (ticket-bulk-…, news-source-…, the schedules’ runs) the Temporal UI listing them (TEMPORAL_UI_URL). Always 200 while the dashboard can check the session: what is down is what it reports. Answers are shared for 2 s. Staff with platform.ops only.
+         */
+        get: operations["getApiStaffOpsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -849,21 +869,104 @@ export interface components {
             /** @description who did it: a member's address, or cli (the operator's CLI), seed (demo data) */
             actor: string;
             /**
-             * @description staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove
+             * @description staff.invite, staff.activate (the invitee signed in), staff.roles, staff.remove; console.change: a change made in the staff console
              * @enum {string}
              */
-            action: "staff.invite" | "staff.activate" | "staff.roles" | "staff.remove";
-            /** @description the member it was done to */
-            member: string;
-            /** @description null: no member before (an invitation) */
+            action: "staff.invite" | "staff.activate" | "staff.roles" | "staff.remove" | "console.change";
+            /** @description the member it was done to; null for a console change */
+            member: string | null;
+            /** @description null: no member before (an invitation), or a console change */
             before: components["schemas"]["StaffState"] | null;
-            /** @description null: no member after (a removal) */
+            /** @description null: no member after (a removal), or a console change */
             after: components["schemas"]["StaffState"] | null;
+            /** @description a console change: the operation, as its API documents it (PUT /support/{id}/assignee) */
+            operation: string | null;
+            /** @description a console change: the operation's path parameters */
+            target: {
+                [key: string]: string | number;
+            } | null;
+            /** @description a console change: what was sent (JSON; secrets redacted, cut past 2,000 characters) */
+            change: string | null;
         };
         StaffState: {
             roles: ("owner" | "support.manager" | "support.agent" | "news.admin" | "quiz.admin" | "ai.edit" | "platform.ops")[];
             /** @enum {string} */
             status: "invited" | "active";
+        };
+        OpsOverview: {
+            /**
+             * Format: date-time
+             * @description when it was read (answers are shared for 2 s)
+             */
+            generatedAt: string;
+            /** @description probed from the dashboard's process, each within 2 s */
+            dependencies: {
+                /** @enum {string} */
+                name: "mongodb" | "temporal" | "minio" | "smtp";
+                /** @enum {string} */
+                status: "up" | "down";
+                /** Format: int64 */
+                latencyMs: number;
+                /** @description the error's kind (a code or a name), never its message */
+                error: string | null;
+            }[];
+            /** @description each service's GET /health at its public address; the dashboard's is its own */
+            services: {
+                /** @enum {string} */
+                name: "news" | "support" | "quiz" | "web";
+                url: string;
+                /**
+                 * @description degraded: its /health answered 503; unreachable: no answer from here (down, or not reachable from the dashboard)
+                 * @enum {string}
+                 */
+                status: "up" | "degraded" | "unreachable";
+                httpStatus: number | null;
+                latencyMs: number | null;
+                /** @description the dependencies it reported down */
+                down: string[];
+                /** @description the error's kind (a code or a name), never its message */
+                error: string | null;
+            }[];
+            /** @description from Temporal's visibility API and task queue statistics, within 3 s */
+            backlog: {
+                /** @description running workflows of this deployment's task queues; null when Temporal did not answer in time */
+                running: number | null;
+                byWorkflowType: {
+                    workflowType: string;
+                    running: number | null;
+                    temporalUiUrl: string;
+                }[];
+                taskQueues: {
+                    name: string;
+                    /** @description approximate backlog of workflow tasks */
+                    workflowTasks: number | null;
+                    /** @description approximate backlog of activity tasks */
+                    activityTasks: number | null;
+                    /** @description workers polling for workflow tasks lately */
+                    workflowPollers: number | null;
+                    activityPollers: number | null;
+                    oldestTaskAgeMs: number | null;
+                }[];
+                /** @description why some figures are null */
+                error: string | null;
+            };
+            workflowFamilies: {
+                family: string;
+                workflowType: string;
+                idPattern: string;
+                /** @description the start its workflow ids share (the business id follows); null for a schedule's runs */
+                idPrefix: string | null;
+                taskQueue: string;
+                /** @description the visibility query that finds them */
+                query: string;
+                /** @description the Temporal UI listing them */
+                temporalUiUrl: string;
+            }[];
+            temporalUi: {
+                /** @description TEMPORAL_UI_URL */
+                url: string;
+                namespace: string;
+            };
         };
     };
     responses: {
@@ -2830,6 +2933,20 @@ export interface operations {
                      *       "data": {
                      *         "entries": [
                      *           {
+                     *             "id": "2026-11-24T11:32:40.000Z~9a3e7d1f0c55",
+                     *             "at": "2026-11-24T11:32:40.000Z",
+                     *             "actor": "joao.pereira@newsletter-exemplo.com.br",
+                     *             "action": "console.change",
+                     *             "member": null,
+                     *             "before": null,
+                     *             "after": null,
+                     *             "operation": "PUT /support/{id}/assignee",
+                     *             "target": {
+                     *               "id": 1842
+                     *             },
+                     *             "change": "{\"assignee\":\"joao.pereira@newsletter-exemplo.com.br\"}"
+                     *           },
+                     *           {
                      *             "id": "2026-11-24T11:20:08.000Z~4f1c9a07be23",
                      *             "at": "2026-11-24T11:20:08.000Z",
                      *             "actor": "helena.prado@newsletter-exemplo.com.br",
@@ -2841,7 +2958,10 @@ export interface operations {
                      *                 "news.admin"
                      *               ],
                      *               "status": "invited"
-                     *             }
+                     *             },
+                     *             "operation": null,
+                     *             "target": null,
+                     *             "change": null
                      *           },
                      *           {
                      *             "id": "2026-11-24T10:05:31.000Z~d20e6b5c1a98",
@@ -2860,7 +2980,10 @@ export interface operations {
                      *                 "support.manager"
                      *               ],
                      *               "status": "active"
-                     *             }
+                     *             },
+                     *             "operation": null,
+                     *             "target": null,
+                     *             "change": null
                      *           }
                      *         ],
                      *         "nextBefore": "2026-11-24T10:05:31.000Z~d20e6b5c1a98"
@@ -2872,6 +2995,414 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: components["schemas"]["StaffAuditPage"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiStaffOpsOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "generatedAt": "2026-11-24T10:15:02.114Z",
+                     *         "dependencies": [
+                     *           {
+                     *             "name": "mongodb",
+                     *             "status": "up",
+                     *             "latencyMs": 3,
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "temporal",
+                     *             "status": "up",
+                     *             "latencyMs": 5,
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "minio",
+                     *             "status": "up",
+                     *             "latencyMs": 8,
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "smtp",
+                     *             "status": "down",
+                     *             "latencyMs": 2001,
+                     *             "error": "TimeoutError"
+                     *           }
+                     *         ],
+                     *         "services": [
+                     *           {
+                     *             "name": "news",
+                     *             "url": "https://api.newsletter-exemplo.com.br/health",
+                     *             "status": "up",
+                     *             "httpStatus": 200,
+                     *             "latencyMs": 41,
+                     *             "down": [],
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "support",
+                     *             "url": "https://suporte.newsletter-exemplo.com.br/health",
+                     *             "status": "up",
+                     *             "httpStatus": 200,
+                     *             "latencyMs": 38,
+                     *             "down": [],
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "quiz",
+                     *             "url": "https://quiz.newsletter-exemplo.com.br/health",
+                     *             "status": "up",
+                     *             "httpStatus": 200,
+                     *             "latencyMs": 44,
+                     *             "down": [],
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "name": "web",
+                     *             "url": "https://painel.newsletter-exemplo.com.br/health",
+                     *             "status": "up",
+                     *             "httpStatus": 200,
+                     *             "latencyMs": null,
+                     *             "down": [],
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "backlog": {
+                     *           "running": 57,
+                     *           "byWorkflowType": [
+                     *             {
+                     *               "workflowType": "smokeWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22smokeWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "aiChatWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22aiChatWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "bulkTicketOperationWorkflow",
+                     *               "running": 1,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22bulkTicketOperationWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "ticketFastResponseWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22ticketFastResponseWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "newsSourceWorkflow",
+                     *               "running": 12,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsSourceWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "newsEnrichWorkflow",
+                     *               "running": 3,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsEnrichWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "newsReenrichWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsReenrichWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "newsImportWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsImportWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "quizGenerationWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22quizGenerationWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "quizDailyWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22quizDailyWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "subscriptionWorkflow",
+                     *               "running": 37,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22subscriptionWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "whatsappConversationWorkflow",
+                     *               "running": 4,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22whatsappConversationWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "whatsappAlertsWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22whatsappAlertsWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "billingRelayWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22billingRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "whatsappRelayWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22whatsappRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "newsIngestWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsIngestWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             }
+                     *           ],
+                     *           "taskQueues": [
+                     *             {
+                     *               "name": "platform-ops",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             },
+                     *             {
+                     *               "name": "ai-chat",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             },
+                     *             {
+                     *               "name": "support-ops",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 6,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": 1840
+                     *             },
+                     *             {
+                     *               "name": "news-ingest",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             },
+                     *             {
+                     *               "name": "news-sources",
+                     *               "workflowTasks": 1,
+                     *               "activityTasks": 3,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": 420
+                     *             },
+                     *             {
+                     *               "name": "quiz-generation",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             },
+                     *             {
+                     *               "name": "billing",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             },
+                     *             {
+                     *               "name": "whatsapp",
+                     *               "workflowTasks": 0,
+                     *               "activityTasks": 0,
+                     *               "workflowPollers": 2,
+                     *               "activityPollers": 2,
+                     *               "oldestTaskAgeMs": null
+                     *             }
+                     *           ],
+                     *           "error": null
+                     *         },
+                     *         "workflowFamilies": [
+                     *           {
+                     *             "family": "smoke",
+                     *             "workflowType": "smokeWorkflow",
+                     *             "idPattern": "smoke-<checkId>",
+                     *             "idPrefix": "smoke-",
+                     *             "taskQueue": "platform-ops",
+                     *             "query": "`WorkflowId` STARTS_WITH \"smoke-\" AND `WorkflowType` = \"smokeWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22smoke-%22%20AND%20%60WorkflowType%60%20%3D%20%22smokeWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "aiChat",
+                     *             "workflowType": "aiChatWorkflow",
+                     *             "idPattern": "ai-chat-<userId>-<requestId>",
+                     *             "idPrefix": "ai-chat-",
+                     *             "taskQueue": "ai-chat",
+                     *             "query": "`WorkflowId` STARTS_WITH \"ai-chat-\" AND `WorkflowType` = \"aiChatWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22ai-chat-%22%20AND%20%60WorkflowType%60%20%3D%20%22aiChatWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "ticketBulk",
+                     *             "workflowType": "bulkTicketOperationWorkflow",
+                     *             "idPattern": "ticket-bulk-<operationId>",
+                     *             "idPrefix": "ticket-bulk-",
+                     *             "taskQueue": "support-ops",
+                     *             "query": "`WorkflowId` STARTS_WITH \"ticket-bulk-\" AND `WorkflowType` = \"bulkTicketOperationWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22ticket-bulk-%22%20AND%20%60WorkflowType%60%20%3D%20%22bulkTicketOperationWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "ticketFastResponse",
+                     *             "workflowType": "ticketFastResponseWorkflow",
+                     *             "idPattern": "ticket-fast-response-<ticketId>-<runId>",
+                     *             "idPrefix": "ticket-fast-response-",
+                     *             "taskQueue": "support-ops",
+                     *             "query": "`WorkflowId` STARTS_WITH \"ticket-fast-response-\" AND `WorkflowType` = \"ticketFastResponseWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22ticket-fast-response-%22%20AND%20%60WorkflowType%60%20%3D%20%22ticketFastResponseWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "newsSource",
+                     *             "workflowType": "newsSourceWorkflow",
+                     *             "idPattern": "news-source-<sourceId>",
+                     *             "idPrefix": "news-source-",
+                     *             "taskQueue": "news-sources",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-source-\" AND `WorkflowType` = \"newsSourceWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-source-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsSourceWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "newsEnrich",
+                     *             "workflowType": "newsEnrichWorkflow",
+                     *             "idPattern": "news-enrich-<articleId>",
+                     *             "idPrefix": "news-enrich-",
+                     *             "taskQueue": "news-sources",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-enrich-\" AND `WorkflowType` = \"newsEnrichWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-enrich-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsEnrichWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "newsReenrich",
+                     *             "workflowType": "newsReenrichWorkflow",
+                     *             "idPattern": "news-reenrich-<operationId>",
+                     *             "idPrefix": "news-reenrich-",
+                     *             "taskQueue": "news-sources",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-reenrich-\" AND `WorkflowType` = \"newsReenrichWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-reenrich-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsReenrichWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "newsImport",
+                     *             "workflowType": "newsImportWorkflow",
+                     *             "idPattern": "news-import-<importId>",
+                     *             "idPrefix": "news-import-",
+                     *             "taskQueue": "news-ingest",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-import-\" AND `WorkflowType` = \"newsImportWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-import-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsImportWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "quizGeneration",
+                     *             "workflowType": "quizGenerationWorkflow",
+                     *             "idPattern": "quiz-generation-<quizDate>",
+                     *             "idPrefix": "quiz-generation-",
+                     *             "taskQueue": "quiz-generation",
+                     *             "query": "`WorkflowId` STARTS_WITH \"quiz-generation-\" AND `WorkflowType` = \"quizGenerationWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22quiz-generation-%22%20AND%20%60WorkflowType%60%20%3D%20%22quizGenerationWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "quizGenerationDay",
+                     *             "workflowType": "quizDailyWorkflow",
+                     *             "idPattern": "quiz-daily-manual-<date>",
+                     *             "idPrefix": "quiz-daily-manual-",
+                     *             "taskQueue": "quiz-generation",
+                     *             "query": "`WorkflowId` STARTS_WITH \"quiz-daily-manual-\" AND `WorkflowType` = \"quizDailyWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22quiz-daily-manual-%22%20AND%20%60WorkflowType%60%20%3D%20%22quizDailyWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "subscription",
+                     *             "workflowType": "subscriptionWorkflow",
+                     *             "idPattern": "subscription-<stripeCustomerId>",
+                     *             "idPrefix": "subscription-",
+                     *             "taskQueue": "billing",
+                     *             "query": "`WorkflowId` STARTS_WITH \"subscription-\" AND `WorkflowType` = \"subscriptionWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22subscription-%22%20AND%20%60WorkflowType%60%20%3D%20%22subscriptionWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "whatsappConversation",
+                     *             "workflowType": "whatsappConversationWorkflow",
+                     *             "idPattern": "whatsapp-<phone>",
+                     *             "idPrefix": "whatsapp-",
+                     *             "taskQueue": "whatsapp",
+                     *             "query": "`WorkflowId` STARTS_WITH \"whatsapp-\" AND `WorkflowType` = \"whatsappConversationWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22whatsapp-%22%20AND%20%60WorkflowType%60%20%3D%20%22whatsappConversationWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "whatsappAlerts",
+                     *             "workflowType": "whatsappAlertsWorkflow",
+                     *             "idPattern": "whatsapp-alerts-<articleId>",
+                     *             "idPrefix": "whatsapp-alerts-",
+                     *             "taskQueue": "whatsapp",
+                     *             "query": "`WorkflowId` STARTS_WITH \"whatsapp-alerts-\" AND `WorkflowType` = \"whatsappAlertsWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22whatsapp-alerts-%22%20AND%20%60WorkflowType%60%20%3D%20%22whatsappAlertsWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:quiz-daily-generation",
+                     *             "workflowType": "quizDailyWorkflow",
+                     *             "idPattern": "quiz-daily-generation runs: quiz-daily-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "quiz-generation",
+                     *             "query": "`TemporalScheduledById` = \"quiz-daily-generation\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22quiz-daily-generation%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:billing-event-relay",
+                     *             "workflowType": "billingRelayWorkflow",
+                     *             "idPattern": "billing-event-relay runs: billing-event-relay-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "billing",
+                     *             "query": "`TemporalScheduledById` = \"billing-event-relay\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22billing-event-relay%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:whatsapp-message-relay",
+                     *             "workflowType": "whatsappRelayWorkflow",
+                     *             "idPattern": "whatsapp-message-relay runs: whatsapp-message-relay-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "whatsapp",
+                     *             "query": "`TemporalScheduledById` = \"whatsapp-message-relay\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22whatsapp-message-relay%22"
+                     *           }
+                     *         ],
+                     *         "temporalUi": {
+                     *           "url": "http://127.0.0.1:8233",
+                     *           "namespace": "default"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["OpsOverview"];
                     };
                 };
             };

@@ -10,7 +10,8 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { Connection } from 'mongoose';
-import { collectionOf, indexesOnce } from '../../infra/mongo';
+import { collectionOf, countMatching, indexesOnce, READ_TIME_LIMIT_MS } from '../../infra/mongo';
+import type { ListedRow } from '../editorial.rules';
 import type { FeedItem } from './feed.rules';
 
 const ITEM_NAMESPACE = '0b9f4f0e-6a55-4c1e-9a0f-5d3b8f7c2e41';
@@ -57,6 +58,12 @@ export interface FeedItemDoc {
   summary: string | null;
   feedPublishedAt: Date | null;
   seenAt: Date;
+  /**
+   * The publication time its article will have (the page's, else the feed's, else when it was
+   * seen): the editors' list sorts items with articles by it. Absent on items stored before it was
+   * kept (they are listed last).
+   */
+  publishedAt?: Date;
   articleId: string;
   state: ItemState;
   page: ItemPage | null;
@@ -79,6 +86,9 @@ export const SYNDICATION_WINDOW_MS = 3 * 24 * 3_600_000;
 /** At most this many other reports are kept per story. */
 export const REPORTED_BY_MAX = 50;
 
+/** What the editors' list reads of an item: not its text, bands or signature. */
+const LISTED = { 'page.text': 0, simBands: 0, signature: 0 } as const;
+
 export function createFeedItemRepo(conn: Connection) {
   const items = () => collectionOf<FeedItemDoc>(conn, 'news_feed_items');
   const ensureIndexes = () =>
@@ -87,6 +97,10 @@ export function createFeedItemRepo(conn: Connection) {
       { key: { simBands: 1, seenAt: -1 }, name: 'bands_seen' },
       { key: { urlKey: 1 }, name: 'url_key' },
       { key: { articleId: 1 }, name: 'article' },
+      // The editors' list (editorial.rules): items waiting for or failed at enrichment, newest first,
+      // across sources and within one.
+      { key: { state: 1, publishedAt: -1, articleId: -1 }, name: 'state_newest' },
+      { key: { sourceId: 1, state: 1, publishedAt: -1, articleId: -1 }, name: 'source_state_newest' },
     ])));
   return {
     ensureIndexes,
@@ -107,6 +121,7 @@ export function createFeedItemRepo(conn: Connection) {
           summary: i.summary,
           feedPublishedAt: i.publishedAt,
           seenAt: now,
+          publishedAt: i.publishedAt ?? now,
           articleId: articleIdForItem(id),
           state: 'new',
           page: null,
@@ -149,6 +164,16 @@ export function createFeedItemRepo(conn: Connection) {
     async addReport(id: string, report: ReportedBy): Promise<void> {
       await items().updateOne({ _id: id, 'alsoReportedBy.url': { $ne: report.url }, [`alsoReportedBy.${REPORTED_BY_MAX - 1}`]: { $exists: false } }, { $push: { alsoReportedBy: report } });
     },
+    /** The items of these articles (an item is one article's), without their text and signature. */
+    byArticleIds: async (articleIds: readonly string[]): Promise<FeedItemDoc[]> =>
+      articleIds.length === 0 ? [] : await items().find({ articleId: { $in: [...articleIds] } }, { projection: LISTED }).toArray(),
+    /** The first `limit` items of a query, newest first: their article ids and publication times (the editors' list). */
+    async newestRows(query: Record<string, unknown>, limit: number): Promise<ListedRow[]> {
+      await ensureIndexes();
+      const rows = await items().find(query, { projection: { articleId: 1, publishedAt: 1 }, sort: { publishedAt: -1, articleId: -1 }, limit, maxTimeMS: READ_TIME_LIMIT_MS }).toArray();
+      return rows.map((r) => ({ id: r.articleId, publishedAt: r.publishedAt ?? null }));
+    },
+    countWhere: (query: Record<string, unknown>) => countMatching(conn, 'news_feed_items', query),
     /** The newest items of a source (admin view of a source's pipeline). */
     recent: (sourceId: string, limit: number) => items().find({ sourceId }, { sort: { seenAt: -1 }, limit, singleBatch: true, projection: { 'page.text': 0, signature: 0 } }).toArray(),
   };
