@@ -10,6 +10,7 @@ import { SIGN_IN_SENT, currentSession, signOut, signOutEverywhere, startSignIn, 
 import { normaliseEmail } from '../../models/accounts/sign-in.rules';
 import { publicRoute } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
+import { isActiveStaff } from '../../operations/staff/members';
 import { CodeSent, SessionsEnded, SessionView, SignedOut, SignInBody, VerifySignInBody } from './contracts';
 import type { WebDeps } from './deps';
 import { EMAIL, SAMPLE_CODE, sessionExample, sessionLaterExample } from './examples';
@@ -30,11 +31,11 @@ const limitedBy =
     if (typeof email === 'string') await deps.signInLimits[perAddress].consume(ctx, addressKey(email));
   };
 
-const SIGNED_OUT = { user: null, csrfToken: null, expiresAt: null };
+const SIGNED_OUT = { user: null, csrfToken: null, expiresAt: null, staff: false };
 
 async function sessionView(deps: WebDeps, p: Pick<SessionPrincipal, 'sub' | 'email' | 'session'>): Promise<z.input<typeof SessionView>> {
-  const user = await deps.users.ensure(p.sub, p.email);
-  return { user: { id: p.sub, email: p.email, plan: user.plan }, csrfToken: p.session.csrfToken, expiresAt: p.session.expiresAt.toISOString() };
+  const [user, staff] = await Promise.all([deps.users.ensure(p.sub, p.email), isActiveStaff(deps, p.email)]);
+  return { user: { id: p.sub, email: p.email, plan: user.plan }, csrfToken: p.session.csrfToken, expiresAt: p.session.expiresAt.toISOString(), staff };
 }
 
 export const authRoutes = [

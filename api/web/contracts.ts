@@ -69,6 +69,7 @@ export const SessionView = z
     user: z.object({ id: Text(255), email: Text(254), plan: z.enum(PLANS) }).nullable().describe('null when not signed in'),
     csrfToken: Text(64).nullable().describe('send it in X-CSRF-Token on every request that changes something'),
     expiresAt: IsoDateTime.nullable(),
+    staff: z.boolean().describe('the address is an active staff member: the page offers the staff console (its roles: GET /api/staff/me)'),
   })
   .meta({ id: 'DashboardSession' });
 

@@ -24,6 +24,7 @@ export const sessionExample = {
   user: { id: USER_ID, email: EMAIL, plan: 'pro' },
   csrfToken: 'exemploCsrf_k3mP9qRvT2wZ8yB1cD4e',
   expiresAt: '2026-12-01T11:32:05.000Z',
+  staff: false,
 } satisfies z.input<typeof SessionView>;
 
 /** The same session asked for by the page more than an hour later: its idle expiry moved on. */

@@ -66,6 +66,11 @@ export async function recordConsoleChange(
   await record(deps, deps.now(), { actor: input.actor, action: 'console.change', member: null, before: null, after: null, operation: input.operation, target: input.target, change: auditedChange(input.body) });
 }
 
+/** Whether an address is an active staff member (the dashboard offers the console): no role to an unproven address. */
+export async function isActiveStaff(deps: StaffPorts<'findMember'>, email: string): Promise<boolean> {
+  return (await deps.staff.findMember(email.toLowerCase()))?.status === 'active';
+}
+
 function lastOwner(email: string): AppError {
   return new AppError('CONFLICT', `${email} is the last owner: make another member an owner first (they must have signed in), then change or remove this one`, {
     details: { email, reason: 'last_owner' },

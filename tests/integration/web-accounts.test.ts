@@ -232,7 +232,7 @@ describe('CSRF and same-origin', () => {
       const res = await request(web.callback).get(path).expect(401);
       expect(res.body).toMatchObject({ success: false, statusCode: 401 });
     }
-    expect((await request(web.callback).get('/api/auth/session').expect(200)).body.data).toEqual({ user: null, csrfToken: null, expiresAt: null });
+    expect((await request(web.callback).get('/api/auth/session').expect(200)).body.data).toEqual({ user: null, csrfToken: null, expiresAt: null, staff: false });
   });
 
   it('sends the security headers: CSP without inline scripts, no framing, no referrer', async () => {

@@ -115,6 +115,14 @@ describe('who reaches what', () => {
     await ai.get('/api/staff/ai/agents').expect(200);
   });
 
+  it("tells the page whether the session is staff's (the header's console link)", async () => {
+    const { browser: agent } = await staff(['support.agent']);
+    expect((await agent.get('/api/auth/session').expect(200)).body.data.staff).toBe(true);
+    const customer = new Browser(web);
+    await customer.signIn(address('reader'));
+    expect((await customer.get('/api/auth/session').expect(200)).body.data.staff).toBe(false);
+  });
+
   it('refuses a customer\'s session (403) and no session (401) on every mounted area', async () => {
     const customer = new Browser(web);
     await customer.signIn(address('reader'));

@@ -453,6 +453,8 @@ export interface components {
             /** @description send it in X-CSRF-Token on every request that changes something */
             csrfToken: string | null;
             expiresAt: string | null;
+            /** @description the address is an active staff member: the page offers the staff console (its roles: GET /api/staff/me) */
+            staff: boolean;
         };
         VerifySignInRequest: {
             /** Format: email */
@@ -1372,7 +1374,8 @@ export interface operations {
                      *           "plan": "pro"
                      *         },
                      *         "csrfToken": "exemploCsrf_k3mP9qRvT2wZ8yB1cD4e",
-                     *         "expiresAt": "2026-12-01T11:32:05.000Z"
+                     *         "expiresAt": "2026-12-01T11:32:05.000Z",
+                     *         "staff": false
                      *       }
                      *     }
                      */
@@ -1422,7 +1425,8 @@ export interface operations {
                      *           "plan": "pro"
                      *         },
                      *         "csrfToken": "exemploCsrf_k3mP9qRvT2wZ8yB1cD4e",
-                     *         "expiresAt": "2026-12-01T13:05:40.000Z"
+                     *         "expiresAt": "2026-12-01T13:05:40.000Z",
+                     *         "staff": false
                      *       }
                      *     }
                      */
