@@ -4,7 +4,7 @@
  *   writes, and every change is conditional on the version read (a change that lost a race to
  *   another one is told so and reads again);
  * - `staff_audit`: append-only, one document inserted per change, `_id` time-ordered
- *   (staff.rules.ts auditEntryId), read newest first by `_id`.
+ *   (operations/staff/members.ts auditEntryId), read newest first by `_id`.
  * Every write is one single-document atomic write: no transaction is needed (the last-owner rule is
  * held by counting after the write: operations/staff/members.ts). No index but `_id` is needed: the
  * staff is small (STAFF_MAX) and the audit log is read by `_id`.
@@ -28,7 +28,7 @@ export interface StaffMemberDoc {
 }
 
 export interface StaffAuditDoc {
-  /** staff.rules.ts auditEntryId: time-ordered. */
+  /** operations/staff/members.ts auditEntryId: time-ordered. */
   _id: string;
   at: Date;
   /** Who did it: a member's address, or `cli`, `seed`. */

@@ -19,7 +19,6 @@
  * (the address is then verified), and `active` from then on. Only an active member is staff:
  * an unverified address is never trusted with a role.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /** The permission of owners alone: staff management and the audit log. */
@@ -96,12 +95,6 @@ export interface StaffState {
 export const AUDIT_ACTIONS = ['staff.invite', 'staff.activate', 'staff.roles', 'staff.remove', 'console.change'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/**
- * An audit entry's id: the time it was written (ISO 8601, which sorts as it reads) and 12 random
- * hex digits. Entries are read newest first by id alone, and the last id of a page is where the
- * next begins (`before`).
- */
-export const auditEntryId = (at: Date): string => `${at.toISOString()}~${randomBytes(6).toString('hex')}`;
 export const AUDIT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z~[0-9a-f]{12}$/;
 export const AUDIT_ID_MAX = 37;
 

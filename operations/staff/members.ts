@@ -12,6 +12,7 @@
  * operations/news/api-keys.ts). At worst both are refused and a retry succeeds; the staff is never
  * left without an owner.
  */
+import { randomBytes } from 'node:crypto';
 import { AppError, dependencyUnavailable, notFound } from '../../models/errors';
 import type { AccountRepo } from '../../models/accounts/account.repo';
 import { normaliseEmail } from '../../models/accounts/sign-in.rules';
@@ -19,7 +20,6 @@ import type { Mailer } from '../../models/infra/mail';
 import type { StaffAuditDoc, StaffMemberDoc, StaffRepo } from '../../models/staff/staff.repo';
 import {
   STAFF_MAX,
-  auditEntryId,
   auditedChange,
   invitationLink,
   invitationMail,
@@ -45,6 +45,13 @@ export interface StaffDeps {
 
 /** How many times a change is tried again when another change of the same member got there first. */
 const ATTEMPTS = 5;
+
+/**
+ * An audit entry's id: the time it was written (ISO 8601, which sorts as it reads) and 12 random
+ * hex digits. Entries are read newest first by id alone, and the last id of a page is where the
+ * next begins (`before`).
+ */
+export const auditEntryId = (at: Date): string => `${at.toISOString()}~${randomBytes(6).toString('hex')}`;
 
 const stateOf = (m: Pick<StaffMemberDoc, 'roles' | 'status'>): StaffState => ({ roles: [...m.roles], status: m.status });
 

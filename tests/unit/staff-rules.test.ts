@@ -3,6 +3,7 @@
  * already check on bearer tokens, with its implications, and an owner holds every staff permission
  * (listed, never `*`) and staff.manage.
  */
+import { auditEntryId } from '../../operations/staff/members';
 import { hasPermission } from '../../models/auth/token.rules';
 import {
   auditedChange,
@@ -13,7 +14,6 @@ import {
   STAFF_PERMISSIONS,
   STAFF_ROLES,
   StaffRoles,
-  auditEntryId,
   invitationLink,
   invitationMail,
   normaliseRoles,
