@@ -104,7 +104,8 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '**/workflows/**', '**/ops/**', '**/*.repo', '**/*.model', '**/infra/**', '**/operations/**', '**/config'], message: 'The page imports only pure rules and data (models/**/*.rules.ts); it talks to the server over HTTP.' }] },
+        // The top-level ops/ (not models/ops/, whose rules the page may use).
+        { patterns: [{ group: ['**/api/**', '**/activities/**', '**/workers/**', '**/workflows/**', '../ops/**', '../../ops/**', '../../../ops/**', '../../../../ops/**', '**/*.repo', '**/*.model', '**/infra/**', '**/operations/**', '**/config'], message: 'The page imports only pure rules and data (models/**/*.rules.ts); it talks to the server over HTTP.' }] },
       ],
     },
   },

@@ -56,6 +56,14 @@ import {
 const route = routeFactory<QuizDeps>();
 const tags = ['ai registry'];
 
+/**
+ * The AI's administrative operations (under /ai/admin): the registry editors' permission, ai.edit,
+ * documented under `adminBearer` (the same JWT) as every administrative operation is, apart from
+ * the operations that permission also opens outside /ai/admin (OWASP API5: an admin endpoint's
+ * security is its own).
+ */
+const aiAdmin = { ...bearer(AI_EDIT), scheme: 'adminBearer' as const };
+
 type Params = z.input<typeof AgentNameParams>;
 type None = Record<string, never>;
 
@@ -255,7 +263,7 @@ export function registryRoutes(limits: AiLimits) {
         'per user and model, the requests and the prompt, completion and total tokens, the largest total first, a page at a time, with the sums of the whole period. ' +
         'The same records as GET /ai/usage (one per chat request). Needs ai.edit.',
       tags: ['ai'],
-      auth: bearer(AI_EDIT),
+      auth: aiAdmin,
       rateLimit: aiRateLimit,
       query: AiUsageByUserQuery,
       response: AiUsageByUserView,

@@ -6,6 +6,7 @@
  * adding a curation candidate as an alias of an entity. The sources, imports, re-enrichment and
  * the rest of the curation queue are in sources.routes.ts, imports.routes.ts and reenrich.routes.ts.
  */
+import { actorOf } from '../../models/auth/token.rules';
 import { z } from 'zod';
 import { presentArticle, type ArticleDoc, type EnrichmentRecord } from '../../models/news/article.rules';
 import { articleState, itemState, WAITING_NOTE } from '../../models/news/editorial.rules';
@@ -217,7 +218,7 @@ export const editorialRoutes = [
     response: EditorialArticleView,
     errors: [404, 409],
     example: { params: { id: PETROBRAS_PLAN_ARTICLE_ID }, body: { reason: 'Plano ainda não divulgado oficialmente: a matéria cita um rascunho' }, response: hiddenArticleExample },
-    handler: async ({ params, body, auth, deps }) => presentEntry(await hideArticle(deps, params.id, { by: auth.sub, reason: body.reason })),
+    handler: async ({ params, body, auth, deps }) => presentEntry(await hideArticle(deps, params.id, { by: actorOf(auth), reason: body.reason })),
   }),
   route({
     method: 'post',
@@ -248,7 +249,7 @@ export const editorialRoutes = [
     errors: [404, 409],
     example: { params: { id: PETROBRAS_PLAN_ARTICLE_ID }, body: correctionBodyExample, response: correctedArticleExample },
     handler: async ({ params, body, auth, deps }) => {
-      const doc = await correctArticle(deps, params.id, body, auth.sub);
+      const doc = await correctArticle(deps, params.id, body, actorOf(auth));
       return presentDetail({ kind: 'article', doc });
     },
   }),
@@ -296,6 +297,6 @@ export const editorialRoutes = [
     response: CandidateView,
     errors: [404, 409],
     example: { params: { id: aliasedCandidateExample.id }, body: { entityId: ITAU_ENTITY_ID }, response: aliasedCandidateExample },
-    handler: async ({ params, body, auth, deps }) => presentCandidate(await aliasCandidate(deps, params.id, body.entityId, auth.sub)),
+    handler: async ({ params, body, auth, deps }) => presentCandidate(await aliasCandidate(deps, params.id, body.entityId, actorOf(auth))),
   }),
 ];

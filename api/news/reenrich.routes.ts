@@ -4,6 +4,7 @@
  * `news-reenrich-<id>` does the work), GET follows its progress, POST …/cancel stops it between
  * articles. The one-article form is POST /api/admin/articles/{id}/enrich (sources.routes.ts).
  */
+import { actorOf } from '../../models/auth/token.rules';
 import type { z } from 'zod';
 import type { SECTORS } from '../../models/news/article.rules';
 import { cancelReenrichment, reenrichmentProgress, startReenrichment, type ReenrichDeps, type Reenrichment } from '../../operations/news/reenrich';
@@ -78,7 +79,7 @@ export const reenrichRoutes = [
     idempotent: true,
     example: { body: reenrichmentFilterExample, response: reenrichmentStartedExample, message: 'Reenriquecimento iniciado' },
     handler: async ({ body, auth, deps, requestKey }) => {
-      const op = await startReenrichment(reenrichDeps(deps), { by: auth.sub, filter: body, requestKey });
+      const op = await startReenrichment(reenrichDeps(deps), { by: actorOf(auth), filter: body, requestKey });
       return reply({ status: 202, message: 'Reenriquecimento iniciado', data: present(op), headers: { Location: statusUrl(op._id) } });
     },
   }),

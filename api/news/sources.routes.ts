@@ -4,6 +4,7 @@
  * curation queue (names the model found that the catalogue lacks: accept or dismiss); and the
  * enrichment of one article again (after a prompt or model change).
  */
+import { actorOf } from '../../models/auth/token.rules';
 import { z } from 'zod';
 import { notFound } from '../../models/errors';
 import type { EntityCandidateDoc } from '../../models/news/entity-candidate.repo';
@@ -212,7 +213,7 @@ export const sourceRoutes = [
       response: { ...bravaCandidateExample, state: 'accepted', entityId: 'd71a6dd0-1286-51a8-b00d-2490de9f9cff' },
     },
     handler: async ({ params, auth, deps }) => {
-      const accepted = await acceptCandidate(deps, params.id, auth.sub);
+      const accepted = await acceptCandidate(deps, params.id, actorOf(auth));
       return reply({ status: 201, data: presentCandidate(accepted), headers: { Location: `/api/entities/${accepted.entityId}` } });
     },
   }),
@@ -227,7 +228,7 @@ export const sourceRoutes = [
     response: CandidateView,
     errors: [404, 409],
     example: { params: { id: dismissedCandidateExample.id }, response: dismissedCandidateExample },
-    handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps, params.id, auth.sub)),
+    handler: async ({ params, auth, deps }) => presentCandidate(await dismissCandidate(deps, params.id, actorOf(auth))),
   }),
 
   route({

@@ -101,6 +101,13 @@ export async function signToken(secret: string, input: SignTokenInput): Promise<
 }
 
 /** True when the principal holds the permission. `*` grants everything. */
+/**
+ * Who an action is recorded as: the e-mail, else the token's subject. A staff member reads as its
+ * address in every record (a ticket's history, a correction, a hidden article), whether it came
+ * with a bearer token or through the staff console's session.
+ */
+export const actorOf = (p: Pick<Principal, 'sub' | 'email'>): string => p.email ?? p.sub;
+
 export function hasPermission(principal: Principal, permission: string): boolean {
   return principal.permissions.includes(permission) || principal.permissions.includes('*');
 }

@@ -4,7 +4,7 @@
  * deleting and restoring a ticket, writing to it (as staff or as its owner), a quick reply sent,
  * tags put on and taken off, a tag deleted everywhere. Routes parse and present; these decide.
  */
-import { hasPermission, type Principal } from '../../models/auth/token.rules';
+import { actorOf, hasPermission, type Principal } from '../../models/auth/token.rules';
 import { AppError, notFound } from '../../models/errors';
 import type { AttachmentRepo, QuickReplyRepo, TagRepo } from '../../models/support/catalog.repo';
 import type { MessageDoc, TagDoc, TicketDoc } from '../../models/support/support.model';
@@ -22,12 +22,8 @@ export interface TicketDeps {
 }
 
 export const isStaff = (p: Principal) => hasPermission(p, SUPPORT_AGENT);
-/**
- * Who a staff action is recorded as: the e-mail, else the token's subject. Messages, status
- * changes, bulk operations and assignments name an agent alike, so the agents report counts one
- * agent once.
- */
-export const actorOf = (p: Principal) => p.email ?? p.sub;
+/** Messages, status changes, bulk operations and assignments name an agent alike (its e-mail), so the agents report counts one agent once. */
+export { actorOf };
 const author = actorOf;
 
 /** The tags of some tickets, by id. */

@@ -586,6 +586,13 @@ describe('quiz', () => {
     expect(data.totals).toEqual({ requests: 1, promptTokens: 100, completionTokens: 20, totalTokens: 120 });
     expect(data.days).toEqual([expect.objectContaining({ requests: 1, totalTokens: 120 })]);
   });
+
+  it('GET /ai/admin/usage (per user and model, ai.edit)', async () => {
+    const { data } = await ok(aiUser.GET('/ai/admin/usage', { params: { query: { user: aiUserId, limit: 10 } } }));
+    expect(data.rows).toEqual([{ userId: aiUserId, model: 'clients-model', requests: 1, promptTokens: 100, completionTokens: 20, totalTokens: 120 }]);
+    expect(data.totals).toEqual({ requests: 1, promptTokens: 100, completionTokens: 20, totalTokens: 120 });
+    expect(data.pagination).toEqual({ page: 1, limit: 10, total: 1, totalPages: 1 });
+  });
 });
 
 // ---- The dashboard's API ------------------------------------------------------------------------------

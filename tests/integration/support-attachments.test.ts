@@ -133,6 +133,27 @@ describe('download and delete', () => {
     expect(decodeURIComponent(disposition.split("UTF-8''")[1]!)).toBe(name);
   });
 
+  it('answers an image or a PDF to be shown (inline=true: framable by the same site only, an image sandboxed), and anything else as an attachment', async () => {
+    const t = await newTicket();
+    const png = await upload(svc, t.id, agentAuth).attach('arquivo', PNG, { filename: 'tela.png' }).expect(201);
+    const pdf = await upload(svc, t.id, agentAuth).attach('arquivo', PDF, { filename: 'boleto.pdf' }).expect(201);
+    const txt = await upload(svc, t.id, agentAuth).attach('arquivo', Buffer.from('<script>alert(1)</script>'), { filename: 'nota.txt', contentType: 'text/plain' }).expect(201);
+    const get = (id: number, q = '?inline=true') => request(svc.callback).get(`/support/anexos/${id}/download${q}`).set('Authorization', agentAuth).buffer(true).parse((r, done) => r.on('data', () => undefined).on('end', () => done(null, null)));
+    const image = await get(png.body.data.id).expect(200);
+    expect(image.headers['content-disposition']).toMatch(/^inline; filename="tela.png"/);
+    expect(image.headers['content-security-policy']).toBe("default-src 'none'; img-src 'self'; frame-ancestors 'self'; sandbox");
+    expect(image.headers['x-frame-options']).toBe('SAMEORIGIN');
+    const doc = await get(pdf.body.data.id).expect(200);
+    expect(doc.headers['content-disposition']).toMatch(/^inline; /);
+    expect(doc.headers['content-security-policy']).toBe("default-src 'none'; img-src 'self'; frame-ancestors 'self'");
+    // Text could be read as markup by a browser: never shown, always saved.
+    const text = await get(txt.body.data.id).expect(200);
+    expect(text.headers['content-disposition']).toMatch(/^attachment; /);
+    expect(text.headers['x-frame-options']).toBeUndefined();
+    expect((await get(png.body.data.id, '').expect(200)).headers['content-disposition']).toMatch(/^attachment; /);
+    await get(png.body.data.id, '?inline=yes').expect(400);
+  });
+
   it('deletes the object and the record; others cannot download', async () => {
     const t = await newTicket();
     const up = await upload(svc, t.id, agentAuth).attach('arquivo', PNG, { filename: 'a.png' }).expect(201);

@@ -1,6 +1,6 @@
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { api, setCsrfToken, type SessionView, type SignedOut } from './api';
 import { setLanguage } from './i18n';
 import { SessionContext, useSession, type SessionState } from './session';
@@ -28,7 +28,12 @@ const BillingPage = page('billing');
 const PreferencesPage = page('preferences');
 const ReadingPage = page('reading');
 
+/** The staff console (issue 38): a chunk of its own, which a customer never loads. */
+const loadStaffConsole = () => import('./staff/Console');
+const StaffConsole = lazy(loadStaffConsole);
+
 function preloadPage(pathname: string): void {
+  if (pathname === '/staff' || pathname.startsWith('/staff/')) void loadStaffConsole().catch(() => undefined);
   const name = /^\/account\/([a-z]+)/.exec(pathname)?.[1];
   if (name && Object.hasOwn(PAGES, name)) void PAGES[name as PageName]().catch(() => undefined);
 }
@@ -77,6 +82,9 @@ export function App() {
     [session, refresh],
   );
 
+  const inStaff = pathname === '/staff' || pathname.startsWith('/staff/');
+  const staffLink = session?.staff === true && !inStaff;
+
   const other = i18n.language === 'pt' ? 'en' : 'pt';
   return (
     <SessionContext.Provider value={state}>
@@ -89,6 +97,7 @@ export function App() {
           <button type="button" className="link" lang={other === 'pt' ? 'pt-BR' : 'en'} aria-label={t('app.languageLabel')} onClick={() => setLanguage(other)}>
             {t('app.language')}
           </button>
+          {session && staffLink ? <Link to="/staff">{t('app.staffConsole')}</Link> : null}
           {session ? (
             <>
               <span className="who">{session.user.email}</span>
@@ -114,13 +123,34 @@ export function App() {
         </main>
       ) : (
         <Routes>
-          <Route path="/sign-in" element={session ? <Navigate to="/account/keys" replace /> : <SignIn />} />
+          <Route path="/sign-in" element={session ? <AfterSignIn /> : <SignIn />} />
           <Route path="/account/*" element={session ? <Account /> : <RedirectToSignIn />} />
+          <Route
+            path="/staff/*"
+            element={
+              session ? (
+                <PageLoadFailure key="staff">
+                  <Suspense fallback={<main id="main" className="page"><Loading /></main>}>
+                    <StaffConsole />
+                  </Suspense>
+                </PageLoadFailure>
+              ) : (
+                <RedirectToSignIn />
+              )
+            }
+          />
           <Route path="*" element={<Navigate to={session ? '/account/keys' : '/sign-in'} replace />} />
         </Routes>
       )}
     </SessionContext.Provider>
   );
+}
+
+/** Signed in: back to the page that sent the reader to sign in (the staff console…), or the API keys. */
+function AfterSignIn() {
+  const from = (useLocation().state as { from?: unknown } | null)?.from;
+  const to = typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') ? from : '/account/keys';
+  return <Navigate to={to} replace />;
 }
 
 function RedirectToSignIn() {

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** The envelope's `details` (a 409's `reason`, a 400's fields…), as the API sent them. */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -24,6 +26,7 @@ interface Envelope<T> {
   message?: string;
   error?: string;
   code?: string;
+  details?: unknown;
 }
 
 export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
@@ -44,7 +47,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   } catch {
     json = undefined;
   }
-  if (!res.ok || !json?.success) throw new ApiError(res.status, json?.error ?? res.statusText, json?.code);
+  if (!res.ok || !json?.success) throw new ApiError(res.status, json?.error ?? res.statusText, json?.code, json?.details);
   return json.data as T;
 }
 
@@ -53,12 +56,15 @@ export interface SessionView {
   user: { id: string; email: string; plan: 'starter' | 'pro' | 'business' };
   csrfToken: string;
   expiresAt: string;
+  /** An active staff member: the header offers the staff console. */
+  staff: boolean;
 }
 
 export interface SignedOut {
   user: null;
   csrfToken: null;
   expiresAt: null;
+  staff: false;
 }
 
 export interface ApiKey {

@@ -3,7 +3,7 @@ import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 
 const en = {
-  app: { title: 'Newsletter Platform', dashboard: 'Dashboard', skip: 'Skip to content', language: 'Português', languageLabel: 'Ver em português', signOut: 'Sign out', signOutEverywhere: 'Sign out everywhere', loading: 'Loading…', error: 'Something went wrong: {{message}}', retry: 'Try again', refresh: 'Refresh' },
+  app: { title: 'Newsletter Platform', dashboard: 'Dashboard', skip: 'Skip to content', language: 'Português', languageLabel: 'Ver em português', signOut: 'Sign out', signOutEverywhere: 'Sign out everywhere', loading: 'Loading…', error: 'Something went wrong: {{message}}', retry: 'Try again', refresh: 'Refresh', staffConsole: 'Staff console' },
   nav: { keys: 'API keys', usage: 'Usage', billing: 'Plan & billing', preferences: 'Preferences', reading: 'Streak & quizzes', main: 'Dashboard sections' },
   signIn: {
     title: 'Sign in or create your account',
@@ -163,7 +163,7 @@ const en = {
 type Dict = typeof en;
 
 const pt: Dict = {
-  app: { title: 'Newsletter Platform', dashboard: 'Painel', skip: 'Pular para o conteúdo', language: 'English', languageLabel: 'View in English', signOut: 'Sair', signOutEverywhere: 'Sair de todos os dispositivos', loading: 'Carregando…', error: 'Algo deu errado: {{message}}', retry: 'Tentar de novo', refresh: 'Atualizar' },
+  app: { title: 'Newsletter Platform', dashboard: 'Painel', skip: 'Pular para o conteúdo', language: 'English', languageLabel: 'View in English', signOut: 'Sair', signOutEverywhere: 'Sair de todos os dispositivos', loading: 'Carregando…', error: 'Algo deu errado: {{message}}', retry: 'Tentar de novo', refresh: 'Atualizar', staffConsole: 'Console da equipe' },
   nav: { keys: 'Chaves de API', usage: 'Uso', billing: 'Plano e cobrança', preferences: 'Preferências', reading: 'Sequência e quizzes', main: 'Seções do painel' },
   signIn: {
     title: 'Entre ou crie sua conta',

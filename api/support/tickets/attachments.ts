@@ -16,13 +16,17 @@ import type { AttachmentDoc } from '../../../models/support/support.model';
 import { bearer } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
-import { AttachmentDeleted, AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
+import { AttachmentDeleted, AttachmentDownloadQuery,
+  AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
 import { attachmentExample, attachmentId, ticketId } from '../examples';
 import * as attachments from '../../../operations/support/attachments';
 import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 
 const route = routeFactory<SupportDeps>();
+
+/** What `inline=true` shows in the page: raster images and PDFs (never text, which a browser might read as markup). */
+const PREVIEWABLE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf'];
 
 export const ALLOWED_TYPES = [
   'image/jpeg',
@@ -297,20 +301,29 @@ export const attachmentRoutes = [
     method: 'get',
     path: '/support/anexos/:attachmentId/download',
     summary: 'Download an attachment',
-    description: 'Streams the file with its stored type and a Content-Disposition safe for any file name.',
+    description:
+      'Streams the file with its stored type and a Content-Disposition safe for any file name. With `inline=true` an image or a PDF is answered to be shown ' +
+      '(inline, and framable by the same site only: the staff console previews it); any other type is still an attachment.',
     tags: ['attachments'],
     auth: bearer(),
     params: AttachmentIdParams,
+    query: AttachmentDownloadQuery,
     // Served with the type found from the file's content when it was stored.
     produces: ALLOWED_TYPES,
     errors: [404, 503],
     example: { params: { attachmentId } },
-    handler: async ({ params, auth, ctx, deps }) => {
+    handler: async ({ params, query, auth, ctx, deps }) => {
       const { attachment, stream } = await attachments.openAttachment(deps, auth, params.attachmentId);
+      const inline = query.inline === 'true' && PREVIEWABLE_TYPES.includes(attachment.tipoArquivo);
       // An ASCII fallback for old clients, and the exact name as filename* (RFC 6266/8187).
-      ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo) });
+      ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo), type: inline ? 'inline' : 'attachment' });
       ctx.type = attachment.tipoArquivo;
       ctx.set('X-Content-Type-Options', 'nosniff');
+      if (inline) {
+        // Shown in a frame of the same site only; nothing in it may run or load (a PDF's viewer is the browser's own).
+        ctx.set('Content-Security-Policy', `default-src 'none'; img-src 'self'; frame-ancestors 'self'${attachment.tipoArquivo === 'application/pdf' ? '' : '; sandbox'}`);
+        ctx.set('X-Frame-Options', 'SAMEORIGIN');
+      }
       ctx.length = attachment.tamanhoArquivo;
       ctx.body = stream;
       return RAW;

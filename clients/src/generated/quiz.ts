@@ -1850,6 +1850,25 @@ export interface components {
                 "application/json": components["schemas"]["AiError"];
             };
         };
+        /** @description Not allowed */
+        AiForbiddenAdmin: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Missing permission: news.admin",
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AiError"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -4868,7 +4887,7 @@ export interface operations {
             };
             400: components["responses"]["AiBadRequest"];
             401: components["responses"]["AiUnauthorizedBearer"];
-            403: components["responses"]["AiForbiddenBearer"];
+            403: components["responses"]["AiForbiddenAdmin"];
             429: components["responses"]["AiTooManyRequests"];
             500: components["responses"]["AiInternalError"];
             503: components["responses"]["AiServiceUnavailable"];

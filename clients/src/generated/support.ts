@@ -428,7 +428,7 @@ export interface paths {
         };
         /**
          * Download an attachment
-         * @description Streams the file with its stored type and a Content-Disposition safe for any file name.
+         * @description Streams the file with its stored type and a Content-Disposition safe for any file name. With `inline=true` an image or a PDF is answered to be shown (inline, and framable by the same site only: the staff console previews it); any other type is still an attachment.
          */
         get: operations["getSupportAnexosAttachmentIdDownload"];
         put?: never;
@@ -3718,7 +3718,10 @@ export interface operations {
     };
     getSupportAnexosAttachmentIdDownload: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: an image or PDF answered to be shown (Content-Disposition: inline) in a frame of the same site; other types are always attachments */
+                inline?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @example 317 */
