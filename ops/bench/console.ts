@@ -107,7 +107,11 @@ async function main(): Promise<void> {
       const page = await context.newPage();
       const t0 = performance.now();
       await page.goto(`${origin}${path}`);
-      await ready(page);
+      await ready(page).catch(async (err: unknown) => {
+        await page.screenshot({ path: `reports/bench-console-failed.png`, fullPage: true });
+        say(`not ready: ${(await page.locator('main').innerText()).slice(0, 800)}`);
+        throw err;
+      });
       const t = performance.now() - t0;
       if (i > 0) times.push(t); // the first warms the process (and fills the cache once)
       else row(`${path.replace(/\d+$/, '{id}')}: first open (cold cache)`, ms(t));
