@@ -7,6 +7,8 @@
  *  3. opens the queue (`/staff/support`, the default view) BENCH_RUNS times (default 15) in headless
  *     Chromium, each time in a new tab, and measures the time from navigation to its first page of
  *     rows on screen; then the ticket with 200 messages, to its whole thread on screen;
+ *     Then, with that ticket open, BENCH_ARRIVALS messages (default 40) written one by one: the
+ *     time from each write to the message on screen (the live updates, then the page's read);
  *  4. the floors, in the same run: the console's home page (the app, the session, the member's
  *     roles and the console's chunk, no data: what every console page costs before its own), and
  *     the API calls each page waits on, from Node (the queue's list and counts; the ticket),
@@ -31,6 +33,7 @@ import { percentile, say } from './load';
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const ARRIVALS = Number(process.env.BENCH_ARRIVALS ?? 40);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AGENT = 'bench-agent@newsletter.dev';
 const BATCH = 2_000;
@@ -131,6 +134,21 @@ async function main(): Promise<void> {
   say('the ticket in Chromium…');
   const thread = await timeTo(`/staff/support/${long}`, (page) => page.locator(`li[data-message="${MESSAGES}"], li[data-message]`).nth(MESSAGES).waitFor({ timeout: 60_000 }));
   row(`ticket with ${MESSAGES} messages, whole thread on screen`, stats(thread));
+  // A message arriving, seen in an open ticket view: from the write's answer to its message on screen.
+  say('messages arriving in an open ticket…');
+  const view = await context.newPage();
+  await view.goto(`${origin}/staff/support/${long}`);
+  await view.locator('li[data-message]').nth(MESSAGES).waitFor({ timeout: 60_000 });
+  const seen: number[] = [];
+  for (let i = 0; i < ARRIVALS; i++) {
+    const fresh = (await support.tickets.findById(long!))!;
+    const t0 = performance.now();
+    const { message } = await support.tickets.addMessage(fresh, { conteudo: `Chegou agora ${i}`, remetente: 'longa@example.com', origem: 'usuario' });
+    await view.locator(`li[data-message="${message._id}"]`).waitFor({ timeout: 30_000 });
+    seen.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 250 + Math.random() * 500));
+  }
+  row('a message arriving, on screen in an open ticket view (from its write)', `${stats(seen)}, max ${ms(Math.max(...seen))}`);
   await browser.close();
 
   // 4. The floor: what each page waits on, from Node.
