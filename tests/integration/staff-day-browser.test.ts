@@ -53,6 +53,8 @@ jest.setTimeout(240_000);
 const WAIT_MS = 60_000;
 
 let web: WebService;
+/** The editor's dashboard, on a database of its own (step 7). */
+let newsroom: WebService;
 let support: SupportService;
 let browser: Browser;
 let build: { dir: string; remove(): void } | undefined;
@@ -113,7 +115,14 @@ let firstQuizId: string;
 
 beforeAll(async () => {
   build = await snapshotWebBuild();
-  [web, support, browser] = await Promise.all([startWebService({ WEB_DIST_DIR: build.dir }, { listen: true }), startSupportService(), launchChromium()]);
+  [web, newsroom, support, browser] = await Promise.all([
+    startWebService({ WEB_DIST_DIR: build.dir }, { listen: true }),
+    // The editor's newsroom on a database of its own: other files count every article of the shared
+    // one exactly (news-articles), and nothing here needs the shared worker (no news workflow runs).
+    startWebService({ WEB_DIST_DIR: build.dir, MONGODB_DB: `staff_day_news_${run}` }, { listen: true }),
+    startSupportService(),
+    launchChromium(),
+  ]);
   // A failed run's screenshots of its tabs, gone: what is there after this run is this run's.
   for (const f of readdirSync(SHOTS)) if (f.startsWith('staff-day-failed-')) rmSync(path.join(SHOTS, f), { force: true });
 
@@ -121,7 +130,7 @@ beforeAll(async () => {
   await inviteMember({ ...web.deps, mailer: undefined }, { actor: 'cli', email: owner, roles: ['owner'] });
   await inviteMember({ ...web.deps, mailer: undefined }, { actor: 'cli', email: agent2, roles: ['support.agent'] });
   await inviteMember({ ...web.deps, mailer: undefined }, { actor: 'cli', email: manager, roles: ['support.manager'] });
-  await inviteMember({ ...web.deps, mailer: undefined }, { actor: 'cli', email: editor, roles: ['news.admin'] });
+  await inviteMember({ ...newsroom.deps, mailer: undefined }, { actor: 'cli', email: editor, roles: ['news.admin'] });
   await inviteMember({ ...web.deps, mailer: undefined }, { actor: 'cli', email: quizAdmin, roles: ['quiz.admin'] });
 
   // The requesters open their tickets through the public route, one after the other (newest first in the queue).
@@ -139,7 +148,7 @@ beforeAll(async () => {
   quickId = (await client(support, staffToken).post('/support/respostas-rapidas', { title: quickTitle, content: quickContent, category: 'Entrega' }).expect(201)).body.data.id;
 
   // The news: a source (disabled: nothing polls it), an article of it, and a name its enrichment found that the catalogue lacks.
-  const news = web.deps.console.news;
+  const news = newsroom.deps.console.news;
   await news.sources.create(source);
   expect(await news.articles.insertNew([ARTICLE])).toMatchObject({ inserted: 1 });
   await news.entityCandidates.mention(candidateKey, { name: candidateName, entityType: 'INSTITUTION', ticker: null, cnpj: null }, ARTICLE._id, new Date(NOW - HOUR));
@@ -154,7 +163,8 @@ afterAll(async () => {
   await Promise.all(Object.values(tabs).map((t) => t.context.close().catch(() => undefined)));
   await browser?.close();
   await provider().reset(`quiz-generation:${quizDateOf(QUIZ_DAY, 'morning')}`).catch(() => undefined);
-  await Promise.all([web?.close(), support?.close()]);
+  await newsroom?.deps.mongo.conn.db?.dropDatabase().catch(() => undefined);
+  await Promise.all([web?.close(), newsroom?.close(), support?.close()]);
   build?.remove();
 });
 
@@ -164,11 +174,11 @@ afterAll(async () => {
 const tabs: Record<string, Tab> = {};
 
 /** Opens a tab of its own for `who` and signs in as `email` (the address filled in, as an invitation's link does). */
-async function signedIn(who: string, email: string): Promise<Tab> {
+async function signedIn(who: string, email: string, at: WebService = web): Promise<Tab> {
   const t = await openTab(browser);
   t.page.setDefaultTimeout(WAIT_MS);
   tabs[who] = t;
-  await t.page.goto(`${web.origin}/sign-in#${new URLSearchParams({ email }).toString()}`);
+  await t.page.goto(`${at.origin}/sign-in#${new URLSearchParams({ email }).toString()}`);
   await signInWithCode(t.page, email);
   await t.page.waitForURL('**/account/keys');
   return t;
@@ -194,7 +204,7 @@ const presence = (page: Page) => page.getByTestId('presence');
 const ticketOf = (id: number) => web.deps.console.support.tickets.findById(id);
 /** GET through a person's own session (the tab's cookies), as the page asks: status and body. */
 async function apiAs(t: Tab, path: string): Promise<{ status: number; body: any }> {
-  const res = await t.page.request.get(`${web.origin}${path}`);
+  const res = await t.page.request.get(`${new URL(t.page.url()).origin}${path}`);
   return { status: res.status(), body: await res.json().catch(() => null) };
 }
 
@@ -438,7 +448,7 @@ describe("a working day in the staff console", () => {
   });
 
   step('7. the editor accepts a curation candidate and corrects an article with it', async () => {
-    const t = await signedIn('editor', editor);
+    const t = await signedIn('editor', editor, newsroom);
     const { page } = t;
     const newsTabs = page.getByRole('navigation', { name: 'News administration' });
     await openSection(page, 'News');
@@ -452,9 +462,9 @@ describe("a working day in the staff console", () => {
     await candidate.getByRole('button', { name: `Accept ${candidateName}` }).click();
     await notice(page, `${candidateName} is in the catalogue now`).waitFor();
     await candidate.waitFor({ state: 'detached' });
-    const accepted = await web.deps.console.news.entityCandidates.get(candidateKey);
+    const accepted = await newsroom.deps.console.news.entityCandidates.get(candidateKey);
     expect(accepted).toMatchObject({ state: 'accepted', entityId: expect.any(String) });
-    expect(await web.deps.console.news.entities.findById(accepted!.entityId!)).toMatchObject({ canonicalName: candidateName, entityType: 'INSTITUTION' });
+    expect(await newsroom.deps.console.news.entities.findById(accepted!.entityId!)).toMatchObject({ canonicalName: candidateName, entityType: 'INSTITUTION' });
 
     // The article, from its source's list.
     await newsTabs.getByRole('link', { name: 'Articles' }).click();
@@ -486,7 +496,7 @@ describe("a working day in the staff console", () => {
       correction: { note: 'A matéria é sobre dívida, não sobre energia', labels: { primarySector: 'FIN', primaryTopic: 'DEBT', sentimentLabel: 'NEUTRO', entities: [{ entityId: accepted!.entityId, canonicalName: candidateName }] } },
       article: { primarySector: 'FIN', sentimentLabel: 'NEUTRO' },
     });
-    expect(await web.deps.console.news.articles.findById(ARTICLE._id)).toMatchObject({ primarySector: 'FIN', primaryTopic: 'DEBT' });
+    expect(await newsroom.deps.console.news.articles.findById(ARTICLE._id)).toMatchObject({ primarySector: 'FIN', primaryTopic: 'DEBT' });
     await checkPage(t, 'staff-day-corrected');
   });
 

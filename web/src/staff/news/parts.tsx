@@ -116,21 +116,19 @@ export function When({ iso, relative = false, none }: { iso: string | null | und
 }
 
 /**
- * Who did something, as the news API records it: the principal's subject, which for a staff session
- * is the account's user id (not its address). One's own id is shown as one's address; another
- * member's id as it is (the API gives no address for it).
+ * Who did something, as the news API records it: the staff member's address (models/auth
+ * token.rules actorOf; a bearer token without an e-mail: its subject). One's own is marked "you".
  */
 export function Editor({ by }: { by: string }) {
   const { t } = useTranslation(NS);
   const { session } = useSession();
-  if (session && by === session.user.id) {
-    return (
-      <span>
-        <Address email={session.user.email} /> <span className="muted">{t('common.you')}</span>
-      </span>
-    );
-  }
-  return <span className="nw-url-inline">{by}</span>;
+  const mine = !!session && (by === session.user.email || by === session.user.id);
+  return (
+    <span>
+      {by.includes('@') ? <Address email={by} /> : <span className="nw-url-inline">{by}</span>}
+      {mine ? <span className="muted"> {t('common.you')}</span> : null}
+    </span>
+  );
 }
 
 /** A field's problem, told under it (and named by the field's aria-describedby). */
