@@ -137,7 +137,7 @@ describe('counts and the agents report', () => {
     const manager = client(svc, await managerToken());
     const report = (await manager.get(`/support/relatorios/agentes?agente=${encodeURIComponent(email)}`).expect(200)).body.data;
     expect(report.agentes).toEqual([expect.objectContaining({ agente: email, atribuidos: 2, atribuidosAtivos: 1, ticketsResolvidos: 1 })]);
-    const options = (await manager.get('/support/relatorios/filtros').expect(200)).body.data;
+    const options = (await manager.get('/support/relatorios/filtros?fresh=true').expect(200)).body.data;
     expect(options.agentes).toContain(email);
   });
 });

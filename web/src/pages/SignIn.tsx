@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type SessionView } from '../api';
 import { useSession } from '../session';
@@ -8,8 +8,15 @@ import { Failure } from './common';
 export function SignIn() {
   const { t, i18n } = useTranslation();
   const { signedIn } = useSession();
-  const [email, setEmail] = useState('');
-  const [code, setCode] = useState('');
+  // The mail's link carries the address and code in the fragment, which never reaches a server;
+  // a staff invitation's link, the address alone. Read as the page is first drawn (the field is
+  // never shown empty first), then taken off the address bar.
+  const [link] = useState(() => {
+    const params = new URLSearchParams(window.location.hash.slice(1));
+    return { address: params.get('email'), code: params.get('code') };
+  });
+  const [email, setEmail] = useState(link.address ?? '');
+  const [code, setCode] = useState(link.code && link.address ? link.code : '');
   const [step, setStep] = useState<'email' | 'code'>('email');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -27,20 +34,13 @@ export function SignIn() {
     }
   };
 
-  // The mail's link carries the address and code in the fragment, which never reaches a server;
-  // a staff invitation's link, the address alone (it is filled in: the invitee asks for a code).
+  // Off the address bar before the page is painted (nothing shows or keeps a code there).
+  useLayoutEffect(() => {
+    if (link.address) window.history.replaceState(null, '', window.location.pathname);
+  }, [link]);
+  // A link with a code signs in at once; the invitation's (the address alone) waits for a code.
   useEffect(() => {
-    const params = new URLSearchParams(window.location.hash.slice(1));
-    const address = params.get('email');
-    const value = params.get('code');
-    if (address) window.history.replaceState(null, '', window.location.pathname);
-    if (address && value) {
-      setEmail(address);
-      setCode(value);
-      void verify(address, value);
-    } else if (address) {
-      setEmail(address);
-    }
+    if (link.address && link.code) void verify(link.address, link.code);
   }, []);
 
   useEffect(() => {
