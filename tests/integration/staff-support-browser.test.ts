@@ -334,6 +334,8 @@ describe('the support desk', () => {
     await page.setViewportSize(PHONE);
     await page.getByRole('button', { name: 'Ver em português' }).click();
     await heading(page, 'Central de suporte').waitFor();
+    // The bulk operation started in English is described in Portuguese now.
+    await page.getByTestId('bulk-progress').getByRole('heading', { name: 'Operação em massa: Mudar status para Resolvido' }).waitFor();
     await checkPage(one, 'staff-support-queue-pt-phone', { phone: false });
     await row(page, ids[0]!).getByRole('link').click();
     await heading(page, new RegExp(`^#${ids[0]}`)).waitFor();

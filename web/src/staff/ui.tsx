@@ -31,6 +31,13 @@ import { orderRoles, type StaffRole } from './roles';
  */
 export const NavigatedContext = createContext<RefObject<boolean> | null>(null);
 
+/**
+ * The address's query as it is now. The router draws a navigation a moment later (in a transition), so
+ * a filter changed right after another starts from the address, not from the values last drawn (which
+ * would put the other filter back as it was).
+ */
+export const queryNow = (): URLSearchParams => new URLSearchParams(window.location.search);
+
 export function PageHeader({ title, lead, actions, documentTitle }: { title: string; lead?: ReactNode; actions?: ReactNode; documentTitle?: string }) {
   const { t } = useTranslation(STAFF_NS);
   const heading = useRef<HTMLHeadingElement>(null);

@@ -11,13 +11,24 @@ import { Link, useSearchParams } from 'react-router';
 import { EDITORIAL_OFFSET_MAX, EDITORIAL_STATES } from '../../../../models/news/editorial.rules';
 import { useStaffResource } from '../api';
 import { STAFF_NS } from '../i18n';
-import { DataTable, ErrorState, LoadingState, Pagination, type Column } from '../ui';
+import { DataTable, ErrorState, LoadingState, Pagination, queryNow, type Column } from '../ui';
 import { newsApi, newsPaths, PAGE_SIZE, usePage, type EditorialArticle, type EditorialState, type Source } from './api';
 import { Badge, NewsHeader, NS, STATE_TONE, useNames, useNumber, When } from './parts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The last page the API reaches (its offset is bounded: narrow the list with a state or a source). */
 const LAST_PAGE = Math.floor(EDITORIAL_OFFSET_MAX / PAGE_SIZE) + 1;
+
+/** The list's filters and page, from the address's query. */
+function filtersOf(params: URLSearchParams): { state?: EditorialState; sourceId?: string; pageNo: number } {
+  const rawState = params.get('state');
+  const rawSource = params.get('sourceId');
+  return {
+    state: (EDITORIAL_STATES as readonly string[]).includes(rawState ?? '') ? (rawState as EditorialState) : undefined,
+    sourceId: rawSource && UUID.test(rawSource) ? rawSource.toLowerCase() : undefined,
+    pageNo: Math.min(LAST_PAGE, Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1)),
+  };
+}
 
 export default function ArticlesPage() {
   const { t } = useTranslation(NS);
@@ -26,11 +37,7 @@ export default function ArticlesPage() {
   const number = useNumber();
   const id = useId();
   const [params, setParams] = useSearchParams();
-  const rawState = params.get('state');
-  const state = (EDITORIAL_STATES as readonly string[]).includes(rawState ?? '') ? (rawState as EditorialState) : undefined;
-  const rawSource = params.get('sourceId');
-  const sourceId = rawSource && UUID.test(rawSource) ? rawSource.toLowerCase() : undefined;
-  const pageNo = Math.min(LAST_PAGE, Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1));
+  const { state, sourceId, pageNo } = filtersOf(params);
   const sources = useStaffResource<Source[]>(newsPaths.sources);
   const list = usePage(() => newsApi.articles({ state, sourceId, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE }), `${state}|${sourceId}|${pageNo}`);
 
@@ -110,7 +117,7 @@ export default function ArticlesPage() {
         <form className="nw-filter-row" role="search" aria-label={t('articles.filters')} onSubmit={(e) => e.preventDefault()}>
           <div className="staff-field">
             <label htmlFor={`${id}-state`}>{t('articles.state')}</label>
-            <select id={`${id}-state`} value={state ?? ''} onChange={(e) => go({ state: (e.target.value || undefined) as EditorialState | undefined, sourceId })}>
+            <select id={`${id}-state`} value={state ?? ''} onChange={(e) => go({ state: (e.target.value || undefined) as EditorialState | undefined, sourceId: filtersOf(queryNow()).sourceId })}>
               <option value="">{t('articles.allStates')}</option>
               {EDITORIAL_STATES.map((s) => (
                 <option key={s} value={s}>
@@ -121,7 +128,7 @@ export default function ArticlesPage() {
           </div>
           <div className="staff-field">
             <label htmlFor={`${id}-source`}>{t('articles.source')}</label>
-            <select id={`${id}-source`} value={sourceId ?? ''} onChange={(e) => go({ state, sourceId: e.target.value || undefined })}>
+            <select id={`${id}-source`} value={sourceId ?? ''} onChange={(e) => go({ state: filtersOf(queryNow()).state, sourceId: e.target.value || undefined })}>
               <option value="">{t('articles.allSources')}</option>
               {sourceId && !sources.data?.some((s) => s.id === sourceId) ? <option value={sourceId}>{t('articles.thisSource')}</option> : null}
               {(sources.data ?? []).map((s) => (

@@ -10,7 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ENTITY_TYPES } from '../../../../models/news/article.rules';
 import { STAFF_NS } from '../i18n';
-import { DataTable, ErrorState, LoadingState, Modal, Pagination, useNotify, type Column } from '../ui';
+import { DataTable, ErrorState, LoadingState, Modal, Pagination, queryNow, useNotify, type Column } from '../ui';
 import { fieldProblems, heldByOther, newsApi, PAGE_SIZE, usePage, type Entity, type EntityPatch, type EntityType } from './api';
 import { FieldError, NewsHeader, NS, useNames, useNumber, useProblem } from './parts';
 
@@ -111,7 +111,7 @@ export default function CataloguePage() {
           </div>
           <div className="staff-field">
             <label htmlFor={`${id}-type`}>{t('catalogue.type')}</label>
-            <select id={`${id}-type`} value={type ?? ''} onChange={(e) => go({ q, type: (e.target.value || undefined) as EntityType | undefined })}>
+            <select id={`${id}-type`} value={type ?? ''} onChange={(e) => go({ q: (queryNow().get('q') ?? '').trim().slice(0, 100), type: (e.target.value || undefined) as EntityType | undefined })}>
               <option value="">{t('catalogue.allTypes')}</option>
               {ENTITY_TYPES.map((x) => (
                 <option key={x} value={x}>

@@ -14,7 +14,7 @@ import { QUEUE_VIEWS, TICKET_ISSUES, TICKET_STATUSES } from '../../../../models/
 import { useSession } from '../../session';
 import { useStaff } from '../access';
 import { failureOf, type Failure } from '../api';
-import { Address, ErrorState, LoadingState, PageHeader, useFailureText, useNotify } from '../ui';
+import { Address, ErrorState, LoadingState, PageHeader, queryNow, useFailureText, useNotify } from '../ui';
 import { supportApi, type BulkSelection, type Page, type PresencePerson, type QueueCounts, type QueueFilter, type QueueView, type ReportFilters, type Tag, type Ticket, type TicketStatus } from './api';
 import { BulkProgress, BulkToolbar, useBulk } from './bulk';
 import { useLiveEvents, type TicketEvent } from './live';
@@ -374,7 +374,8 @@ export default function QueuePage() {
   });
 
   // ---- Filters ----
-  const setFilter = (patch: Partial<QueueFilter>) => setParams(new URLSearchParams(searchOf({ ...filter, ...patch })));
+  // From the address as it is now: two filters changed in a row must not put the first one back.
+  const setFilter = (patch: Partial<QueueFilter>) => setParams(new URLSearchParams(searchOf({ ...filterOf(queryNow()), ...patch })));
   const [q, setQ] = useState(filter.q ?? '');
   const [qProblem, setQProblem] = useState(false);
   useEffect(() => setQ(filter.q ?? ''), [filter.q]);

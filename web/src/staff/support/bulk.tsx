@@ -8,6 +8,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { useStaff } from '../access';
 import { failureOf, type Failure } from '../api';
 import { Address, Modal, useFailureText, useNotify } from '../ui';
@@ -19,18 +20,21 @@ const POLL_MS = 1_000;
 
 export interface BulkRun {
   operationId: string;
-  /** What it does, in words ("Change status to Resolved"). */
-  label: string;
+  /** What it does, in words ("Change status to Resolved"), in the language shown now (it may change while the operation runs). */
+  label: Describe;
   total: number;
   op: BulkOperation | null;
   /** The last progress read failed (it is tried again). */
   failure: Failure | null;
 }
 
+/** An operation's description, said in the page's language at the time it is shown. */
+export type Describe = (t: TFunction) => string;
+
 interface BulkState {
   run: BulkRun | null;
   /** Starts an operation; a refusal (400, 404, 503…) is answered as a failure, nothing started. */
-  start: (kind: BulkKind, selection: BulkSelection, params: Record<string, unknown>, label: string) => Promise<Failure | null>;
+  start: (kind: BulkKind, selection: BulkSelection, params: Record<string, unknown>, label: Describe) => Promise<Failure | null>;
   cancel: () => Promise<void>;
   dismiss: () => void;
   /** Goes up each time an operation ends: the queue reads its page and counts again. */
@@ -130,13 +134,13 @@ export function BulkProgress() {
       return;
     }
     if (state !== 'running') {
-      setSaid(t(`bulk.ended.${state}`, { label: run.label, succeeded: op?.succeeded ?? 0, failed: op?.failed ?? 0, total }));
+      setSaid(t(`bulk.ended.${state}`, { label: run.label(t), succeeded: op?.succeeded ?? 0, failed: op?.failed ?? 0, total }));
       return;
     }
     const quarter = total ? Math.floor((processed / total) * 4) : 0;
     if (quarter !== lastQuarter.current) {
       lastQuarter.current = quarter;
-      setSaid(quarter === 0 ? t('bulk.started', { label: run.label, total }) : t('bulk.progress', { processed, total }));
+      setSaid(quarter === 0 ? t('bulk.started', { label: run.label(t), total }) : t('bulk.progress', { processed, total }));
     }
   }, [run, state, processed, total, op?.succeeded, op?.failed, t]);
 
@@ -160,7 +164,7 @@ export function BulkProgress() {
     <section className={`card sd-bulk-progress sd-bulk-${state}`} aria-labelledby={headingId} data-testid="bulk-progress">
       <div className="staff-panel-head">
         <h2 id={headingId} ref={heading} tabIndex={-1}>
-          {t('bulk.panelTitle', { label: run.label })}
+          {t('bulk.panelTitle', { label: run.label(t) })}
         </h2>
         <span className={`sd-bulk-state ${state}`}>{t(`bulk.state.${state}`)}</span>
       </div>
@@ -337,11 +341,11 @@ function BulkForm({
     e.preventDefault();
     setProblem(null);
     let params: Record<string, unknown> = {};
-    let label = '';
+    let label: Describe = (tr) => tr('bulk.labels.delete');
     switch (kind) {
       case 'status':
         params = { status };
-        label = t('bulk.labels.status', { status: t(`status.${status}`) });
+        label = (tr) => tr('bulk.labels.status', { status: tr(`status.${status}`) });
         break;
       case 'assign': {
         const assignee = assignTo === 'me' ? me.email : assignTo === 'none' ? null : other.trim();
@@ -350,7 +354,7 @@ function BulkForm({
           return;
         }
         params = { assignee };
-        label = assignee === null ? t('bulk.labels.unassign') : t('bulk.labels.assign', { email: assignee });
+        label = (tr) => (assignee === null ? tr('bulk.labels.unassign') : tr('bulk.labels.assign', { email: assignee }));
         break;
       }
       case 'tags': {
@@ -360,7 +364,7 @@ function BulkForm({
           return;
         }
         params = tagAction === 'add' ? { add: [tag.id] } : { remove: [tag.id] };
-        label = t(tagAction === 'add' ? 'bulk.labels.tagAdd' : 'bulk.labels.tagRemove', { tag: tag.name });
+        label = (tr) => tr(tagAction === 'add' ? 'bulk.labels.tagAdd' : 'bulk.labels.tagRemove', { tag: tag.name });
         break;
       }
       case 'messages':
@@ -369,14 +373,13 @@ function BulkForm({
           return;
         }
         params = { conteudo: text.trim() };
-        label = t('bulk.labels.messages');
+        label = (tr) => tr('bulk.labels.messages');
         break;
       case 'fast-response':
         params = { send };
-        label = t(send ? 'bulk.labels.fastResponseSend' : 'bulk.labels.fastResponse');
+        label = (tr) => tr(send ? 'bulk.labels.fastResponseSend' : 'bulk.labels.fastResponse');
         break;
       case 'delete':
-        label = t('bulk.labels.delete');
         break;
     }
     setBusy(true);
@@ -386,7 +389,7 @@ function BulkForm({
       setProblem(failure.kind === 'unavailable' && kind === 'fast-response' ? t('reply.aiUnavailable') : failureText(failure));
       return;
     }
-    notify(t('bulk.startedNotice', { label, count }), 'info');
+    notify(t('bulk.startedNotice', { label: label(t), count }), 'info');
     onStarted();
   };
 
