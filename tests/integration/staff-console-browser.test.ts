@@ -223,6 +223,8 @@ describe('the staff console', () => {
     await checkPage(ownerTab, 'staff-members-audit-page-2');
     await pages.getByRole('button', { name: 'Newer' }).click();
     await pages.getByText('Page 1').waitFor();
+    // The page number is drawn at the click, its entries when they come: the newest is on page 1 alone.
+    await page.locator(`tr[data-audit-id="${first}"]`).waitFor();
     expect(await auditRows(page).first().getAttribute('data-audit-id')).toBe(first);
   });
 

@@ -139,7 +139,10 @@ describe('the support desk', () => {
 
     await page.getByLabel('Newsletter', { exact: true }).selectOption(newsletter);
     await page.getByRole('navigation', { name: 'Queue views' }).getByRole('link', { name: /^Unassigned/ }).click();
-    await page.waitForURL(/view=unassigned/);
+    await page.waitForURL((u) => u.searchParams.get('view') === 'unassigned' && u.searchParams.get('newsletter') === newsletter);
+    // The view drawn, and its list's answer drawn (the rows asked for are on the view before it too).
+    await page.locator('a[data-view="unassigned"][aria-current="page"]').waitFor();
+    await page.locator('table.sd-queue[aria-busy="false"]').waitFor();
     for (const id of ids) await row(page, id).waitFor();
     expect(await page.locator('tr[data-ticket]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-ticket'))))).toEqual([...ids].reverse());
     await checkPage(one, 'staff-support-queue');
@@ -297,6 +300,9 @@ describe('the support desk', () => {
     await heading(page, 'Support desk').waitFor();
     await page.getByRole('navigation', { name: 'Queue views' }).getByRole('link', { name: /^Open/ }).click();
     await page.waitForURL(/view=open/);
+    // The view drawn, and its list's answer drawn (the rows asked for are on the view before it too).
+    await page.locator('a[data-view="open"][aria-current="page"]').waitFor();
+    await page.locator('table.sd-queue[aria-busy="false"]').waitFor();
     const open = [ids[0]!, ids[1]!, ids[3]!];
     for (const id of open) await row(page, id).waitFor();
     await row(page, worked).waitFor({ state: 'detached' });

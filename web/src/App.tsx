@@ -1,4 +1,4 @@
-import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
+import { Component, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { api, setCsrfToken, type SessionView, type SignedOut } from './api';
@@ -6,6 +6,7 @@ import { setLanguage } from './i18n';
 import { SessionContext, useSession, type SessionState } from './session';
 import { Loading } from './pages/common';
 import { SignIn } from './pages/SignIn';
+import { preloadable } from './preloadable';
 
 /**
  * The signed-in pages are chunks of their own, loaded when first shown: the sign-in page's bundle
@@ -21,7 +22,7 @@ const PAGES = {
 } satisfies Record<string, () => Promise<ComponentType>>;
 type PageName = keyof typeof PAGES;
 
-const page = (name: PageName) => lazy(async () => ({ default: await PAGES[name]() }));
+const page = (name: PageName) => preloadable(async () => ({ default: await PAGES[name]() }));
 const Keys = page('keys');
 const UsagePage = page('usage');
 const BillingPage = page('billing');
@@ -29,13 +30,15 @@ const PreferencesPage = page('preferences');
 const ReadingPage = page('reading');
 
 /** The staff console (issue 38): a chunk of its own, which a customer never loads. */
-const loadStaffConsole = () => import('./staff/Console');
-const StaffConsole = lazy(loadStaffConsole);
+const StaffConsole = preloadable(() => import('./staff/Console'));
+const PRELOADABLE: Record<PageName, { preload(): Promise<unknown> }> = { keys: Keys, usage: UsagePage, billing: BillingPage, preferences: PreferencesPage, reading: ReadingPage };
 
-function preloadPage(pathname: string): void {
-  if (pathname === '/staff' || pathname.startsWith('/staff/')) void loadStaffConsole().catch(() => undefined);
+/** Asks for the chunk of the page at this address; settles when it is there (or failed: the page's own loading then says so). */
+function preloadPage(pathname: string): Promise<unknown> {
+  if (pathname === '/staff' || pathname.startsWith('/staff/')) return StaffConsole.preload().catch(() => undefined);
   const name = /^\/account\/([a-z]+)/.exec(pathname)?.[1];
-  if (name && Object.hasOwn(PAGES, name)) void PAGES[name as PageName]().catch(() => undefined);
+  if (name && Object.hasOwn(PRELOADABLE, name)) return PRELOADABLE[name as PageName].preload().catch(() => undefined);
+  return Promise.resolve();
 }
 
 export function App() {
@@ -45,7 +48,9 @@ export function App() {
 
   const refresh = useCallback(async () => {
     try {
-      const s = await api<SessionView | SignedOut>('/api/auth/session');
+      // The page's chunk is asked for beside the session, and the page drawn once both are here: drawn
+      // before its chunk, it would suspend, and React shows a suspended page no sooner than 300 ms later.
+      const [s] = await Promise.all([api<SessionView | SignedOut>('/api/auth/session'), preloadPage(window.location.pathname)]);
       setCsrfToken(s.csrfToken ?? '');
       setSession(s.user ? (s as SessionView) : null);
       setError(null);
@@ -59,7 +64,7 @@ export function App() {
   }, [refresh]);
 
   const { pathname } = useLocation();
-  useEffect(() => preloadPage(pathname), [pathname]);
+  useEffect(() => void preloadPage(pathname), [pathname]);
 
   useEffect(() => {
     document.documentElement.lang = i18n.language === 'pt' ? 'pt-BR' : 'en';

@@ -6,9 +6,10 @@
  * sign in (the app's session, asked again).
  */
 import './staff.css';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type LazyExoticComponent, type ComponentType } from 'react';
+import { Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { preloadable, type Preloadable } from '../preloadable';
 import { useSession } from '../session';
 import { failureOf, staffApi, type Failure, type StaffMe } from './api';
 import { StaffContext, type StaffAccess } from './access';
@@ -20,8 +21,15 @@ import { ErrorState, LoadingState, NavigatedContext, PageHeader, RoleTags, Secti
 
 registerStaffMessages(SECTIONS);
 
-/** Each section's page, a chunk loaded when first shown. */
-const PAGES = new Map<string, LazyExoticComponent<ComponentType>>(SECTIONS.map((s) => [s.id, lazy(s.load)]));
+/** Each section's page, a chunk loaded when first shown, or asked for as the console's chunk loads when the address is already the section's. */
+const PAGES = new Map<string, Preloadable<object>>(SECTIONS.map((s) => [s.id, preloadable(s.load)]));
+const sectionAt = (pathname: string) => SECTIONS.find((s) => pathname === `/staff/${s.path}` || pathname.startsWith(`/staff/${s.path}/`));
+/** Asks for the chunk of the section at this address; settles when it is there (or failed: the section's boundary then says so). */
+const preloadSection = (pathname: string): Promise<unknown> => {
+  const at = sectionAt(pathname);
+  return at ? PAGES.get(at.id)!.preload().catch(() => undefined) : Promise.resolve();
+};
+void preloadSection(window.location.pathname);
 
 type State = { kind: 'loading' } | { kind: 'staff'; me: StaffMe } | { kind: 'notStaff' } | { kind: 'failed'; failure: Failure };
 
@@ -33,7 +41,8 @@ export default function StaffConsole() {
 
   const load = useCallback(async () => {
     try {
-      const me = await staffApi.get<StaffMe>('/me');
+      // Drawn once the section's chunk is here too (asked for as this chunk loaded): see ../preloadable.tsx.
+      const [me] = await Promise.all([staffApi.get<StaffMe>('/me'), preloadSection(window.location.pathname)]);
       setState({ kind: 'staff', me });
     } catch (err) {
       const failure = failureOf(err);
@@ -116,7 +125,7 @@ function Staff({ me, reload }: { me: StaffMe; reload: () => Promise<void> }) {
     return { me, can: (p) => held.has(p), reload };
   }, [me, reload]);
   const allowed = SECTIONS.filter((s) => access.can(s.permission));
-  const current = SECTIONS.find((s) => pathname === `/staff/${s.path}` || pathname.startsWith(`/staff/${s.path}/`));
+  const current = sectionAt(pathname);
 
   return (
     <StaffContext.Provider value={access}>

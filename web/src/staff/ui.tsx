@@ -18,6 +18,7 @@ import {
   type RefObject,
 } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useSearchParams, type LinkProps } from 'react-router';
 import type { Failure } from './api';
 import { ROLE_KEYS, STAFF_NS } from './i18n';
 import { orderRoles, type StaffRole } from './roles';
@@ -37,6 +38,27 @@ export const NavigatedContext = createContext<RefObject<boolean> | null>(null);
  * would put the other filter back as it was).
  */
 export const queryNow = (): URLSearchParams => new URLSearchParams(window.location.search);
+
+/**
+ * A link to this page with another query, built from the address when it is followed (so a filter
+ * changed a moment before is kept). Its href, for a new tab or a copied link, is the last drawing's.
+ */
+export function QueryLink({ query, onClick, ...props }: Omit<LinkProps, 'to'> & { query: (now: URLSearchParams) => string }) {
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  return (
+    <Link
+      {...props}
+      to={query(params) || '?'}
+      onClick={(e) => {
+        onClick?.(e);
+        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        void navigate(query(queryNow()) || '?');
+      }}
+    />
+  );
+}
 
 export function PageHeader({ title, lead, actions, documentTitle }: { title: string; lead?: ReactNode; actions?: ReactNode; documentTitle?: string }) {
   const { t } = useTranslation(STAFF_NS);

@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useSession } from '../../session';
 import { useStaffResource } from '../api';
-import { DataTable, ErrorState, LoadingState, Pagination, Panel, type Column } from '../ui';
+import { DataTable, ErrorState, LoadingState, Pagination, Panel, queryNow, type Column } from '../ui';
 import { USAGE_PAGE_SIZE, type UsageByUser } from './api';
 import { formatDay, formatNumber, utcDaysAgo } from './format';
 import { Field, focusHeading, NS } from './shared';
@@ -48,7 +48,9 @@ export function UsageView() {
   };
   const turn = (to2: number) => {
     turned.current = true;
-    show({ from, to, user, page: to2 });
+    // The filters as the address has them now (one applied a moment before is kept).
+    const now = queryNow();
+    show({ from: now.get('from') ?? undefined, to: now.get('to') ?? undefined, user: now.get('user') ?? undefined, page: to2 });
   };
 
   const me = session?.user.id;

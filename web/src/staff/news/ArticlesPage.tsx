@@ -179,11 +179,13 @@ export default function ArticlesPage() {
               busy={list.loading}
               onPrevious={() => {
                 turned.current = true;
-                go({ state, sourceId, page: pageNo - 1 });
+                const now = filtersOf(queryNow());
+                go({ ...now, page: now.pageNo - 1 });
               }}
               onNext={() => {
                 turned.current = true;
-                go({ state, sourceId, page: pageNo + 1 });
+                const now = filtersOf(queryNow());
+                go({ ...now, page: now.pageNo + 1 });
               }}
             />
           </>

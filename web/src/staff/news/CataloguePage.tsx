@@ -17,6 +17,16 @@ import { FieldError, NewsHeader, NS, useNames, useNumber, useProblem } from './p
 /** Aliases shown in a row (the dialog shows all). */
 const ALIASES_SHOWN = 6;
 
+/** The catalogue's search, type and page, from the address's query. */
+function filtersOf(params: URLSearchParams): { q: string; type?: EntityType; pageNo: number } {
+  const rawType = params.get('type');
+  return {
+    q: (params.get('q') ?? '').trim().slice(0, 100),
+    type: (ENTITY_TYPES as readonly string[]).includes(rawType ?? '') ? (rawType as EntityType) : undefined,
+    pageNo: Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1),
+  };
+}
+
 export default function CataloguePage() {
   const { t } = useTranslation(NS);
   const { t: shell } = useTranslation(STAFF_NS);
@@ -25,10 +35,7 @@ export default function CataloguePage() {
   const notify = useNotify();
   const id = useId();
   const [params, setParams] = useSearchParams();
-  const q = (params.get('q') ?? '').trim().slice(0, 100);
-  const rawType = params.get('type');
-  const type = (ENTITY_TYPES as readonly string[]).includes(rawType ?? '') ? (rawType as EntityType) : undefined;
-  const pageNo = Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
+  const { q, type, pageNo } = filtersOf(params);
   const [typed, setTyped] = useState(q);
   useEffect(() => setTyped(q), [q]);
   const list = usePage(() => newsApi.entities({ q: q || undefined, type, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE }), `${q}|${type}|${pageNo}`);
@@ -50,7 +57,7 @@ export default function CataloguePage() {
   };
   const search = (e: FormEvent) => {
     e.preventDefault();
-    go({ q: typed.trim(), type });
+    go({ q: typed.trim(), type: filtersOf(queryNow()).type });
   };
 
   const columns: Column<Entity>[] = [
@@ -111,7 +118,7 @@ export default function CataloguePage() {
           </div>
           <div className="staff-field">
             <label htmlFor={`${id}-type`}>{t('catalogue.type')}</label>
-            <select id={`${id}-type`} value={type ?? ''} onChange={(e) => go({ q: (queryNow().get('q') ?? '').trim().slice(0, 100), type: (e.target.value || undefined) as EntityType | undefined })}>
+            <select id={`${id}-type`} value={type ?? ''} onChange={(e) => go({ q: filtersOf(queryNow()).q, type: (e.target.value || undefined) as EntityType | undefined })}>
               <option value="">{t('catalogue.allTypes')}</option>
               {ENTITY_TYPES.map((x) => (
                 <option key={x} value={x}>
@@ -157,11 +164,13 @@ export default function CataloguePage() {
               busy={list.loading}
               onPrevious={() => {
                 turned.current = true;
-                go({ q, type, page: pageNo - 1 });
+                const now = filtersOf(queryNow());
+                go({ ...now, page: now.pageNo - 1 });
               }}
               onNext={() => {
                 turned.current = true;
-                go({ q, type, page: pageNo + 1 });
+                const now = filtersOf(queryNow());
+                go({ ...now, page: now.pageNo + 1 });
               }}
             />
           </>

@@ -10,7 +10,7 @@ import { Link, useSearchParams } from 'react-router';
 import { EDITIONS, hasEditions, type Edition } from '../../../../models/quiz/calendar.rules';
 import { failureOf, useStaffResource, type Failure } from '../api';
 import { formatDateTime, STAFF_NS } from '../i18n';
-import { DataTable, ErrorState, LoadingState, Pagination, Panel, useNotify, type Column } from '../ui';
+import { DataTable, ErrorState, LoadingState, Pagination, Panel, queryNow, useNotify, type Column } from '../ui';
 import { QUIZ_PAGE_SIZE, quizApi, quizPath, type AdminQuiz, type AdminQuizList, type GenerationStarted, type QuizCreated } from './api';
 import { formatDay, localToday } from './format';
 import { focusHeading, NS, Origin, QuizDay, useActionFailure } from './shared';
@@ -35,6 +35,11 @@ export function QuizzesView() {
     }
   }, [list.loading]);
 
+  // The filters as the address has them now (one applied a moment before is kept).
+  const filtersNow = () => {
+    const now = queryNow();
+    return { from: now.get('from') ?? undefined, to: now.get('to') ?? undefined, edition: now.get('edition') ?? undefined };
+  };
   const show = (next: { from?: string | undefined; to?: string | undefined; edition?: string | undefined; page?: number }) => {
     const p = new URLSearchParams();
     for (const [k, v] of Object.entries(next)) if (v !== undefined && v !== '' && !(k === 'page' && v === 1)) p.set(k, String(v));
@@ -81,11 +86,11 @@ export function QuizzesView() {
             busy={list.loading}
             onPrevious={() => {
               turned.current = true;
-              show({ from, to, edition, page: page - 1 });
+              show({ ...filtersNow(), page: page - 1 });
             }}
             onNext={() => {
               turned.current = true;
-              show({ from, to, edition, page: page + 1 });
+              show({ ...filtersNow(), page: page + 1 });
             }}
           />
         ) : null}

@@ -14,7 +14,7 @@ import { QUEUE_VIEWS, TICKET_ISSUES, TICKET_STATUSES } from '../../../../models/
 import { useSession } from '../../session';
 import { useStaff } from '../access';
 import { failureOf, type Failure } from '../api';
-import { Address, ErrorState, LoadingState, PageHeader, queryNow, useFailureText, useNotify } from '../ui';
+import { Address, ErrorState, LoadingState, PageHeader, QueryLink, queryNow, useFailureText, useNotify } from '../ui';
 import { supportApi, type BulkSelection, type Page, type PresencePerson, type QueueCounts, type QueueFilter, type QueueView, type ReportFilters, type Tag, type Ticket, type TicketStatus } from './api';
 import { BulkProgress, BulkToolbar, useBulk } from './bulk';
 import { useLiveEvents, type TicketEvent } from './live';
@@ -104,6 +104,8 @@ export default function QueuePage() {
   listRef.current = list;
   const loadedAt = useRef(Date.now());
   const latest = useRef(0);
+  /** The filter and page of the list shown: until the current one's answer comes, the list is busy. */
+  const [shownKey, setShownKey] = useState<string | null>(null);
   const load = useCallback(async () => {
     const mine = ++latest.current;
     setLoading(true);
@@ -112,6 +114,7 @@ export default function QueuePage() {
       if (mine !== latest.current) return;
       loadedAt.current = answer.servedAt;
       setList(answer);
+      setShownKey(`${filterKey}|${page}`);
       setFailure(null);
       setIncoming(new Set());
     } catch (err) {
@@ -423,7 +426,7 @@ export default function QueuePage() {
   // ---- Pages ----
   const listHeading = useRef<HTMLHeadingElement>(null);
   const goToPage = (n: number) => {
-    setParams(new URLSearchParams(searchOf(filter, n)));
+    setParams(new URLSearchParams(searchOf(filterOf(queryNow()), n)));
     listHeading.current?.focus();
   };
 
@@ -444,14 +447,14 @@ export default function QueuePage() {
         <ul>
           {QUEUE_VIEWS.map((v) => (
             <li key={v}>
-              <Link to={searchOf({ ...filter, view: v })} aria-current={v === filter.view ? 'page' : undefined} data-view={v}>
+              <QueryLink query={(now) => searchOf({ ...filterOf(now), view: v })} aria-current={v === filter.view ? 'page' : undefined} data-view={v}>
                 <span className="sd-view-name">{t(`views.${v}`)}</span>
                 <span className="sd-count" data-testid={`count-${v}`}>
                   <span className="visually-hidden">{', '}</span>
                   {counts ? counts[v] : '…'}
                   <span className="visually-hidden">{` ${t('views.tickets', { count: counts?.[v] ?? 0 })}`}</span>
                 </span>
-              </Link>
+              </QueryLink>
             </li>
           ))}
         </ul>
@@ -481,7 +484,7 @@ export default function QueuePage() {
           ) : null}
         </form>
         {filtered ? (
-          <button type="button" className="link sd-clear" onClick={() => setParams(new URLSearchParams(searchOf({ view: filter.view })))}>
+          <button type="button" className="link sd-clear" onClick={() => setParams(new URLSearchParams(searchOf({ view: filterOf(queryNow()).view })))}>
             {t('filters.clear')}
           </button>
         ) : null}
@@ -595,9 +598,9 @@ export default function QueuePage() {
         ) : !list ? (
           <LoadingState />
         ) : rows.length === 0 ? (
-          <EmptyQueue view={filter.view} filtered={Boolean(filtered)} counts={counts} to={(v) => searchOf({ ...filter, view: v })} />
+          <EmptyQueue view={filter.view} filtered={Boolean(filtered)} counts={counts} to={(v) => (now) => searchOf({ ...filterOf(now), view: v })} />
         ) : (
-          <table ref={table} className="sd-queue" role="table" aria-describedby={`${ids}-keys`}>
+          <table ref={table} className="sd-queue" role="table" aria-describedby={`${ids}-keys`} aria-busy={loading || shownKey !== `${filterKey}|${page}`}>
             <caption className="visually-hidden">{t('queue.caption', { view: viewName, page: list.page, pages: Math.max(1, list.totalPages) })}</caption>
             <thead role="rowgroup">
               <tr role="row">
@@ -701,13 +704,13 @@ export default function QueuePage() {
   );
 }
 
-function EmptyQueue({ view, filtered, counts, to }: { view: QueueView; filtered: boolean; counts: QueueCounts | null; to: (v: QueueView) => string }) {
+function EmptyQueue({ view, filtered, counts, to }: { view: QueueView; filtered: boolean; counts: QueueCounts | null; to: (v: QueueView) => (now: URLSearchParams) => string }) {
   const { t } = useTranslation(NS);
   if (filtered) return <p className="staff-empty">{t('queue.emptyFiltered')}</p>;
   if (view === 'mine')
     return (
       <p className="staff-empty">
-        {t('queue.emptyMine')} {counts && counts.unassigned > 0 ? <Link to={to('unassigned')}>{t('queue.seeUnassigned', { count: counts.unassigned })}</Link> : null}
+        {t('queue.emptyMine')} {counts && counts.unassigned > 0 ? <QueryLink query={to('unassigned')}>{t('queue.seeUnassigned', { count: counts.unassigned })}</QueryLink> : null}
       </p>
     );
   return <p className="staff-empty">{t('queue.empty')}</p>;

@@ -266,7 +266,7 @@ export default function TicketPage({ ticketId }: { ticketId: number }) {
         <div className="sd-ticket-side">
           <StatusPanel ticket={detail} onStatus={(s) => void setStatus(s)} onChanged={() => void load()} />
           <AssigneePanel ticket={detail} problem={assignProblem} onAssign={assign} />
-          <TagsPanel ticket={detail} onChanged={(tags) => patch({ tags })} />
+          <TagsPanel ticket={detail} onChanged={(change) => setDetail((d) => d && { ...d, tags: change(d.tags) })} />
           <AttachmentsPanel ticket={detail} onUploaded={(a) => setDetail((d) => d && { ...d, anexos: [...d.anexos, a] })} />
           <OtherTickets ticket={detail} />
         </div>
@@ -432,7 +432,8 @@ function AssigneePanel({ ticket, problem, onAssign }: { ticket: Ticket; problem:
   );
 }
 
-function TagsPanel({ ticket, onChanged }: { ticket: Ticket; onChanged: (tags: Tag[]) => void }) {
+/** `onChanged` takes a change of the tags shown (two quick changes both apply, each to the tags as they are then). */
+function TagsPanel({ ticket, onChanged }: { ticket: Ticket; onChanged: (change: (tags: Tag[]) => Tag[]) => void }) {
   const { t } = useTranslation(NS);
   const notify = useNotify();
   const failureText = useFailureText();
@@ -449,7 +450,7 @@ function TagsPanel({ ticket, onChanged }: { ticket: Ticket; onChanged: (tags: Ta
     if (!tag) return;
     try {
       await supportApi.addTag(ticket.id, tag.id);
-      onChanged([...ticket.tags, tag]);
+      onChanged((tags) => [...tags.filter((x) => x.id !== tag.id), tag]);
       setChoice('');
       notify(t('tags.added', { tag: tag.name }));
     } catch (err) {
@@ -459,7 +460,7 @@ function TagsPanel({ ticket, onChanged }: { ticket: Ticket; onChanged: (tags: Ta
   const remove = async (tag: Tag) => {
     try {
       await supportApi.removeTag(ticket.id, tag.id);
-      onChanged(ticket.tags.filter((x) => x.id !== tag.id));
+      onChanged((tags) => tags.filter((x) => x.id !== tag.id));
       notify(t('tags.removed', { tag: tag.name }));
       document.getElementById(`${ids}-choice`)?.focus();
     } catch (err) {
