@@ -1,6 +1,6 @@
 // Jest runs TypeScript through SWC (type checking is `npm run typecheck`).
 // A few dependencies ship only ES modules; SWC turns them into CommonJS for Jest.
-const esmOnly = ['jose', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', '@borewit', 'css-select', 'css-what', 'domutils', 'dom-serializer', 'domhandler', 'domelementtype', 'boolbase', 'nth-check', 'cssomnom', 'entities'];
+const esmOnly = ['jose', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', '@borewit', 'css-select', 'css-what', 'domutils', 'dom-serializer', 'domhandler', 'domelementtype', 'boolbase', 'nth-check', 'cssomnom', 'entities', 'email-reply-parser'];
 
 /** @type {import('jest').Config} */
 module.exports = {

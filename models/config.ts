@@ -177,6 +177,24 @@ export const EnvSchema = z.object({
   /** A stream ends after this long (±10 %): the client reconnects, and its credential is checked again. */
   SUPPORT_LIVE_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   SUPPORT_PRESENCE_TTL_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
+
+  // Support by e-mail (issue 39): the desk's address, the receiver of requesters' mail.
+  /** The desk's address: the sender of staff replies, and the base of each ticket's reply address (local+token@domain). */
+  SUPPORT_MAIL_ADDRESS: z.string().regex(/^[A-Za-z0-9._-]{1,48}@[A-Za-z0-9.-]{1,200}$/, 'must be a plain address (local@domain, no +)').default('support@localhost'),
+  /** The name requesters see on the desk's mail. */
+  SUPPORT_MAIL_NAME: z.string().regex(/^[^<>"\r\n]{1,64}$/).default('Newsletter Support'),
+  /** Keys the desk's Message-IDs (a reply joins a ticket by one only if we sent it); 32+ characters, required in production. */
+  SUPPORT_MAIL_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, 'at least 32 characters').optional()),
+  /** Attachments up to this size (each, and together) go with a staff reply; larger ones are linked. */
+  SUPPORT_MAIL_ATTACH_MAX_BYTES: z.coerce.number().int().min(0).max(25 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Where the receiver of requesters' mail listens: SMTP (an MTA or a test forwards to it) and LMTP (an MTA in front). */
+  SUPPORT_MAIL_INBOUND_HOST: z.string().min(1).default('127.0.0.1'),
+  SUPPORT_MAIL_SMTP_PORT: port.default(2525),
+  SUPPORT_MAIL_LMTP_PORT: port.default(2424),
+  /** A message larger than this is refused at SMTP (552). Room for a 20 MB attachment in base64. */
+  SUPPORT_MAIL_INBOUND_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(100 * 1024 * 1024).default(30 * 1024 * 1024),
+  /** Mailgun's webhook signing key: the second entry point (POST /support/inbound/mailgun) answers 503 without it. */
+  MAILGUN_WEBHOOK_SIGNING_KEY: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
   /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
   LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   /** How often a process adds its local rate-limit counts to the shared windows (0: every request). */
@@ -382,6 +400,15 @@ export interface Config {
     reports: { timeZone: string; cacheTtlMs: number };
     /** Live updates and presence (issue 38; operations/support/live.ts). */
     live: { pollMs: number; lookbackMs: number; keepAliveMs: number; resumeWindowMs: number; maxStreams: number; maxStreamsPerPerson: number; streamMaxMs: number; presenceTtlMs: number };
+    /** Support by e-mail (issue 39). */
+    mail: {
+      address: string;
+      name: string;
+      secret: string;
+      attachMaxBytes: number;
+      inbound: { host: string; smtpPort: number; lmtpPort: number; maxBytes: number };
+      mailgunSigningKey: string | undefined;
+    };
   };
   news: {
     perMinute: Record<Plan, number>;
@@ -456,6 +483,7 @@ interface DevSecrets {
   WHATSAPP_APP_SECRET: string;
   WHATSAPP_VERIFY_TOKEN: string;
   WEB_SECRET: string;
+  SUPPORT_MAIL_SECRET: string;
 }
 
 /** Secrets a data directory made by an earlier release lacks, generated when first needed. */
@@ -464,6 +492,7 @@ const LATER_SECRETS: Partial<Record<keyof DevSecrets, () => string>> = {
   WHATSAPP_APP_SECRET: () => randomBytes(16).toString('hex'),
   WHATSAPP_VERIFY_TOKEN: () => randomBytes(16).toString('hex'),
   WEB_SECRET: () => randomBytes(32).toString('base64url'),
+  SUPPORT_MAIL_SECRET: () => randomBytes(32).toString('base64url'),
 };
 
 /**
@@ -491,6 +520,7 @@ function devSecrets(dataDir: string): DevSecrets {
     WHATSAPP_APP_SECRET: LATER_SECRETS.WHATSAPP_APP_SECRET!(),
     WHATSAPP_VERIFY_TOKEN: LATER_SECRETS.WHATSAPP_VERIFY_TOKEN!(),
     WEB_SECRET: LATER_SECRETS.WEB_SECRET!(),
+    SUPPORT_MAIL_SECRET: LATER_SECRETS.SUPPORT_MAIL_SECRET!(),
   };
   mkdirSync(dataDir, { recursive: true });
   try {
@@ -518,7 +548,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(e.DATA_DIR);
 
   if (isProduction) {
-    const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'WEB_SECRET', 'SMTP_URL'];
+    const required: (keyof Env)[] = ['MONGODB_URI', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'WEB_SECRET', 'SMTP_URL', 'SUPPORT_MAIL_SECRET'];
     // Under a JWKS every token of the identity provider verifies: its issuer and audience say
     // which were meant for this platform.
     if (e.JWT_JWKS_URL) required.push('JWT_ISSUER', 'JWT_AUDIENCE');
@@ -535,7 +565,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const secrets = isProduction
     ? undefined
-    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET && e.WEB_SECRET
+    : e.JWT_SECRET && e.MINIO_ACCESS_KEY && e.MINIO_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET && e.WEB_SECRET && e.SUPPORT_MAIL_SECRET
       ? undefined
       : devSecrets(dataDir);
 
@@ -611,6 +641,14 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         maxStreamsPerPerson: e.SUPPORT_LIVE_MAX_STREAMS_PER_PERSON,
         streamMaxMs: e.SUPPORT_LIVE_STREAM_MAX_SECONDS * 1000,
         presenceTtlMs: e.SUPPORT_PRESENCE_TTL_SECONDS * 1000,
+      },
+      mail: {
+        address: e.SUPPORT_MAIL_ADDRESS.toLowerCase(),
+        name: e.SUPPORT_MAIL_NAME,
+        secret: e.SUPPORT_MAIL_SECRET ?? secrets!.SUPPORT_MAIL_SECRET,
+        attachMaxBytes: e.SUPPORT_MAIL_ATTACH_MAX_BYTES,
+        inbound: { host: e.SUPPORT_MAIL_INBOUND_HOST, smtpPort: e.SUPPORT_MAIL_SMTP_PORT, lmtpPort: e.SUPPORT_MAIL_LMTP_PORT, maxBytes: e.SUPPORT_MAIL_INBOUND_MAX_BYTES },
+        mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
       },
     },
     news: {

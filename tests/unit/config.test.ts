@@ -51,6 +51,7 @@ describe('config', () => {
     JWT_AUDIENCE: 'newsletter-platform',
     WEB_SECRET: 'w'.repeat(32),
     SMTP_URL: 'smtp://mail.example.com:587',
+    SUPPORT_MAIL_SECRET: 'm'.repeat(32),
   });
 
   it('does not require JWT_SECRET in production when tokens are verified with a JWKS URL', () => {
@@ -78,8 +79,20 @@ describe('config', () => {
     expect(() => parseConfig({ DATA_DIR: tmp(), TRUST_PROXY: 'all' })).toThrow(/TRUST_PROXY/);
   });
 
+  it("requires the desk's mail secret in production, generates one in development, and reads the desk's mail settings", () => {
+    const env = { ...jwksProduction() } as Record<string, string>;
+    delete env.SUPPORT_MAIL_SECRET;
+    expect(() => parseConfig(env)).toThrow(/^Invalid configuration: SUPPORT_MAIL_SECRET is required when NODE_ENV=production$/);
+    const dev = parseConfig({ DATA_DIR: tmp() });
+    expect(dev.support.mail).toMatchObject({ address: 'support@localhost', attachMaxBytes: 10 * 1024 * 1024, inbound: { host: '127.0.0.1', smtpPort: 2525, lmtpPort: 2424, maxBytes: 30 * 1024 * 1024 }, mailgunSigningKey: undefined });
+    expect(dev.support.mail.secret.length).toBeGreaterThanOrEqual(32);
+    // A plus-address cannot be the desk's: the part after + is each ticket's token.
+    expect(() => parseConfig({ DATA_DIR: tmp(), SUPPORT_MAIL_ADDRESS: 'support+x@example.com' })).toThrow(/SUPPORT_MAIL_ADDRESS/);
+    expect(parseConfig({ DATA_DIR: tmp(), SUPPORT_MAIL_ADDRESS: 'Help@Example.com' }).support.mail.address).toBe('help@example.com');
+  });
+
   it('requires the dashboard secret in production, and sends Checkout back to the dashboard by default', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: tmp(), MONGODB_URI: 'mongodb://db/', MINIO_ACCESS_KEY: 'abc', MINIO_SECRET_KEY: 'abcdefgh', JWT_SECRET: 'j'.repeat(32), SMTP_URL: 'smtp://mail.example.com:587' };
+    const env = { NODE_ENV: 'production', DATA_DIR: tmp(), MONGODB_URI: 'mongodb://db/', MINIO_ACCESS_KEY: 'abc', MINIO_SECRET_KEY: 'abcdefgh', JWT_SECRET: 'j'.repeat(32), SMTP_URL: 'smtp://mail.example.com:587', SUPPORT_MAIL_SECRET: 'm'.repeat(32) };
     expect(() => parseConfig(env)).toThrow(/^Invalid configuration: WEB_SECRET is required when NODE_ENV=production$/);
     expect(() => parseConfig({ ...env, WEB_SECRET: 'w'.repeat(32), WEB_URL: 'http://dash.example.com' })).toThrow(/WEB_URL must be an https:\/\/ address/);
     expect(parseConfig({ ...env, WEB_SECRET: 'w'.repeat(32), WEB_URL: 'https://dash.example.com' }).web.url).toBe('https://dash.example.com');

@@ -78,7 +78,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives the apps and the worker a configuration that passes production validation', () => {
-    const secrets: Record<string, string> = { JWT_SECRET: 'x'.repeat(48), MINIO_ROOT_PASSWORD: 'y'.repeat(24), WEB_SECRET: 'w'.repeat(48), SMTP_URL: 'smtp://mailer:secret@mail.example.com:587' };
+    const secrets: Record<string, string> = { JWT_SECRET: 'x'.repeat(48), MINIO_ROOT_PASSWORD: 'y'.repeat(24), WEB_SECRET: 'w'.repeat(48), SUPPORT_MAIL_SECRET: 'm'.repeat(48), SMTP_URL: 'smtp://mailer:secret@mail.example.com:587' };
     for (const svc of ['news', 'support', 'quiz', 'web', 'worker']) {
       const env = compose.services[svc].environment as Record<string, string | number>;
       expect(env.NODE_ENV).toBe('production');
@@ -99,6 +99,7 @@ describe('docker-compose.yml', () => {
     }
     expect(compose.services.news.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
     expect(compose.services.web.environment.WEB_SECRET).toMatch(/^\$\{WEB_SECRET:\?/);
+    expect(compose.services.support.environment.SUPPORT_MAIL_SECRET).toMatch(/^\$\{SUPPORT_MAIL_SECRET:\?/);
   });
 });
 
