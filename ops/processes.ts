@@ -1,8 +1,9 @@
 /**
- * The platform's own processes (three APIs and the worker) as supervised processes, run from the
- * TypeScript sources with tsx's loader in the current Node.js.
+ * The platform's own processes (the worker, the four HTTP services and the mail receiver) as
+ * supervised processes, run from the TypeScript sources with tsx's loader in the current Node.js.
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../models/config';
@@ -70,6 +71,31 @@ export async function buildWeb(log: (line: string) => void): Promise<void> {
   log('dashboard built (web/dist)');
 }
 
+/**
+ * Ready when an SMTP server on `port` greets (220); the check then says QUIT. A listener that
+ * accepts but does not greet (still starting, or overloaded: 421) is not ready.
+ */
+export async function smtpGreets(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return await new Promise((resolve) => {
+    let seen = '';
+    const socket = net.connect({ port, host });
+    const settle = (ok: boolean) => {
+      socket.removeAllListeners('data');
+      if (ok) socket.end('QUIT\r\n');
+      else socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(3_000, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('latin1');
+      if (seen.includes('\n')) settle(seen.startsWith('220'));
+    });
+    // After a settle too: a reset while saying QUIT is not the caller's concern.
+    socket.on('error', () => resolve(false));
+    socket.once('close', () => resolve(false));
+  });
+}
+
 export function tsEntry(file: string): { command: string; args: string[] } {
   return { command: process.execPath, args: ['--import', 'tsx', path.join(ROOT, file)] };
 }
@@ -77,6 +103,7 @@ export function tsEntry(file: string): { command: string; args: string[] } {
 export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['output'] | ((name: string) => ProcessSpec['output'])): ProcessSpec[] {
   const out = (name: string) => (typeof output === 'function' ? output(name) : output);
   const host = env.HOST && env.HOST !== '0.0.0.0' ? env.HOST : '127.0.0.1';
+  const mailHost = env.SUPPORT_MAIL_INBOUND_HOST && env.SUPPORT_MAIL_INBOUND_HOST !== '0.0.0.0' ? env.SUPPORT_MAIL_INBOUND_HOST : '127.0.0.1';
   const api = (name: string, file: string, port: string | undefined, fallback: number): ProcessSpec => ({
     name,
     ...tsEntry(file),
@@ -101,6 +128,16 @@ export function appProcessSpecs(env: NodeJS.ProcessEnv, output: ProcessSpec['out
     api('support', 'api/support/server.ts', env.SUPPORT_PORT, 3002),
     api('quiz', 'api/quiz/server.ts', env.QUIZ_PORT, 3003),
     api('web', 'api/web/server.ts', env.WEB_PORT, 3000),
+    {
+      // Requesters' mail (issue 39): SMTP and LMTP, on SUPPORT_MAIL_SMTP_PORT / SUPPORT_MAIL_LMTP_PORT.
+      name: 'mail',
+      ...tsEntry('api/mail/server.ts'),
+      env,
+      cwd: ROOT,
+      output: out('mail'),
+      ready: () => smtpGreets(Number(env.SUPPORT_MAIL_SMTP_PORT ?? 2525), mailHost),
+      readyTimeoutMs: 90_000,
+    },
   ];
 }
 

@@ -1,6 +1,6 @@
 /**
- * `npm start`: provisions and supervises everything a developer needs, then the three APIs and the
- * worker. Ctrl-C (SIGINT) or SIGTERM stops every process it started.
+ * `npm start`: provisions and supervises everything a developer needs, then the APIs, the worker
+ * and the mail receiver. Ctrl-C (SIGINT) or SIGTERM stops every process it started.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -63,6 +63,8 @@ async function main(): Promise<void> {
     [config.http.ports.support, 'support API'],
     [config.http.ports.quiz, 'quiz API'],
     [config.web.port, 'dashboard'],
+    [config.support.mail.inbound.smtpPort, 'mail receiver (SMTP)'],
+    [config.support.mail.inbound.lmtpPort, 'mail receiver (LMTP)'],
   ];
   if (useStripeMock) wanted.push([ports.stripeMock, 'stripe-mock']);
   // Without SMTP_URL, mail (sign-in codes) goes to Mailpit, which keeps it for its web UI.
@@ -144,6 +146,8 @@ async function main(): Promise<void> {
   say(`  news API      http://${host}:${config.http.ports.news}   (docs: /docs, /openapi.json)`);
   say(`  support API   http://${host}:${config.http.ports.support}`);
   say(`  quiz+AI API   http://${host}:${config.http.ports.quiz}`);
+  const mailIn = config.support.mail.inbound;
+  say(`  Mail in       SMTP ${mailIn.host}:${mailIn.smtpPort}, LMTP ${mailIn.host}:${mailIn.lmtpPort}, for ${config.support.mail.address} and its +tag addresses`);
   say(`  Temporal UI   http://127.0.0.1:${ports.temporalUi}   (gRPC ${config.temporal.address})`);
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);

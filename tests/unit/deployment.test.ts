@@ -42,9 +42,9 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('runs MongoDB as a replica set, Temporal with its UI, MinIO, the three APIs, the dashboard and the worker', () => {
+  it('runs MongoDB as a replica set, Temporal with its UI, MinIO, the three APIs, the dashboard, the worker and the mail receiver', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['minio', 'mongo', 'news', 'quiz', 'support', 'temporal', 'temporal-db', 'temporal-ui', 'web', 'worker'].sort(),
+      ['mail', 'minio', 'mongo', 'news', 'quiz', 'support', 'temporal', 'temporal-db', 'temporal-ui', 'web', 'worker'].sort(),
     );
     expect(compose.services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(compose.services.news.environment.MONGODB_URI).toContain('replicaSet=rs0');
@@ -65,6 +65,17 @@ describe('docker-compose.yml', () => {
     expect(ports('web')).toEqual(['${BIND_ADDRESS:-127.0.0.1}:3000:3000']);
   });
 
+  it('runs the mail receiver from the image, SMTP published on port 25 of the same address, LMTP on the compose network only', () => {
+    const mail = compose.services.mail;
+    expect(mail.command).toEqual(['node', 'dist/api/mail/server.js']);
+    expect(mail.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:25:2525']);
+    // It listens on the container's interfaces, on the ports it publishes and health-checks.
+    expect(mail.environment).toMatchObject({ SUPPORT_MAIL_INBOUND_HOST: '0.0.0.0', SUPPORT_MAIL_SMTP_PORT: 2525, SUPPORT_MAIL_LMTP_PORT: 2424 });
+    expect(mail.healthcheck.test.join(' ')).toContain('connect(2525');
+    // Longer than the grace its messages in flight are given (SHUTDOWN_GRACE_SECONDS, 10 s).
+    expect(mail.stop_grace_period).toBe('30s');
+  });
+
   it('publishes nothing internal to the network: Temporal, MongoDB and MinIO stay inside; the UIs on loopback only', () => {
     // Temporal's gRPC and UI have no authentication here: whoever reaches them reads histories
     // (prompts, phones, addresses) and can signal workflows (issue 35).
@@ -77,9 +88,9 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives the apps and the worker a configuration that passes production validation', () => {
+  it('gives the apps, the worker and the mail receiver a configuration that passes production validation', () => {
     const secrets: Record<string, string> = { JWT_SECRET: 'x'.repeat(48), MINIO_ROOT_PASSWORD: 'y'.repeat(24), WEB_SECRET: 'w'.repeat(48), SUPPORT_MAIL_SECRET: 'm'.repeat(48), SMTP_URL: 'smtp://mailer:secret@mail.example.com:587' };
-    for (const svc of ['news', 'support', 'quiz', 'web', 'worker']) {
+    const configOf = (svc: string) => {
       const env = compose.services[svc].environment as Record<string, string | number>;
       expect(env.NODE_ENV).toBe('production');
       // Substitute compose's ${VAR:?…} / ${VAR:-default} the way compose would with secrets set.
@@ -91,7 +102,10 @@ describe('docker-compose.yml', () => {
           ),
         ]),
       );
-      const config = parseConfig(resolved);
+      return parseConfig(resolved);
+    };
+    for (const svc of ['news', 'support', 'quiz', 'web', 'worker', 'mail']) {
+      const config = configOf(svc);
       expect(config.isProduction).toBe(true);
       expect(config.mongo.uri).toBe('mongodb://mongo:27017/?replicaSet=rs0');
       expect(config.temporal.address).toBe('temporal:7233');
@@ -100,6 +114,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services.news.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
     expect(compose.services.web.environment.WEB_SECRET).toMatch(/^\$\{WEB_SECRET:\?/);
     expect(compose.services.support.environment.SUPPORT_MAIL_SECRET).toMatch(/^\$\{SUPPORT_MAIL_SECRET:\?/);
+    expect(configOf('mail').support.mail.inbound).toEqual({ host: '0.0.0.0', smtpPort: 2525, lmtpPort: 2424, maxBytes: 30 * 1024 * 1024 });
   });
 });
 

@@ -1,0 +1,99 @@
+/**
+ * The mail receiver's process (issue 39): requesters' mail by SMTP and LMTP (./receiver.ts),
+ * each message stored in MinIO and recorded in MongoDB before it is acknowledged. Like the API
+ * services (api/shared/server.ts) it starts while MongoDB or MinIO are still down (it answers 451
+ * until they are up, and senders retry), and on SIGTERM/SIGINT it stops taking connections, lets
+ * the messages in flight finish (up to SHUTDOWN_GRACE_SECONDS), then closes its connections.
+ */
+import { loadConfigOrExit, type Config } from '../../models/config';
+import { ensureBucket } from '../../models/infra/storage';
+import { createInboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { closeInfra, createInfra, type Infra } from '../shared/infra';
+import { createMailReceiver, type MailReceiver, type MailReceiverDeps } from './receiver';
+
+export interface RunningReceiver {
+  receiver: MailReceiver;
+  infra: Infra;
+  ports: { smtpPort: number; lmtpPort: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates the bucket when missing, trying again until it succeeds or the process stops: until
+ * then a message's upload fails and the sender is asked to retry (451).
+ */
+function ensureBucketInBackground(infra: Infra, stopped: () => boolean): void {
+  let delay = 500;
+  const attempt = (): void => {
+    if (stopped()) return;
+    ensureBucket(infra.storage, infra.config.minio.region).then(
+      () => undefined,
+      (err: unknown) => {
+        infra.logger.warn({ err: (err as Error).message }, 'MinIO not reachable yet; retrying');
+        setTimeout(attempt, delay).unref();
+        delay = Math.min(delay * 2, 10_000);
+      },
+    );
+  };
+  attempt();
+}
+
+/**
+ * The hand-over port: starts the message's processing workflow. TODO(issue 39): the processing
+ * workflow (parse, thread, store into the ticket) does not exist yet. Until it does, this does
+ * nothing and marks nothing, so every record stays `stored`, where `pendingHandOver` finds it:
+ * the workflow's relay will hand over everything received before it existed. Once it exists: start
+ * it by the message's id (a repeated start is harmless), then `markHandedOver(id, now)`.
+ */
+const handOverPending: MailReceiverDeps['handOver'] = async () => undefined;
+
+export async function startMailReceiver(config: Config, handOver: MailReceiverDeps['handOver'] = handOverPending): Promise<RunningReceiver> {
+  const infra = createInfra(config, 'mail');
+  let stopping: Promise<void> | undefined;
+  ensureBucketInBackground(infra, () => stopping !== undefined);
+  const inbound = createInboundMailRepo(infra.mongo.conn);
+  const { host, smtpPort, lmtpPort, maxBytes } = config.support.mail.inbound;
+  const receiver = createMailReceiver(
+    { inbound, storage: infra.storage, handOver, logger: infra.logger },
+    { host, smtpPort, lmtpPort, maxBytes, deskAddress: config.support.mail.address, closeTimeoutMs: config.http.shutdownGraceMs },
+  );
+  const ports = await receiver.listen();
+  const stop = () =>
+    (stopping ??= (async () => {
+      infra.logger.info('shutting down: no new connections, finishing messages in flight');
+      await receiver.close();
+      await closeInfra(infra);
+      infra.logger.info('stopped');
+    })());
+  return { receiver, infra, ports, stop };
+}
+
+function main(): void {
+  const config = loadConfigOrExit();
+  startMailReceiver(config).then(
+    (running) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        running.infra.logger.info({ signal }, 'signal received');
+        running.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      // As the API services do (api/shared/server.ts): finish what is in flight, exit 1, be restarted.
+      const onFatal = (kind: string) => (err: unknown) => {
+        running.infra.logger.fatal({ err }, `${kind}: finishing messages in flight, then exiting to be restarted`);
+        void running.stop().finally(() => process.exit(1));
+      };
+      process.on('uncaughtException', onFatal('uncaught exception'));
+      process.on('unhandledRejection', onFatal('unhandled rejection'));
+    },
+    (err: Error) => {
+      process.stderr.write(`mail receiver failed to start: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) main();
