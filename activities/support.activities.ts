@@ -17,17 +17,25 @@ import { draftReply, saveReply } from '../operations/support/reply-draft';
 import { createTicketRepo } from '../models/support/ticket.repo';
 import { toApplicationFailure } from './ai.activities';
 import { withAttempt } from './attempt';
+import { queueMail, type MailOutbox } from '../operations/support/mail-delivery';
 import type { SupportActivities } from '../workflows/support/activities';
 
 export interface SupportActivityDeps {
   conn: Connection;
   llm: LlmClient;
   model: string;
+  /** Where the mail of the messages these write is started (issue 39): the deployment's queues and the reply delay. */
+  mail?: { taskQueuePrefix: string; sendDelayMs: number };
 }
+
+/** The mail outbox of an activity: its workflows started through the worker's own client. */
+const outboxOf = (mail: SupportActivityDeps['mail']): MailOutbox | undefined =>
+  mail && { queue: (target) => queueMail({ temporal: { client: Context.current().client }, taskQueuePrefix: mail.taskQueuePrefix, sendDelayMs: mail.sendDelayMs }, target) };
 
 const ticketNotFound = () => ApplicationFailure.create({ message: 'ticket not found', type: 'NOT_FOUND', nonRetryable: true });
 
-export function createSupportActivities({ conn, llm, model }: SupportActivityDeps): SupportActivities {
+export function createSupportActivities({ conn, llm, model, mail }: SupportActivityDeps): SupportActivities {
+  const mailOutbox = outboxOf(mail);
   const tickets = createTicketRepo(conn);
   const bulk = createBulkRepo(conn);
   const quickReplies = createQuickReplyRepo(conn);
@@ -42,7 +50,7 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
     async processBulkChunk(input: { operationId: string; start: number; end: number }): Promise<{ processed: number }> {
       return await withAttempt(async (attempt) => {
         const resumeAt = (Context.current().info.heartbeatDetails as number | undefined) ?? 0;
-        return await processBulkChunk({ ...drafting, bulk, now: () => new Date() }, { ...input, resumeAt }, attempt).catch((err: unknown) => {
+        return await processBulkChunk({ ...drafting, bulk, now: () => new Date(), ...(mailOutbox ? { mailOutbox } : {}) }, { ...input, resumeAt }, attempt).catch((err: unknown) => {
           throw err instanceof LlmError ? toApplicationFailure(err) : err;
         });
       });
@@ -61,7 +69,7 @@ export function createSupportActivities({ conn, llm, model }: SupportActivityDep
 
     /** Stores the draft in `replied` and, when asked, sends it once as an admin message. */
     async saveFastResponse(input: { ticketId: number; draft: string; send: boolean; by: string; key: string }): Promise<{ messageId: number | null }> {
-      const saved = await saveReply({ tickets }, input);
+      const saved = await saveReply({ tickets, ...(mailOutbox ? { mailOutbox } : {}) }, input);
       if (!saved) throw ticketNotFound();
       return saved;
     },

@@ -185,6 +185,10 @@ export const EnvSchema = z.object({
   SUPPORT_MAIL_NAME: z.string().regex(/^[^<>"\r\n]{1,64}$/).default('Newsletter Support'),
   /** Keys the desk's Message-IDs (a reply joins a ticket by one only if we sent it); 32+ characters, required in production. */
   SUPPORT_MAIL_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, 'at least 32 characters').optional()),
+  /** Whether the worker creates (or updates) the support mail relay's schedule (every minute) when it starts. */
+  SUPPORT_MAIL_RELAY_SCHEDULE_ENABLED: bool.default(true),
+  /** A staff reply is mailed this long after it is written, so files uploaded with it go in the same mail. */
+  SUPPORT_MAIL_SEND_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(15),
   /** Attachments up to this size (each, and together) go with a staff reply; larger ones are linked. */
   SUPPORT_MAIL_ATTACH_MAX_BYTES: z.coerce.number().int().min(0).max(25 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Where the receiver of requesters' mail listens: SMTP (an MTA or a test forwards to it) and LMTP (an MTA in front). */
@@ -405,7 +409,9 @@ export interface Config {
       address: string;
       name: string;
       secret: string;
+      sendDelayMs: number;
       attachMaxBytes: number;
+      relayScheduled: boolean;
       inbound: { host: string; smtpPort: number; lmtpPort: number; maxBytes: number };
       mailgunSigningKey: string | undefined;
     };
@@ -646,6 +652,8 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         address: e.SUPPORT_MAIL_ADDRESS.toLowerCase(),
         name: e.SUPPORT_MAIL_NAME,
         secret: e.SUPPORT_MAIL_SECRET ?? secrets!.SUPPORT_MAIL_SECRET,
+        sendDelayMs: e.SUPPORT_MAIL_SEND_DELAY_SECONDS * 1000,
+        relayScheduled: e.SUPPORT_MAIL_RELAY_SCHEDULE_ENABLED,
         attachMaxBytes: e.SUPPORT_MAIL_ATTACH_MAX_BYTES,
         inbound: { host: e.SUPPORT_MAIL_INBOUND_HOST, smtpPort: e.SUPPORT_MAIL_SMTP_PORT, lmtpPort: e.SUPPORT_MAIL_LMTP_PORT, maxBytes: e.SUPPORT_MAIL_INBOUND_MAX_BYTES },
         mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,

@@ -99,6 +99,11 @@ async function main(): Promise<number> {
   // The news sites double's control port, then its sites' ports (consecutive, so one allow-list entry names them).
   const newsWebPort = await freePortRange(1 + NEWS_WEB_SITE_PORTS);
   const webPort = await freePort();
+  // The mail receiver's listeners, where a test serves them (tests start receivers in-process or
+  // as a process of their own); never the defaults, which a developer's `npm start` may hold, and
+  // inherited by the `npm start` stacks tests run (tests/integration/stack, start-signals).
+  const mailSmtpPort = await freePort();
+  const mailLmtpPort = await freePort();
   const externalMongo = config.mongo.uri;
   const mongoUri = externalMongo ?? `mongodb://127.0.0.1:${ports.ferretdb}/`;
   const mongoDb = externalMongo ? `test_${randomBytes(4).toString('hex')}` : config.mongo.db;
@@ -140,6 +145,8 @@ async function main(): Promise<number> {
       MINIO_ACCESS_KEY: config.minio.accessKey,
       MINIO_SECRET_KEY: config.minio.secretKey,
       JWT_SECRET: config.auth.jwtSecret!,
+      // Every process mints and checks the desk's Message-IDs and file links with one key.
+      SUPPORT_MAIL_SECRET: config.support.mail.secret,
       // Stripe's API is stripe-mock (Stripe's own wire-compatible mock); webhooks are signed with this secret.
       STRIPE_SECRET_KEY: 'sk_test_stripemock',
       STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}`,
@@ -150,6 +157,8 @@ async function main(): Promise<number> {
       // The dashboard, where a test serves it (tests start their services in-process).
       WEB_PORT: String(webPort),
       WEB_URL: `http://127.0.0.1:${webPort}`,
+      SUPPORT_MAIL_SMTP_PORT: String(mailSmtpPort),
+      SUPPORT_MAIL_LMTP_PORT: String(mailLmtpPort),
       // The paid AI provider is replaced by a wire-compatible double (tests/doubles).
       OPENAI_BASE_URL: `http://127.0.0.1:${openaiPort}/v1`,
       OPENAI_API_KEY: 'test-key',
@@ -180,6 +189,9 @@ async function main(): Promise<number> {
       // The shared worker makes no schedule that could fire mid-run; the schedule's test makes its own.
       QUIZ_SCHEDULE_ENABLED: 'false',
       BILLING_RELAY_SCHEDULE_ENABLED: 'false',
+      SUPPORT_MAIL_RELAY_SCHEDULE_ENABLED: 'false',
+      // A staff reply's mail goes at once (the delay for files uploaded with it is tested on the time-skipping server).
+      SUPPORT_MAIL_SEND_DELAY_SECONDS: '0',
       TEMPORAL_TEST_SERVER_BIN: await timeSkippingServer,
     });
     await supervisor.start({

@@ -11,7 +11,7 @@ import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, whatsappRelayScheduleOptions } from './schedules';
+import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, supportMailRelayScheduleOptions, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
 import { ensurePollers } from '../operations/news/sources';
 import { createSourceRepo } from '../models/news/sources/source.repo';
@@ -81,11 +81,12 @@ async function main(): Promise<void> {
   const wantsQuiz = config.quiz.generation.scheduled && queues.some((q) => q.queue === TASK_QUEUES.quiz);
   const wantsRelay = config.billing.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.billing);
   const wantsWhatsAppRelay = config.whatsapp.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.whatsapp);
+  const wantsMailRelay = config.support.mail.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.supportMail);
   // The workers serving news sources keep every enabled source's poller running, and MinIO's
   // expiry of raw pages in step with the configuration.
   const wantsSources = queues.some((q) => q.queue === TASK_QUEUES.newsSources);
   if (wantsSources) await retry('MinIO lifecycle', () => ensurePageRetention(storage, config.news.fetch.rawPageRetentionDays), warn);
-  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay || wantsSources) {
+  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay || wantsMailRelay || wantsSources) {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
     try {
@@ -100,6 +101,10 @@ async function main(): Promise<void> {
       if (wantsWhatsAppRelay) {
         const outcome = await retry('Temporal schedules', () => ensureSchedule(client, whatsappRelayScheduleOptions(config)), warn);
         logger.info({ schedule: outcome }, 'whatsapp message relay schedule ready');
+      }
+      if (wantsMailRelay) {
+        const outcome = await retry('Temporal schedules', () => ensureSchedule(client, supportMailRelayScheduleOptions(config)), warn);
+        logger.info({ schedule: outcome }, 'support mail relay schedule ready');
       }
       if (wantsSources) {
         const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ sources: createSourceRepo(conn), temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);

@@ -7,6 +7,7 @@ import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
 import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
+import { createSupportMailActivities, createSupportMailRelayActivities } from '../activities/support-mail.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
 import { createWhatsAppActivities } from '../activities/whatsapp.activities';
@@ -58,9 +59,22 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.support,
-    activities: (d) => createSupportActivities({ conn: d.conn, llm: createLlmClient(d.config), model: d.config.ai.models.mini }),
+    activities: (d) =>
+      createSupportActivities({
+        conn: d.conn,
+        llm: createLlmClient(d.config),
+        model: d.config.ai.models.mini,
+        mail: { taskQueuePrefix: d.config.temporal.taskQueuePrefix, sendDelayMs: d.config.support.mail.sendDelayMs },
+      }),
     // Bulk chunks are database-bound: a few at a time keep FerretDB/MongoDB responsive for the APIs.
     maxConcurrentActivities: 4,
+    maxConcurrentWorkflowTasks: 10,
+  },
+  {
+    queue: TASK_QUEUES.supportMail,
+    activities: (d) => ({ ...createSupportMailActivities({ conn: d.conn, storage: d.storage, config: d.config }), ...createSupportMailRelayActivities({ conn: d.conn, config: d.config }) }),
+    // Handing a mail to SMTP waits on the network; the mailer pools 3 connections.
+    maxConcurrentActivities: 10,
     maxConcurrentWorkflowTasks: 10,
   },
   {

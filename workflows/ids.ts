@@ -11,6 +11,8 @@ export const TASK_QUEUES = {
   ai: 'ai-chat',
   /** Support work: bulk ticket operations, AI fast responses. */
   support: 'support-ops',
+  /** Support by e-mail (issue 39): staff replies and acknowledgements handed to SMTP, the mail relay. */
+  supportMail: 'support-mail',
   /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
   /** News sources: one poller per source, page reads, each article's enrichment and re-enrichments. */
@@ -36,6 +38,8 @@ export const workflowIds = {
   aiChat: (userId: string, requestId: string) => `ai-chat-${userId}-${requestId}`,
   /** One bulk ticket operation (its id is the operation id clients poll). */
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
+  /** The mail of one staff message to its ticket's requester (messageId 0: the ticket's acknowledgement). */
+  supportMail: (ticketId: number, messageId: number) => `support-mail-${ticketId}-${messageId === 0 ? 'ack' : messageId}`,
   /** One AI fast response for a ticket. */
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
   /** The long-lived poller of one news source (runs while the source is enabled). */
@@ -63,6 +67,9 @@ export const whatsappRelayScheduleId = (prefix: string): string => `${prefix}wha
 
 /** The daily quiz generation schedule (its runs are `<id>-<scheduled time>`), per deployment prefix. */
 export const quizScheduleId = (prefix: string): string => `${prefix}quiz-daily-generation`;
+
+/** The support mail relay's schedule (every minute), per deployment prefix (issue 39). */
+export const supportMailRelayScheduleId = (prefix: string): string => `${prefix}support-mail-relay`;
 
 /** The billing event relay's schedule (every minute), per deployment prefix. */
 export const billingRelayScheduleId = (prefix: string): string => `${prefix}billing-event-relay`;

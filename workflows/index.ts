@@ -3,6 +3,8 @@ export { smokeWorkflow } from './ops/smoke.workflow';
 export { aiChatWorkflow } from './ai/chat.workflow';
 export { bulkTicketOperationWorkflow } from './support/bulk.workflow';
 export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
+export { supportMailWorkflow } from './support/mail.workflow';
+export { supportMailRelayWorkflow } from './support/mail-relay.workflow';
 export { newsImportWorkflow } from './news/import.workflow';
 export { newsSourceWorkflow } from './news/source.workflow';
 export { newsEnrichWorkflow } from './news/enrich.workflow';

@@ -24,7 +24,10 @@ export interface BillingRelayActivities {
 export interface WhatsAppRelayActivities {
   forwardPendingMessages(input: RelayInput): Promise<{ forwarded: number }>;
 }
-type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities;
+export interface SupportMailRelayActivities {
+  forwardQueuedMail(input: RelayInput): Promise<{ forwarded: number }>;
+}
+type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities & SupportMailRelayActivities;
 
 const activities = proxyActivities<RelayActivities>({
   startToCloseTimeout: '2 minutes',

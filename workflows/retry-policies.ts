@@ -47,6 +47,11 @@ export const RETRY = {
   draft: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4 },
   /** An article's page: a fetch that keeps failing (timeouts, 5xx) is given up after 4 tries (10 s, 30 s, 90 s apart). */
   page: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '5 minutes', maximumAttempts: 4 },
+  /**
+   * A mail handed to SMTP (a staff reply, an acknowledgement) while the server is out of reach or
+   * answers 4xx: a reply is worth sending for a day; 30 s, 1 min … 1 h apart, 30 tries (about 24 h).
+   */
+  mail: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 30 },
   /** A batch of breaking-news alerts while the Cloud API throttles or fails: an alert is worth little after a few hours (40 tries, about 2.7 h). */
   alerts: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 40 },
 } as const satisfies Record<string, RetryPolicy>;

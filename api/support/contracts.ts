@@ -10,8 +10,9 @@ import { emailAddress, wholeNumber } from '../../models/params.rules';
 import { isDate } from '../../models/shared/calendar.rules';
 import { BULK_ERROR_MAX } from '../../models/support/bulk.repo';
 import { BULK_MAX_TICKETS, BULK_TAGS_MAX, BULK_TYPES } from '../../models/support/bulk.rules';
+import { MAX_ATTACHMENT_BYTES } from '../../models/support/attachment.rules';
 import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
-import { LABEL_MAX, MESSAGE_ORIGINS, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { DELIVERY_STATES, LABEL_MAX, MESSAGE_CHANNELS, MESSAGE_ORIGINS, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { EVENT_DATA_MAX, PRESENCE_PEOPLE_MAX, PRESENCE_STATES } from '../../models/support/live.rules';
 import { Count, IsoDate, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 
@@ -26,6 +27,13 @@ export const AttachmentIdParams = z.object({ attachmentId: id }).meta({ id: 'Att
 export const AttachmentDownloadQuery = z
   .object({ inline: z.enum(['true', 'false']).optional().describe('true: an image or PDF answered to be shown (Content-Disposition: inline) in a frame of the same site; other types are always attachments') })
   .meta({ id: 'AttachmentDownloadQuery' });
+/** A signed link to a file, from a staff reply's mail (issue 39): until when it opens, and its signature. */
+export const FileLinkQuery = z
+  .object({
+    expira: wholeNumber((n) => n.min(0).max(2 ** 40)).describe('until when the link opens (Unix seconds)'),
+    assinatura: z.string().length(43).regex(/^[A-Za-z0-9_-]{43}$/).describe("the link's signature (HMAC-SHA256, base64url)"),
+  })
+  .meta({ id: 'FileLinkQuery' });
 export const QuickReplyIdParams = z.object({ replyId: id }).meta({ id: 'QuickReplyIdParams' });
 export const UseQuickReplyParams = z.object({ id, replyId: id }).meta({ id: 'TicketQuickReplyParams' });
 
@@ -90,6 +98,13 @@ const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** The bounds of the request bodies every stored value went through (below), the e-mail's of RFC 5321. */
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 export const TagSchema = z.object({ id: Id, name: Text(50), color: z.string().max(7).regex(COLOR), isDefault: z.boolean() }).meta({ id: 'Tag' });
+export const DeliverySchema = z
+  .object({
+    estado: z.enum(DELIVERY_STATES).describe('queued, sending, sent (the SMTP server took it), failed (refused, or every retry spent), bounced, or not-sent'),
+    motivo: Text(1_000).nullable().describe('why it failed, bounced or was not sent'),
+    atualizadoEm: IsoDateTime,
+  })
+  .meta({ id: 'MessageDelivery' });
 export const MessageSchema = z
   .object({
     id: Id.nullable().describe('null for the first message, which carries the description'),
@@ -97,6 +112,8 @@ export const MessageSchema = z
     remetente: Text(255).describe("the sender's e-mail, or the staff member's id"),
     origem: z.enum(MESSAGE_ORIGINS),
     createdAt: IsoDateTime,
+    canal: z.enum(MESSAGE_CHANNELS).optional().describe('where it came from: the API, the staff console or e-mail (absent on messages stored before channels were recorded)'),
+    entrega: DeliverySchema.optional().describe("a staff reply's mail to the requester (absent on other messages)"),
   })
   .meta({ id: 'Message' });
 export const AttachmentSummary = z.object({ id: Id, nomeArquivo: Text(255), tipoArquivo: Text(255), tamanhoArquivo: Count, createdAt: IsoDateTime });
@@ -183,7 +200,8 @@ export const NoData = z.null().meta({ id: 'NoData', description: 'Nothing: the m
 
 // ---- Attachments --------------------------------------------------------------------------------
 
-export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+// Its home is models/support/attachment.rules.ts (the mail receiver uses it too).
+export { MAX_ATTACHMENT_BYTES };
 
 /**
  * The multipart body of an upload (the route reads its own stream; this documents it). A request

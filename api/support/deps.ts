@@ -13,6 +13,7 @@ import { windowLimiter } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
 import { makeLiveDeps, type LiveDeps } from './live.deps';
+import { mailOutboxOf, type MailOutbox } from '../../operations/support/mail-delivery';
 
 export interface SupportDeps extends Infra {
   tickets: TicketRepo;
@@ -29,6 +30,8 @@ export interface SupportDeps extends Infra {
   agents: { isAgent(email: string): Promise<boolean> };
   /** Live updates: this process's hub and presence (issue 38). */
   live: LiveDeps;
+  /** Starts the mail of stored staff replies and acknowledgements (issue 39). */
+  mailOutbox: MailOutbox;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
   /** Public ticket creation, per client IP. */
@@ -51,6 +54,7 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     llm: createLlmClient(infra.config),
     agents: agentsOf(createStaffRepo(conn)),
     live: makeLiveDeps(infra),
+    mailOutbox: mailOutboxOf({ temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, sendDelayMs: infra.config.support.mail.sendDelayMs, logger: infra.logger }),
     ipLimiter: windowLimiter(infra, {
       name: 'support-ip',
       points: rateLimitPerMinute,

@@ -138,7 +138,13 @@ export const agentMessageExample = {
   remetente: agentEmail,
   origem: 'admin',
   createdAt: ANSWERED,
+  canal: 'api',
+  // Mailed to the reader (issue 39): the SMTP server took it.
+  entrega: { estado: 'sent', motivo: null, atualizadoEm: ANSWERED },
 } satisfies z.input<typeof MessageSchema>;
+
+/** The agent's reply as the POST that stores it answers: its mail is queued (sent a moment later by a workflow). */
+export const agentMessageQueuedExample = { ...agentMessageExample, entrega: { estado: 'queued', motivo: null, atualizadoEm: ANSWERED } } satisfies z.input<typeof MessageSchema>;
 
 /** An agent's internal note on the ticket (POST /support/:id/notas): the reader never sees it. */
 export const noteExample = {
@@ -147,6 +153,7 @@ export const noteExample = {
   remetente: agentEmail,
   origem: 'nota',
   createdAt: ANSWERED,
+  canal: 'api',
 } satisfies z.input<typeof MessageSchema>;
 
 /** The reader's reply (POST /support/:id/mensagens with her token). */
@@ -157,6 +164,7 @@ export const readerMessageExample = {
   remetente: readerEmail,
   origem: 'usuario',
   createdAt: THANKED,
+  canal: 'api',
 } satisfies z.input<typeof MessageSchema>;
 
 /** A screenshot the reader attached when she opened the ticket. */

@@ -17,6 +17,8 @@ import { signedIn, type SessionPrincipal } from './session';
 export interface StaffPrincipal extends SessionPrincipal {
   roles: StaffRole[];
   permissions: StaffPermission[];
+  /** Where the member works: the operations record a message's channel as the console (issue 39). */
+  via: 'console';
 }
 
 /**
@@ -30,7 +32,7 @@ export function staffSignedIn(...permissions: StaffPermission[]): AuthPolicy<Sta
     async authenticate(ctx, services, rawDeps) {
       const session = await signedIn.authenticate(ctx, services, rawDeps);
       const access = await staffAccess(rawDeps as WebDeps, session.email);
-      const principal: StaffPrincipal = { ...session, roles: access.roles, permissions: access.permissions };
+      const principal: StaffPrincipal = { ...session, roles: access.roles, permissions: access.permissions, via: 'console' };
       const missing = permissions.find((p) => !hasPermission(principal, p));
       if (missing) throw new AppError('FORBIDDEN', `Missing permission: ${missing}`);
       return principal;

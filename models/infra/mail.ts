@@ -18,10 +18,27 @@ export interface MailMessage {
   text: string;
   /** An HTML alternative of `text`. */
   html?: string | undefined;
+  /** The sender, when not MAIL_FROM (the support desk's replies, issue 39): an address, or a name and <address>. */
+  from?: string | { name: string; address: string };
+  replyTo?: string;
+  /** Its own Message-ID (`<…@…>`); nodemailer makes one when absent. */
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
+  /** More headers (Auto-Submitted, X-Auto-Response-Suppress…). Values must hold no CR or LF. */
+  headers?: Record<string, string>;
+  /** Attached files, read as they are sent (a stream is never held whole). */
+  attachments?: { filename: string; contentType: string; content: NodeJS.ReadableStream | Buffer }[];
+}
+
+/** What the SMTP server answered to an accepted message. */
+export interface SentMail {
+  /** Its final reply ("250 2.0.0 Ok: queued as …"). */
+  response: string;
 }
 
 export interface Mailer {
-  send(message: MailMessage): Promise<void>;
+  send(message: MailMessage): Promise<SentMail | void>;
   /** Closes the pooled connections (a message being sent finishes first). */
   close(): void;
 }
@@ -102,9 +119,22 @@ export function mailFailure(err: unknown): Error {
 export function createMailer(config: Pick<Config, 'mail' | 'devServices'>, timeouts: MailerTimeouts = {}): Mailer {
   const transport = nodemailer.createTransport(smtpOptions(smtpUrl(config), timeouts), { from: config.mail.from });
   return {
-    async send({ to, subject, text, html }) {
+    async send({ to, subject, text, html, from, replyTo, messageId, inReplyTo, references, headers, attachments }) {
       try {
-        await transport.sendMail({ to, subject, text, ...(html === undefined ? {} : { html }) });
+        const info = await transport.sendMail({
+          to,
+          subject,
+          text,
+          ...(html === undefined ? {} : { html }),
+          ...(from === undefined ? {} : { from }),
+          ...(replyTo === undefined ? {} : { replyTo }),
+          ...(messageId === undefined ? {} : { messageId }),
+          ...(inReplyTo === undefined ? {} : { inReplyTo }),
+          ...(references?.length ? { references } : {}),
+          ...(headers === undefined ? {} : { headers }),
+          ...(attachments?.length ? { attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content as Buffer })) } : {}),
+        });
+        return { response: String(info.response ?? '') };
       } catch (err) {
         throw mailFailure(err);
       }

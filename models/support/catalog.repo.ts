@@ -45,6 +45,8 @@ export function createAttachmentRepo(conn: Connection) {
   return {
     create: async (doc: Omit<AttachmentDoc, '_id'>) => (await Attachments.create({ ...doc, _id: await nextId(conn, 'ticket_attachments') })).toObject(),
     forTicket: (supportId: number) => Attachments.find({ supportId }).sort({ createdAt: 1 }).lean<AttachmentDoc[]>().exec(),
+    /** The files tied to one message of a ticket (a staff reply's, mailed with it). */
+    forMessage: (supportId: number, mensagemId: number) => Attachments.find({ supportId, mensagemId }).sort({ createdAt: 1 }).lean<AttachmentDoc[]>().exec(),
     findById: (id: number) => Attachments.findById(id).lean<AttachmentDoc>().exec(),
     delete: async (id: number) => (await Attachments.deleteOne({ _id: id })).deletedCount === 1,
   };

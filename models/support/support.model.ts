@@ -4,7 +4,7 @@
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
-import { MESSAGE_ORIGINS, TICKET_STATUSES, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { DELIVERY_STATES, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_STATUSES, type Delivery, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
 import { PRESENCE_STATES, type PresenceState } from './live.rules';
 
 export interface TicketDoc {
@@ -36,6 +36,10 @@ export interface TicketDoc {
   updatedAt: Date;
   /** The request that opened it, when it came with an Idempotency-Key (unique: a repeat finds this ticket). */
   requestKey?: string;
+  /** The unguessable part of its reply address (support+<token>@…), set when its first mail goes out (issue 39). */
+  mailToken?: string;
+  /** The acknowledgement mailed to the requester when it was opened (issue 39). */
+  confirmacao?: Delivery;
 }
 
 export interface MessageDoc {
@@ -52,6 +56,12 @@ export interface MessageDoc {
   createdAt: Date;
   /** Its ticket's creation time, copied when written (immutable): reports select by it without joining the ticket. */
   ticketCreatedAt: Date;
+  /** Where it came from (issue 39); absent on messages stored before. */
+  canal?: MessageChannel;
+  /** A staff message's delivery to the requester by mail (issue 39). */
+  entrega?: Delivery;
+  /** A message that came by mail: its Message-ID (replies to the requester thread on it). */
+  emailMessageId?: string;
 }
 
 export interface StatusEventDoc {
@@ -103,6 +113,17 @@ export interface QuickReplyDoc {
   updatedAt: Date;
 }
 
+const DeliverySchema = new Schema<Delivery>(
+  {
+    estado: { type: String, enum: DELIVERY_STATES, required: true },
+    motivo: { type: String, default: null },
+    messageId: { type: String, default: null },
+    tentativas: { type: Number, default: 0 },
+    atualizadoEm: { type: Date, required: true },
+  },
+  { _id: false },
+);
+
 const TicketSchema = new Schema<TicketDoc>(
   {
     _id: { type: Number, required: true },
@@ -126,6 +147,8 @@ const TicketSchema = new Schema<TicketDoc>(
     assignee: { type: String, default: null, lowercase: true, trim: true },
     assignedAt: { type: Date, default: null },
     requestKey: { type: String },
+    mailToken: { type: String },
+    confirmacao: { type: DeliverySchema, default: undefined },
   },
   { collection: 'tickets', versionKey: false, timestamps: true },
 );
@@ -144,6 +167,8 @@ TicketSchema.index({ createdAt: -1, _id: -1 });
 TicketSchema.index({ assignee: 1, status: 1, _id: -1 });
 // Tickets opened with an Idempotency-Key (sparse: the others have no requestKey).
 TicketSchema.index({ requestKey: 1 }, { unique: true, sparse: true });
+// A reply address's token finds its ticket (issue 39).
+TicketSchema.index({ mailToken: 1 }, { unique: true, sparse: true });
 // The live updates' poller (issue 38): the tickets changed since its cursor, oldest change first.
 // Every change of a ticket sets updatedAt (ticket.repo), so the tickets are their own event log.
 TicketSchema.index({ updatedAt: 1, _id: 1 });
@@ -158,6 +183,9 @@ const MessageSchema = new Schema<MessageDoc>(
     dedupeKey: { type: String, required: true },
     createdAt: { type: Date, required: true, default: () => new Date() },
     ticketCreatedAt: { type: Date, required: true },
+    canal: { type: String, enum: MESSAGE_CHANNELS },
+    entrega: { type: DeliverySchema, default: undefined },
+    emailMessageId: { type: String },
   },
   { collection: 'ticket_messages', versionKey: false },
 );
@@ -165,6 +193,10 @@ MessageSchema.index({ ticketId: 1, createdAt: 1 });
 // The agents report: admin replies to the tickets created in a period.
 MessageSchema.index({ origem: 1, ticketCreatedAt: 1 });
 MessageSchema.index({ dedupeKey: 1 }, { unique: true });
+// The mail relay (issue 39): deliveries still queued, oldest first.
+MessageSchema.index({ 'entrega.estado': 1, createdAt: 1 });
+// A reply's In-Reply-To finds the requester's message it answers.
+MessageSchema.index({ emailMessageId: 1 }, { sparse: true });
 
 const StatusEventSchema = new Schema<StatusEventDoc>(
   {

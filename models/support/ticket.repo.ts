@@ -13,7 +13,7 @@ import { nextId, reserveIds } from '../infra/counters';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
 import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, READ_TIME_LIMIT_MS, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
-import { canTransition, isReopen, statusAfterAdminReply, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { canTransition, initialAcknowledgement, initialDelivery, isReopen, statusAfterAdminReply, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
 
 export interface NewTicket {
   main: string;
@@ -228,6 +228,8 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
               createdAt: now,
               updatedAt: now,
               ...(requestKey ? { requestKey } : {}),
+              // The acknowledgement to the requester is queued in the same write (issue 39).
+              confirmacao: initialAcknowledgement(input.wantReply ?? true, now),
             }),
           )
         ).toObject();
@@ -326,6 +328,8 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
     history: (ticketId: number) => Events.find({ ticketId }).sort({ version: 1 }).lean<StatusEventDoc[]>().exec(),
 
     messages: (ticketId: number) => Messages.find({ ticketId }).sort({ createdAt: 1, _id: 1 }).lean<MessageDoc[]>().exec(),
+    /** One message of a ticket. */
+    message: (ticketId: number, messageId: number) => Messages.findOne({ _id: messageId, ticketId }).lean<MessageDoc>().exec(),
 
     messageBelongs: async (ticketId: number, messageId: number) => (await Messages.exists({ _id: messageId, ticketId })) !== null,
 
@@ -334,8 +338,8 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
      * records the first admin reply and moves an open ticket to in_progress.
      */
     async addMessage(
-      ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt'>,
-      m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string },
+      ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt' | 'wantReply'>,
+      m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string; canal?: MessageChannel; emailMessageId?: string },
       source: ChangeSource = 'message',
     ): Promise<{ message: MessageDoc; added: boolean }> {
       let message: MessageDoc;
@@ -344,7 +348,19 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
         const id = await nextId(conn, 'ticket_messages');
         message = (
           await writeRacingOnUniqueKey(() =>
-            Messages.create({ _id: id, ticketId: ticket._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, dedupeKey: m.dedupeKey ?? `msg:${id}`, ticketCreatedAt: ticket.createdAt }),
+            Messages.create({
+              _id: id,
+              ticketId: ticket._id,
+              conteudo: m.conteudo,
+              remetente: m.remetente,
+              origem: m.origem,
+              dedupeKey: m.dedupeKey ?? `msg:${id}`,
+              ticketCreatedAt: ticket.createdAt,
+              ...(m.canal ? { canal: m.canal } : {}),
+              ...(m.emailMessageId ? { emailMessageId: m.emailMessageId } : {}),
+              // A staff reply is queued for the requester's mail in the same write (issue 39): the mail relay finds it even if nothing else happens.
+              entrega: initialDelivery(ticket, m.origem, new Date()),
+            }),
           )
         ).toObject();
       } catch (err) {

@@ -67,6 +67,50 @@ export const TEXT_MAX = 20_000;
 export const LABEL_MAX = 120;
 export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 
+/**
+ * Where a message came from (issue 39): the API (a bearer token), the staff console (a staff
+ * session), or e-mail (the requester's mail, threaded into the ticket). Messages stored before
+ * channels existed have none.
+ */
+export const MESSAGE_CHANNELS = ['api', 'console', 'email'] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+
+/**
+ * A staff message's delivery to the requester by mail (issue 39): queued when stored, sending while
+ * handed to SMTP, sent when the SMTP server took it, failed (refused by it, or every retry spent:
+ * with why), bounced (a delivery-status notification came back), or not sent (with why: the
+ * requester asked for no reply, or the address bounces).
+ */
+export const DELIVERY_STATES = ['queued', 'sending', 'sent', 'failed', 'bounced', 'not-sent'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface Delivery {
+  estado: DeliveryState;
+  motivo: string | null;
+  /** The mail's Message-ID (set when first handed to SMTP; a retry sends the same id). */
+  messageId: string | null;
+  tentativas: number;
+  atualizadoEm: Date;
+}
+
+export const NO_REPLY_WANTED = 'the requester asked for no reply (wantReply: false)';
+
+/** A new ticket's acknowledgement by mail: queued, unless the requester asked for no reply. */
+export function initialAcknowledgement(wantReply: boolean, at: Date): Delivery {
+  return wantReply ? { estado: 'queued', motivo: null, messageId: null, tentativas: 0, atualizadoEm: at } : { estado: 'not-sent', motivo: NO_REPLY_WANTED, messageId: null, tentativas: 0, atualizadoEm: at };
+}
+
+/**
+ * Whether a new message is mailed to the requester: a staff reply (admin) is, unless the requester
+ * asked for no reply; the requester's own messages and internal notes never are.
+ */
+export function initialDelivery(ticket: { wantReply: boolean }, origem: MessageOrigin, at: Date): Delivery | undefined {
+  if (origem !== 'admin') return undefined;
+  return ticket.wantReply
+    ? { estado: 'queued', motivo: null, messageId: null, tentativas: 0, atualizadoEm: at }
+    : { estado: 'not-sent', motivo: NO_REPLY_WANTED, messageId: null, tentativas: 0, atualizadoEm: at };
+}
+
 export const SUPPORT_AGENT = 'support.agent';
 /** Support managers: reports about individual agents' work (docs/decisions.md "Reports"). */
 export const SUPPORT_MANAGER = 'support.manager';

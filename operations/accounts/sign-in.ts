@@ -25,7 +25,7 @@ import {
 } from '../../models/accounts/sign-in.rules';
 
 export interface Mailer {
-  send(message: { to: string; subject: string; text: string }): Promise<void>;
+  send(message: { to: string; subject: string; text: string }): Promise<unknown>;
 }
 
 export interface SignInDeps {

@@ -13,6 +13,7 @@ import type { AttachmentDoc, TicketDoc } from '../../models/support/support.mode
 import type { TicketRepo } from '../../models/support/ticket.repo';
 import { assertNotDeleted } from '../../models/support/ticket.rules';
 import { visibleTicket } from './tickets';
+import { fileLinkValid } from '../../models/support/file-links';
 
 export interface AttachmentDeps {
   tickets: TicketRepo;
@@ -83,6 +84,25 @@ export async function openAttachment(deps: Pick<AttachmentDeps, 'tickets' | 'att
     return { attachment, stream };
   } catch (err) {
     if ((err as { code?: unknown }).code === 'NoSuchKey') notFound('attachment');
+    throw err;
+  }
+}
+
+/**
+ * A file opened by a signed link from a staff reply's mail (issue 39; models/support/file-links.ts):
+ * whoever holds the link, while it is unexpired, for a ticket not deleted. Any other case is 404,
+ * saying nothing of whether the file exists.
+ */
+export async function openLinkedAttachment(deps: Pick<AttachmentDeps, 'tickets' | 'attachments' | 'storage' | 'now'>, secret: string, attachmentId: number, link: { expira: number; assinatura: string }) {
+  if (!fileLinkValid(secret, attachmentId, link.expira, link.assinatura, deps.now())) notFound('file (the link has expired or is not valid)');
+  const attachment = (await deps.attachments.findById(attachmentId)) ?? notFound('file (the link has expired or is not valid)');
+  const ticket = await deps.tickets.findById(attachment.supportId);
+  if (!ticket || ticket.deletedAt) notFound('file (the link has expired or is not valid)');
+  try {
+    const stream = await storageCall(() => deps.storage.client.getObject(deps.storage.bucket, attachment.caminhoArquivo));
+    return { attachment, stream };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'NoSuchKey') notFound('file (the link has expired or is not valid)');
     throw err;
   }
 }

@@ -19,6 +19,13 @@ import type { TicketDoc } from '../../models/support/support.model';
 import type { TicketRepo } from '../../models/support/ticket.repo';
 import { assertNotDeleted, type TicketStatus } from '../../models/support/ticket.rules';
 import { draftReply, type ReplyDraftDeps } from './reply-draft';
+import type { MessageDoc } from '../../models/support/support.model';
+import type { MailOutbox } from './mail-delivery';
+
+/** A message the operation wrote, its mail started when queued (a retried ticket finds its message: the mail's workflow id is the same). */
+const mailQueued = async (deps: Pick<BulkChunkDeps, 'mailOutbox'>, ticketId: number, message: MessageDoc) => {
+  if (message.entrega?.estado === 'queued') await deps.mailOutbox?.queue({ ticketId, messageId: message._id });
+};
 
 /**
  * A chunk's reads are stopped by the server after this long: below the chunk's 30 s heartbeat
@@ -31,6 +38,8 @@ export interface BulkChunkDeps extends ReplyDraftDeps {
   bulk: Pick<BulkRepo, 'find' | 'summarize' | 'processedOf' | 'recordMany' | 'saveChunk'>;
   tickets: Pick<TicketRepo, 'findByIds' | 'changeStatusMany' | 'updateFields' | 'addMessage' | 'messages' | 'addTag' | 'removeTag' | 'assign' | 'setAssignee'>;
   now: () => Date;
+  /** Starts the mail of each message a bulk operation writes (issue 39). */
+  mailOutbox?: MailOutbox;
 }
 
 /** The activity attempt running the chunk (activities/attempt.ts Attempt is one). */
@@ -179,9 +188,9 @@ async function processOne(deps: BulkChunkDeps, operationId: string, type: string
       stopBeating();
     }
     await deps.tickets.updateFields(ticket._id, { replied: text });
-    if (params.send) await deps.tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
+    if (params.send) await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk')).message);
   } else if (type === 'messages') {
-    await deps.tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk');
+    await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk')).message);
   } else if (type === 'tags') {
     // $addToSet and $pull: a retried ticket writes nothing new.
     for (const tag of params.addTags ?? []) await deps.tickets.addTag(ticket._id, tag);

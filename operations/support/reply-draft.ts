@@ -11,6 +11,7 @@ import { rankQuickReplies } from '../../models/support/fast-response.rules';
 import type { TicketDoc } from '../../models/support/support.model';
 import type { TicketRepo } from '../../models/support/ticket.repo';
 import { TEXT_MAX } from '../../models/support/ticket.rules';
+import type { MailOutbox } from './mail-delivery';
 
 export interface ReplyDraftDeps {
   tickets: Pick<TicketRepo, 'messages'>;
@@ -60,7 +61,7 @@ export async function draftReply(deps: ReplyDraftDeps, ticket: TicketDoc, signal
  * (a repeat finds the message sent). Null when the ticket does not exist.
  */
 export async function saveReply(
-  deps: { tickets: Pick<TicketRepo, 'findById' | 'updateFields' | 'addMessage'> },
+  deps: { tickets: Pick<TicketRepo, 'findById' | 'updateFields' | 'addMessage'>; mailOutbox?: MailOutbox },
   input: { ticketId: number; draft: string; send: boolean; by: string; key: string },
 ): Promise<{ messageId: number | null } | null> {
   const ticket = await deps.tickets.findById(input.ticketId);
@@ -68,5 +69,6 @@ export async function saveReply(
   await deps.tickets.updateFields(ticket._id, { replied: input.draft });
   if (!input.send) return { messageId: null };
   const { message } = await deps.tickets.addMessage(ticket, { conteudo: input.draft, remetente: input.by, origem: 'admin', dedupeKey: input.key });
+  if (message.entrega?.estado === 'queued') await deps.mailOutbox?.queue({ ticketId: ticket._id, messageId: message._id });
   return { messageId: message._id };
 }

@@ -9,7 +9,8 @@ import { AppError, notFound } from '../../models/errors';
 import type { AttachmentRepo, QuickReplyRepo, TagRepo } from '../../models/support/catalog.repo';
 import type { MessageDoc, TagDoc, TicketDoc } from '../../models/support/support.model';
 import type { NewTicket, QueueCounts, TicketFilters, TicketRepo } from '../../models/support/ticket.repo';
-import { assertNotDeleted, assignmentRefusal, SUPPORT_AGENT, SUPPORT_MANAGER, viewFilters, type QueueView, type TicketStatus } from '../../models/support/ticket.rules';
+import { assertNotDeleted, assignmentRefusal, SUPPORT_AGENT, SUPPORT_MANAGER, viewFilters, type Delivery, type MessageChannel, type QueueView, type TicketStatus } from '../../models/support/ticket.rules';
+import type { MailOutbox } from './mail-delivery';
 
 export interface TicketDeps {
   tickets: TicketRepo;
@@ -19,6 +20,16 @@ export interface TicketDeps {
   /** Whether an address is an active staff member holding support.agent (who a manager may assign). */
   agents: { isAgent(email: string): Promise<boolean> };
   now: () => Date;
+  /** Starts the mail of a stored staff reply or acknowledgement (issue 39); a start missed is the mail relay's. */
+  mailOutbox?: MailOutbox;
+}
+
+/** Where a message comes from: the staff console (a staff session) or the API (a bearer token). */
+export const channelOf = (principal: Principal): MessageChannel => ((principal as { via?: string }).via === 'console' ? 'console' : 'api');
+
+/** Hands a stored message's queued delivery (or a new ticket's acknowledgement: messageId 0) to its workflow. */
+async function mailIfQueued(deps: Pick<TicketDeps, 'mailOutbox'>, ticketId: number, messageId: number, delivery: Delivery | undefined): Promise<void> {
+  if (delivery?.estado === 'queued') await deps.mailOutbox?.queue({ ticketId, messageId });
 }
 
 export const isStaff = (p: Principal) => hasPermission(p, SUPPORT_AGENT);
@@ -94,8 +105,9 @@ export async function listTickets(deps: Pick<TicketDeps, 'tickets' | 'tags'>, pr
  * the ticket carries it, so a request repeated after any fault gets the ticket the first made, as
  * it is now (a new one has no tags; one found again may have been tagged since).
  */
-export async function openTicket(deps: Pick<TicketDeps, 'tickets' | 'tags'>, input: NewTicket, requestKey?: string): Promise<{ ticket: TicketDoc; tags: Map<number, TagDoc> }> {
+export async function openTicket(deps: Pick<TicketDeps, 'tickets' | 'tags' | 'mailOutbox'>, input: NewTicket, requestKey?: string): Promise<{ ticket: TicketDoc; tags: Map<number, TagDoc> }> {
   const ticket = await deps.tickets.create(input, input.email, requestKey);
+  await mailIfQueued(deps, ticket._id, 0, ticket.confirmacao);
   return { ticket, tags: ticket.tags.length ? await tagsOf(deps, [ticket]) : new Map<number, TagDoc>() };
 }
 
@@ -192,7 +204,7 @@ export async function restoreTicket(deps: Pick<TicketDeps, 'tickets'>, by: strin
  * returns the first message, completing the steps after it.
  */
 export async function addMessage(
-  deps: Pick<TicketDeps, 'tickets'>,
+  deps: Pick<TicketDeps, 'tickets' | 'mailOutbox'>,
   principal: Principal,
   id: number,
   conteudo: string,
@@ -206,8 +218,10 @@ export async function addMessage(
     conteudo,
     remetente: author(principal),
     origem: isStaff(principal) ? 'admin' : 'usuario',
+    canal: channelOf(principal),
     ...(requestKey ? { dedupeKey: messageKeyOf(requestKey) } : {}),
   });
+  await mailIfQueued(deps, ticket._id, message._id, message.entrega);
   return message;
 }
 
@@ -235,7 +249,15 @@ async function refuseStaleReply(deps: Pick<TicketDeps, 'tickets'>, ticketId: num
       reason: 'newer_messages',
       newerCount: newer.length,
       lastMessageId: Math.max(...newer.map((m) => m._id)),
-      newer: newer.slice(-STALE_SHOWN).map((m) => ({ id: m._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, createdAt: m.createdAt.toISOString() })),
+      newer: newer.slice(-STALE_SHOWN).map((m) => ({
+        id: m._id,
+        conteudo: m.conteudo,
+        remetente: m.remetente,
+        origem: m.origem,
+        createdAt: m.createdAt.toISOString(),
+        ...(m.canal ? { canal: m.canal } : {}),
+        ...(m.entrega ? { entrega: { estado: m.entrega.estado, motivo: m.entrega.motivo, atualizadoEm: m.entrega.atualizadoEm.toISOString() } } : {}),
+      })),
     },
   });
 }
@@ -244,12 +266,13 @@ async function refuseStaleReply(deps: Pick<TicketDeps, 'tickets'>, ticketId: num
 export const messageKeyOf = (requestKey: string) => `request:${requestKey}`;
 
 /** Sends a quick reply as an admin message, and counts its use. */
-export async function sendQuickReply(deps: Pick<TicketDeps, 'tickets' | 'quickReplies'>, principal: Principal, id: number, replyId: number): Promise<MessageDoc> {
+export async function sendQuickReply(deps: Pick<TicketDeps, 'tickets' | 'quickReplies' | 'mailOutbox'>, principal: Principal, id: number, replyId: number): Promise<MessageDoc> {
   const ticket = (await deps.tickets.findById(id)) ?? notFound('ticket');
   assertNotDeleted(ticket, 'A deleted ticket takes no messages');
   const quick = (await deps.quickReplies.findById(replyId)) ?? notFound('quick reply');
-  const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: author(principal), origem: 'admin' });
+  const { message } = await deps.tickets.addMessage(ticket, { conteudo: quick.content, remetente: author(principal), origem: 'admin', canal: channelOf(principal) });
   await deps.quickReplies.countUse(quick._id);
+  await mailIfQueued(deps, ticket._id, message._id, message.entrega);
   return message;
 }
 

@@ -126,3 +126,21 @@ export async function messageCount(): Promise<number> {
 export async function deleteAllMessages(): Promise<void> {
   await api<string>('/api/v1/messages', { method: 'DELETE' });
 }
+
+/** One mail's headers, each name with its values (GET /api/v1/message/{ID}/headers). */
+export async function messageHeaders(id: string): Promise<Record<string, string[]>> {
+  return await api<Record<string, string[]>>(`/api/v1/message/${encodeURIComponent(id)}/headers`);
+}
+
+/** One mail's attachments as Mailpit lists them (name, type, size), and their bytes by part id. */
+export async function messageAttachments(id: string): Promise<{ FileName: string; ContentType: string; Size: number; PartID: string }[]> {
+  const m = await api<{ Attachments: { FileName: string; ContentType: string; Size: number; PartID: string }[] }>(`/api/v1/message/${encodeURIComponent(id)}`);
+  return m.Attachments ?? [];
+}
+
+/** The raw message (RFC 5322 source) as Mailpit received it. */
+export async function messageSource(id: string): Promise<string> {
+  const res = await fetch(`${mailpitUrl()}/api/v1/message/${encodeURIComponent(id)}/raw`, { signal: AbortSignal.timeout(10_000) });
+  if (!res.ok) throw new Error(`Mailpit raw ${id}: ${res.status}`);
+  return await res.text();
+}

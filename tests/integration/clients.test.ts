@@ -31,6 +31,8 @@ import { testConfig, tokenFor } from '../helpers/service';
 import { ensureQuizSchedule } from '../../workers/schedules';
 import { agentToken, buildTicket, readerToken, startSupportService, type SupportService } from '../helpers/support';
 import { startWebService, type WebService } from '../helpers/web';
+import { signFileLink } from '../../models/support/file-links';
+import { loadConfig } from '../../models/config';
 
 jest.setTimeout(120_000);
 
@@ -395,6 +397,10 @@ describe('support', () => {
     expect(files.data).toEqual([expect.objectContaining({ id: attachmentId, supportId: ticket.id, nomeArquivo: 'tela.png', tipoArquivo: 'image/png' })]);
     const file = await ok(reader.GET('/support/anexos/{attachmentId}/download', { params: { path: { attachmentId } }, parseAs: 'arrayBuffer' }));
     expect(Buffer.from(file)).toEqual(PNG);
+    // The signed link a staff reply's mail carries for a file too large to attach (issue 39): no token, the link is the key.
+    const link = signFileLink(loadConfig().support.mail.secret, attachmentId, new Date());
+    const linked = await ok(reader.GET('/support/arquivos/{attachmentId}', { params: { path: { attachmentId }, query: link }, parseAs: 'arrayBuffer' }));
+    expect(Buffer.from(linked)).toEqual(PNG);
   });
 
   it('GET /support/tags and /support/respostas-rapidas', async () => {

@@ -4,7 +4,7 @@
  * workflows/ids.ts and to the types the worker registers. tests/integration/web-ops-overview.test.ts
  * reads it from the real stack.
  */
-import { workflowIds } from '../../workflows/ids';
+import { TASK_QUEUES, workflowIds } from '../../workflows/ids';
 import * as registered from '../../workflows';
 import {
   familyQuery,
@@ -24,6 +24,7 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   aiChat: () => workflowIds.aiChat('u1', 'r1'),
   ticketBulk: () => workflowIds.ticketBulk('op1'),
   ticketFastResponse: () => workflowIds.ticketFastResponse(42, 'r1'),
+  supportMail: () => workflowIds.supportMail(42, 7),
   newsSource: () => workflowIds.newsSource('s1'),
   newsEnrich: () => workflowIds.newsEnrich('a1'),
   newsReenrich: () => workflowIds.newsReenrich('op1'),
@@ -148,7 +149,7 @@ describe('the overview', () => {
     expect(o.backlog.byWorkflowType.find((t) => t.workflowType === 'newsSourceWorkflow')!.temporalUiUrl).toBe(
       `http://ui.test/namespaces/default/workflows?query=${encodeURIComponent('`WorkflowType` = "newsSourceWorkflow" AND `ExecutionStatus` = "Running"')}`,
     );
-    expect(o.backlog.taskQueues).toHaveLength(8);
+    expect(o.backlog.taskQueues).toHaveLength(Object.keys(TASK_QUEUES).length);
     expect(o.backlog.taskQueues[0]).toEqual({ name: 'platform-ops', workflowTasks: 5, activityTasks: 5, workflowPollers: 2, activityPollers: 2, oldestTaskAgeMs: 1_500 });
     // Workflow (1) and activity (2) tasks of each queue, with their statistics.
     expect(f.described.filter((d) => d.taskQueue.name === 'quiz-generation').map((d) => [d.taskQueueType, d.reportStats])).toEqual([
@@ -165,7 +166,7 @@ describe('the overview', () => {
     const f = fakes({ prefix: 'p-' });
     const before = Date.now();
     const o = await opsOverview(f.deps);
-    expect(f.queries.length + f.described.length).toBe(1 + workflowTypes().length + 2 * 8);
+    expect(f.queries.length + f.described.length).toBe(1 + workflowTypes().length + 2 * Object.keys(TASK_QUEUES).length);
     expect(f.maxInFlight()).toBeLessThanOrEqual(TEMPORAL_CONCURRENCY);
     expect(new Set(f.deadlines).size).toBe(1);
     expect(f.deadlines[0]).toBeGreaterThan(before);

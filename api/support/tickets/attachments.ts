@@ -7,71 +7,29 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import Busboy from 'busboy';
-import { fileTypeFromBuffer } from 'file-type';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../../../models/errors';
 import { storageCall } from '../../../models/infra/storage';
 import type { AttachmentDoc } from '../../../models/support/support.model';
-import { bearer } from '../../shared/auth';
+import { bearer, publicRoute } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
-import { AttachmentDeleted, AttachmentDownloadQuery,
+import { AttachmentDeleted, AttachmentDownloadQuery, FileLinkQuery,
   AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
 import { attachmentExample, attachmentId, ticketId } from '../examples';
 import * as attachments from '../../../operations/support/attachments';
 import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import { ALLOWED_TYPES, asciiName, detectType, keySafeName, SNIFF_BYTES } from '../../../models/support/attachment.rules';
+
+// Their home is models/support/attachment.rules.ts (the mail receiver uses them too); kept here for those importing them from this file.
+export { ALLOWED_TYPES, asciiName, detectType, keySafeName };
 
 const route = routeFactory<SupportDeps>();
 
 /** What `inline=true` shows in the page: raster images and PDFs (never text, which a browser might read as markup). */
 const PREVIEWABLE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf'];
-
-export const ALLOWED_TYPES = [
-  'image/jpeg',
-  'image/png',
-  'image/gif',
-  'image/webp',
-  'application/pdf',
-  'text/plain',
-  'text/csv',
-  'application/vnd.ms-excel',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-] as const;
-
-const SNIFF_BYTES = 4_100;
-
-/**
- * The type of a file from its first bytes. Text files have no signature: they are accepted as
- * text/csv or text/plain when the bytes are UTF-8 without NULs. Old Excel files are OLE compound
- * files (file-type: application/x-cfb), accepted as Excel only when declared so.
- */
-export async function detectType(head: Buffer, declared: string, filename: string): Promise<string | undefined> {
-  const found = await fileTypeFromBuffer(head);
-  if (found) {
-    if (found.mime === 'application/x-cfb') return declared === 'application/vnd.ms-excel' || /\.xls$/i.test(filename) ? 'application/vnd.ms-excel' : undefined;
-    return (ALLOWED_TYPES as readonly string[]).includes(found.mime) ? found.mime : undefined;
-  }
-  if (head.includes(0)) return undefined;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 4)));
-  } catch {
-    return undefined;
-  }
-  return declared === 'text/csv' || /\.csv$/i.test(filename) ? 'text/csv' : 'text/plain';
-}
-
-/** A file name safe to keep in an object key: letters, digits, dot, dash, underscore. */
-export function keySafeName(name: string): string {
-  const base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return (base || 'arquivo').slice(-100);
-}
-
-/** The name with accents stripped and anything outside printable ASCII replaced. */
-export function asciiName(name: string): string {
-  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_') || 'arquivo';
-}
 
 interface Upload {
   key: string;
@@ -324,6 +282,33 @@ export const attachmentRoutes = [
         ctx.set('Content-Security-Policy', `default-src 'none'; img-src 'self'; frame-ancestors 'self'${attachment.tipoArquivo === 'application/pdf' ? '' : '; sandbox'}`);
         ctx.set('X-Frame-Options', 'SAMEORIGIN');
       }
+      ctx.length = attachment.tamanhoArquivo;
+      ctx.body = stream;
+      return RAW;
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/arquivos/:attachmentId',
+    summary: 'Download a file linked from a mail (signed link)',
+    description:
+      "A staff reply's files larger than the mail may carry are linked from it (issue 39). The link is the requester's key: it opens the file while it is unexpired " +
+      '(30 days) and its signature holds, for a ticket not deleted; otherwise 404, saying nothing of whether the file exists. Always a download (never shown inline).',
+    tags: ['attachments'],
+    auth: publicRoute,
+    params: AttachmentIdParams,
+    query: FileLinkQuery,
+    produces: ALLOWED_TYPES,
+    errors: [404, 503],
+    example: { params: { attachmentId }, query: { expira: 1_798_761_600, assinatura: 'q3T2Z1m2Yk0QwJ8tN5cXH6l1a9cV7bS4eR0uP2oI8yA' } },
+    handler: async ({ params, query, ctx, deps }) => {
+      const { attachment, stream } = await attachments.openLinkedAttachment(deps, deps.config.support.mail.secret, params.attachmentId, query);
+      ctx.attachment(attachment.nomeArquivo, { fallback: asciiName(attachment.nomeArquivo), type: 'attachment' });
+      ctx.type = attachment.tipoArquivo;
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.set('Referrer-Policy', 'no-referrer');
       ctx.length = attachment.tamanhoArquivo;
       ctx.body = stream;
       return RAW;

@@ -49,6 +49,7 @@ import {
   agentEmail,
   queueCountsExample,
   agentMessageExample,
+  agentMessageQueuedExample,
   createdTicketExample,
   createTicketBody,
   deliveryTag,
@@ -98,7 +99,15 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
   };
 }
 
-export const messageView = (m: MessageDoc) => ({ id: m._id, conteudo: m.conteudo, remetente: m.remetente, origem: m.origem, createdAt: m.createdAt.toISOString() });
+export const messageView = (m: MessageDoc) => ({
+  id: m._id,
+  conteudo: m.conteudo,
+  remetente: m.remetente,
+  origem: m.origem,
+  createdAt: m.createdAt.toISOString(),
+  ...(m.canal ? { canal: m.canal } : {}),
+  ...(m.entrega ? { entrega: { estado: m.entrega.estado, motivo: m.entrega.motivo, atualizadoEm: m.entrega.atualizadoEm.toISOString() } } : {}),
+});
 export const attachmentSummary = (a: AttachmentDoc) => ({ id: a._id, nomeArquivo: a.nomeArquivo, tipoArquivo: a.tipoArquivo, tamanhoArquivo: a.tamanhoArquivo, createdAt: a.createdAt.toISOString() });
 const quickReplyView = (q: QuickReplyDoc) => ({ id: q._id, title: q.title, content: q.content, category: q.category, usageCount: q.usageCount, createdAt: q.createdAt.toISOString(), updatedAt: q.updatedAt.toISOString() });
 
@@ -498,7 +507,7 @@ export const ticketRoutes = [
     errors: [404, 409],
     example: {
       params: { id: ticketId, replyId: resendQuickReplyId },
-      response: agentMessageExample,
+      response: agentMessageQueuedExample,
       message: 'Resposta rápida enviada',
     },
     handler: async ({ params, auth, deps }) => {

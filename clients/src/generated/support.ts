@@ -439,6 +439,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/support/arquivos/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file linked from a mail (signed link)
+         * @description A staff reply's files larger than the mail may carry are linked from it (issue 39). The link is the requester's key: it opens the file while it is unexpired (30 days) and its signature holds, for a ticket not deleted; otherwise 404, saying nothing of whether the file exists. Always a download (never shown inline).
+         */
+        get: operations["getSupportArquivosAttachmentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support/anexos/{attachmentId}": {
         parameters: {
             query?: never;
@@ -1629,6 +1649,24 @@ export interface components {
             origem: "usuario" | "admin" | "nota";
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description where it came from: the API, the staff console or e-mail (absent on messages stored before channels were recorded)
+             * @enum {string}
+             */
+            canal?: "api" | "console" | "email";
+            /** @description a staff reply's mail to the requester (absent on other messages) */
+            entrega?: components["schemas"]["MessageDelivery"];
+        };
+        MessageDelivery: {
+            /**
+             * @description queued, sending, sent (the SMTP server took it), failed (refused, or every retry spent), bounced, or not-sent
+             * @enum {string}
+             */
+            estado: "queued" | "sending" | "sent" | "failed" | "bounced" | "not-sent";
+            /** @description why it failed, bounced or was not sent */
+            motivo: string | null;
+            /** Format: date-time */
+            atualizadoEm: string;
         };
         TicketUpdated: {
             /** Format: int64 */
@@ -3760,6 +3798,56 @@ export interface operations {
             503: components["responses"]["SupportServiceUnavailable"];
         };
     };
+    getSupportArquivosAttachmentId: {
+        parameters: {
+            query: {
+                /**
+                 * @description until when the link opens (Unix seconds)
+                 * @example 1798761600
+                 */
+                expira: number;
+                /**
+                 * @description the link's signature (HMAC-SHA256, base64url)
+                 * @example q3T2Z1m2Yk0QwJ8tN5cXH6l1a9cV7bS4eR0uP2oI8yA
+                 */
+                assinatura: string;
+            };
+            header?: never;
+            path: {
+                /** @example 317 */
+                attachmentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": unknown;
+                    "image/png": unknown;
+                    "image/gif": unknown;
+                    "image/webp": unknown;
+                    "application/pdf": unknown;
+                    "text/plain": unknown;
+                    "text/csv": unknown;
+                    "application/vnd.ms-excel": unknown;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": unknown;
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
     deleteSupportAnexosAttachmentId: {
         parameters: {
             query?: never;
@@ -4803,14 +4891,21 @@ export interface operations {
                      *             "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
                      *             "remetente": "mariana.costa@newsletter.dev",
                      *             "origem": "admin",
-                     *             "createdAt": "2026-11-24T12:05:41.000Z"
+                     *             "createdAt": "2026-11-24T12:05:41.000Z",
+                     *             "canal": "api",
+                     *             "entrega": {
+                     *               "estado": "sent",
+                     *               "motivo": null,
+                     *               "atualizadoEm": "2026-11-24T12:05:41.000Z"
+                     *             }
                      *           },
                      *           {
                      *             "id": 5131,
                      *             "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
                      *             "remetente": "renata.alves@example.com",
                      *             "origem": "usuario",
-                     *             "createdAt": "2026-11-24T12:41:18.000Z"
+                     *             "createdAt": "2026-11-24T12:41:18.000Z",
+                     *             "canal": "api"
                      *           }
                      *         ]
                      *       }
@@ -5065,7 +5160,8 @@ export interface operations {
                      *         "conteudo": "Gmail marcou nosso domínio como promoção nesta semana: já abri chamado com o provedor de envio.",
                      *         "remetente": "mariana.costa@newsletter.dev",
                      *         "origem": "nota",
-                     *         "createdAt": "2026-11-24T12:05:41.000Z"
+                     *         "createdAt": "2026-11-24T12:05:41.000Z",
+                     *         "canal": "api"
                      *       }
                      *     }
                      */
@@ -5170,14 +5266,21 @@ export interface operations {
                      *           "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
                      *           "remetente": "mariana.costa@newsletter.dev",
                      *           "origem": "admin",
-                     *           "createdAt": "2026-11-24T12:05:41.000Z"
+                     *           "createdAt": "2026-11-24T12:05:41.000Z",
+                     *           "canal": "api",
+                     *           "entrega": {
+                     *             "estado": "sent",
+                     *             "motivo": null,
+                     *             "atualizadoEm": "2026-11-24T12:05:41.000Z"
+                     *           }
                      *         },
                      *         {
                      *           "id": 5131,
                      *           "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
                      *           "remetente": "renata.alves@example.com",
                      *           "origem": "usuario",
-                     *           "createdAt": "2026-11-24T12:41:18.000Z"
+                     *           "createdAt": "2026-11-24T12:41:18.000Z",
+                     *           "canal": "api"
                      *         }
                      *       ]
                      *     }
@@ -5243,7 +5346,8 @@ export interface operations {
                      *         "conteudo": "Obrigada! A edição de hoje chegou, estava mesmo na aba Promoções.",
                      *         "remetente": "renata.alves@example.com",
                      *         "origem": "usuario",
-                     *         "createdAt": "2026-11-24T12:41:18.000Z"
+                     *         "createdAt": "2026-11-24T12:41:18.000Z",
+                     *         "canal": "api"
                      *       }
                      *     }
                      */
@@ -5300,7 +5404,13 @@ export interface operations {
                      *         "conteudo": "Olá! Reenviamos a edição de hoje para o seu e-mail. Confira também a caixa de promoções.",
                      *         "remetente": "mariana.costa@newsletter.dev",
                      *         "origem": "admin",
-                     *         "createdAt": "2026-11-24T12:05:41.000Z"
+                     *         "createdAt": "2026-11-24T12:05:41.000Z",
+                     *         "canal": "api",
+                     *         "entrega": {
+                     *           "estado": "queued",
+                     *           "motivo": null,
+                     *           "atualizadoEm": "2026-11-24T12:05:41.000Z"
+                     *         }
                      *       }
                      *     }
                      */

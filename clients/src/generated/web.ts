@@ -3121,6 +3121,11 @@ export interface operations {
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22ticketFastResponseWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
+                     *               "workflowType": "supportMailWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportMailWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
                      *               "workflowType": "newsSourceWorkflow",
                      *               "running": 12,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsSourceWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
@@ -3169,6 +3174,11 @@ export interface operations {
                      *               "workflowType": "billingRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22billingRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "supportMailRelayWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportMailRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
                      *               "workflowType": "whatsappRelayWorkflow",
@@ -3287,6 +3297,15 @@ export interface operations {
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22ticket-fast-response-%22%20AND%20%60WorkflowType%60%20%3D%20%22ticketFastResponseWorkflow%22"
                      *           },
                      *           {
+                     *             "family": "supportMail",
+                     *             "workflowType": "supportMailWorkflow",
+                     *             "idPattern": "support-mail-<ticketId>-<messageId|ack>",
+                     *             "idPrefix": "support-mail-",
+                     *             "taskQueue": "support-mail",
+                     *             "query": "`WorkflowId` STARTS_WITH \"support-mail-\" AND `WorkflowType` = \"supportMailWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22support-mail-%22%20AND%20%60WorkflowType%60%20%3D%20%22supportMailWorkflow%22"
+                     *           },
+                     *           {
                      *             "family": "newsSource",
                      *             "workflowType": "newsSourceWorkflow",
                      *             "idPattern": "news-source-<sourceId>",
@@ -3384,6 +3403,15 @@ export interface operations {
                      *             "taskQueue": "billing",
                      *             "query": "`TemporalScheduledById` = \"billing-event-relay\"",
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22billing-event-relay%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:support-mail-relay",
+                     *             "workflowType": "supportMailRelayWorkflow",
+                     *             "idPattern": "support-mail-relay runs: support-mail-relay-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "support-mail",
+                     *             "query": "`TemporalScheduledById` = \"support-mail-relay\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22support-mail-relay%22"
                      *           },
                      *           {
                      *             "family": "schedule:whatsapp-message-relay",

@@ -290,6 +290,7 @@ function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: Read
               <div className="sd-msg-head">
                 <h3 id={heading} className="sd-msg-who">
                   <span className="sd-msg-kind">{m.id === null ? t('thread.opened') : t(`thread.kind.${m.origem}`)}</span>
+                  {m.canal === 'email' ? <span className="sd-msg-channel">{` ${t('thread.channel.email')}`}</span> : null}
                   <span className="visually-hidden">{', '}</span>
                   <span className="sd-msg-name">
                     <Address email={m.remetente} />
@@ -301,6 +302,12 @@ function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: Read
                 {isNew ? <span className="sd-new">{t('thread.new')}</span> : null}
               </div>
               <div className="sd-msg-body">{m.conteudo}</div>
+              {m.entrega ? (
+                <p className={`sd-msg-delivery sd-delivery-${m.entrega.estado}`} data-delivery={m.entrega.estado}>
+                  {t(`thread.delivery.${m.entrega.estado}`)}
+                  {m.entrega.motivo ? `: ${m.entrega.motivo}` : null}
+                </p>
+              ) : null}
             </article>
           </li>
         );

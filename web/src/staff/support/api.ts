@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../../api';
 import type { PresencePerson, PresenceState } from '../../../../models/support/live.rules';
-import type { MessageOrigin, PatchableStatus, QueueView, TicketStatus } from '../../../../models/support/ticket.rules';
+import type { DeliveryState, MessageChannel, MessageOrigin, PatchableStatus, QueueView, TicketStatus } from '../../../../models/support/ticket.rules';
 import { segment, staffApi, staffPath, type Query } from '../api';
 
 export type { MessageOrigin, PatchableStatus, PresencePerson, PresenceState, QueueView, TicketStatus };
@@ -47,6 +47,10 @@ export interface Message {
   remetente: string;
   origem: MessageOrigin;
   createdAt: string;
+  /** Where it came from (absent on messages stored before channels were recorded). */
+  canal?: MessageChannel;
+  /** A staff reply's mail to the requester (issue 39). */
+  entrega?: { estado: DeliveryState; motivo: string | null; atualizadoEm: string };
 }
 
 export interface AttachmentSummary {

@@ -134,6 +134,15 @@ export const en = {
     opened: 'Requester, opening the ticket',
     kind: { usuario: 'Requester', admin: 'Staff reply', nota: 'Internal note' },
     new: 'New',
+    channel: { api: 'by the API', console: 'in the console', email: 'by e-mail' },
+    delivery: {
+      queued: 'Mail queued',
+      sending: 'Mail being sent',
+      sent: 'Mailed to the requester',
+      failed: 'Mail failed',
+      bounced: 'Mail bounced',
+      'not-sent': 'Not mailed',
+    },
     arrived: {
       usuario_one: 'New message from the requester, {{name}}: {{text}}',
       usuario_other: '{{count}} new messages; the last from the requester, {{name}}: {{text}}',
@@ -463,6 +472,15 @@ export const pt: typeof en = {
     opened: 'Solicitante, ao abrir o chamado',
     kind: { usuario: 'Solicitante', admin: 'Resposta da equipe', nota: 'Nota interna' },
     new: 'Nova',
+    channel: { api: 'pela API', console: 'no console', email: 'por e-mail' },
+    delivery: {
+      queued: 'E-mail na fila',
+      sending: 'E-mail sendo enviado',
+      sent: 'Enviado por e-mail ao solicitante',
+      failed: 'Falha no envio do e-mail',
+      bounced: 'E-mail devolvido',
+      'not-sent': 'Não enviado por e-mail',
+    },
     arrived: {
       usuario_one: 'Nova mensagem do solicitante, {{name}}: {{text}}',
       usuario_other: '{{count}} mensagens novas; a última do solicitante, {{name}}: {{text}}',
