@@ -12,7 +12,7 @@ import { BULK_ERROR_MAX } from '../../models/support/bulk.repo';
 import { BULK_MAX_TICKETS, BULK_TAGS_MAX, BULK_TYPES } from '../../models/support/bulk.rules';
 import { MAX_ATTACHMENT_BYTES } from '../../models/support/attachment.rules';
 import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
-import { DELIVERY_STATES, LABEL_MAX, MESSAGE_CHANNELS, MESSAGE_ORIGINS, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { DELIVERY_STATES, LABEL_MAX, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_LANGUAGES, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { EVENT_DATA_MAX, PRESENCE_PEOPLE_MAX, PRESENCE_STATES } from '../../models/support/live.rules';
 import { Count, IsoDate, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 
@@ -48,7 +48,8 @@ export const CreateTicketBody = z
     description: text(DESCRIPTION_MAX),
     email: emailAddress,
     newsletter: text(LABEL_MAX).optional(),
-    wantReply: z.boolean().optional(),
+    wantReply: z.boolean().optional().describe('false: the requester gets no mail (no acknowledgement, no staff replies by mail)'),
+    idioma: z.enum(TICKET_LANGUAGES).optional().describe("the language of the requester's mail: pt (default) or en"),
   })
   .meta({ id: 'CreateTicketRequest' });
 
@@ -127,6 +128,7 @@ export const TicketSchema = z
     email: Text(254),
     newsletter: Text(LABEL_MAX).nullable(),
     wantReply: z.boolean(),
+    idioma: z.enum(TICKET_LANGUAGES).describe("the language of the requester's mail"),
     replied: Text(TEXT_MAX).nullable(),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,

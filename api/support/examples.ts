@@ -107,6 +107,7 @@ export const createTicketBody = {
   email: readerEmail,
   newsletter: 'The News',
   wantReply: true,
+  idioma: 'pt',
 } as const;
 
 /** The ticket as POST /support answers: open, untagged, nothing replied yet. */

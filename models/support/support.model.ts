@@ -4,7 +4,7 @@
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
-import { DELIVERY_STATES, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_STATUSES, type Delivery, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { DELIVERY_STATES, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_LANGUAGES, TICKET_STATUSES, type Delivery, type TicketLanguage, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
 import { PRESENCE_STATES, type PresenceState } from './live.rules';
 
 export interface TicketDoc {
@@ -36,6 +36,8 @@ export interface TicketDoc {
   updatedAt: Date;
   /** The request that opened it, when it came with an Idempotency-Key (unique: a repeat finds this ticket). */
   requestKey?: string;
+  /** The language of the requester's mail (issue 39); absent on tickets stored before: Portuguese. */
+  idioma?: TicketLanguage;
   /** The unguessable part of its reply address (support+<token>@…), set when its first mail goes out (issue 39). */
   mailToken?: string;
   /** The acknowledgement mailed to the requester when it was opened (issue 39). */
@@ -148,6 +150,7 @@ const TicketSchema = new Schema<TicketDoc>(
     assignedAt: { type: Date, default: null },
     requestKey: { type: String },
     mailToken: { type: String },
+    idioma: { type: String, enum: TICKET_LANGUAGES },
     confirmacao: { type: DeliverySchema, default: undefined },
   },
   { collection: 'tickets', versionKey: false, timestamps: true },

@@ -13,7 +13,7 @@ import { nextId, reserveIds } from '../infra/counters';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
 import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, READ_TIME_LIMIT_MS, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
-import { canTransition, initialAcknowledgement, initialDelivery, isReopen, statusAfterAdminReply, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { canTransition, initialAcknowledgement, initialDelivery, isReopen, statusAfterAdminReply, type MessageChannel, type MessageOrigin, type TicketLanguage, type TicketStatus } from './ticket.rules';
 
 export interface NewTicket {
   main: string;
@@ -22,6 +22,8 @@ export interface NewTicket {
   email: string;
   newsletter?: string | undefined;
   wantReply?: boolean | undefined;
+  /** The language of the requester's mail (default Portuguese). */
+  idioma?: TicketLanguage | undefined;
 }
 
 export interface TicketFilters {
@@ -223,6 +225,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
               email: input.email,
               newsletter: input.newsletter ?? null,
               wantReply: input.wantReply ?? true,
+              idioma: input.idioma ?? 'pt',
               status: 'open',
               statusVersion: 1,
               createdAt: now,

@@ -67,6 +67,10 @@ export const TEXT_MAX = 20_000;
 export const LABEL_MAX = 120;
 export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 
+/** The languages a ticket's mail is written in (issue 39): Portuguese, the desk's, unless the requester asked for English. */
+export const TICKET_LANGUAGES = ['pt', 'en'] as const;
+export type TicketLanguage = (typeof TICKET_LANGUAGES)[number];
+
 /**
  * Where a message came from (issue 39): the API (a bearer token), the staff console (a staff
  * session), or e-mail (the requester's mail, threaded into the ticket). Messages stored before

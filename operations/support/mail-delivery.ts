@@ -54,7 +54,7 @@ export interface MailOutcome {
 }
 
 /** The ticket's language for its mail: Portuguese, the desk's, unless the ticket says English. */
-const languageOf = (ticket: TicketDoc): MailLanguage => ((ticket as { idioma?: string }).idioma === 'en' ? 'en' : 'pt');
+const languageOf = (ticket: TicketDoc): MailLanguage => (ticket.idioma === 'en' ? 'en' : 'pt');
 
 /** Hands one delivery's mail to SMTP (the workflow's step). See the file's comment. */
 export async function deliverMail(deps: MailDeliveryDeps, target: DeliveryTarget): Promise<MailOutcome> {

@@ -11,6 +11,7 @@ import type { MessageDoc, TagDoc, TicketDoc } from '../../models/support/support
 import type { NewTicket, QueueCounts, TicketFilters, TicketRepo } from '../../models/support/ticket.repo';
 import { assertNotDeleted, assignmentRefusal, SUPPORT_AGENT, SUPPORT_MANAGER, viewFilters, type Delivery, type MessageChannel, type QueueView, type TicketStatus } from '../../models/support/ticket.rules';
 import type { MailOutbox } from './mail-delivery';
+import { messageView } from '../../models/support/message.rules';
 
 export interface TicketDeps {
   tickets: TicketRepo;
@@ -249,15 +250,7 @@ async function refuseStaleReply(deps: Pick<TicketDeps, 'tickets'>, ticketId: num
       reason: 'newer_messages',
       newerCount: newer.length,
       lastMessageId: Math.max(...newer.map((m) => m._id)),
-      newer: newer.slice(-STALE_SHOWN).map((m) => ({
-        id: m._id,
-        conteudo: m.conteudo,
-        remetente: m.remetente,
-        origem: m.origem,
-        createdAt: m.createdAt.toISOString(),
-        ...(m.canal ? { canal: m.canal } : {}),
-        ...(m.entrega ? { entrega: { estado: m.entrega.estado, motivo: m.entrega.motivo, atualizadoEm: m.entrega.atualizadoEm.toISOString() } } : {}),
-      })),
+      newer: newer.slice(-STALE_SHOWN).map(messageView),
     },
   });
 }

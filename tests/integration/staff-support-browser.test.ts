@@ -20,6 +20,8 @@ import { inviteMember } from '../../operations/staff/members';
 import { provider } from '../helpers/ai';
 import { checkPage, launchChromium, openTab, PHONE, signInWithCode, takeConsoleErrors, type Tab } from '../helpers/browser';
 import { agentToken, buildTicket, client, readerToken, startSupportService, type SupportService } from '../helpers/support';
+import { messagesTo } from '../helpers/mailpit';
+import { eventually } from '../helpers/service';
 import { startWebService, type WebService } from '../helpers/web';
 
 jest.setTimeout(120_000);
@@ -287,7 +289,12 @@ describe('the support desk', () => {
     await page.getByRole('status').getByText('Reply sent.').waitFor();
     await thread(page).locator('[data-origin="admin"]').filter({ hasText: 'Estamos reenviando a edição agora.' }).waitFor();
     const last = (await web.deps.console.support.tickets.messages(worked)).at(-1);
-    expect(last).toMatchObject({ origem: 'admin', remetente: agent1, conteudo: 'Estamos reenviando a edição agora.' });
+    expect(last).toMatchObject({ origem: 'admin', remetente: agent1, conteudo: 'Estamos reenviando a edição agora.', canal: 'console' });
+    // Mailed to the requester (issue 39): the delivery's end reaches the open page through the live updates.
+    const reply = thread(page).locator('[data-origin="admin"]').filter({ hasText: 'Estamos reenviando a edição agora.' });
+    await reply.locator('[data-delivery="sent"]').filter({ hasText: 'Mailed to the requester' }).waitFor({ timeout: 20_000 });
+    const mailed = await eventually(async () => (await messagesTo(requesterA)).some((m) => m.text.includes('Estamos reenviando a edição agora.')), true);
+    expect(mailed).toBe(true);
     // The second agent's page shows the reply too, without a reload.
     await thread(two.page).getByText('Estamos reenviando a edição agora.').waitFor({ timeout: 10_000 });
   });

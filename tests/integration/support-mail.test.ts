@@ -99,6 +99,19 @@ describe('through the worker', () => {
     expect(await eventually(state, 'sent')).toBe('sent');
   });
 
+  it("writes the requester's mail in the ticket's language: English when asked, Portuguese by default", async () => {
+    const en = buildTicket({ idioma: 'en' });
+    const opened = await client(svc).post('/support', en).expect(201);
+    expect(opened.body.data.idioma).toBe('en');
+    const [mail] = await waitForMessagesTo(en.email, { timeoutMs: 30_000 });
+    expect(mail!.text).toContain(`We received your ticket #${opened.body.data.id}`);
+    const pt = buildTicket();
+    const ptId = (await client(svc).post('/support', pt).expect(201)).body.data.id as number;
+    const [ptMail] = await waitForMessagesTo(pt.email, { timeoutMs: 30_000 });
+    expect(ptMail!.text).toContain(`Recebemos seu chamado #${ptId}`);
+    await client(svc).post('/support', buildTicket({ idioma: 'fr' })).expect(400);
+  });
+
   it('a requester who wants no reply: no acknowledgement, and a staff reply is not mailed (with why); no workflow starts', async () => {
     const body = buildTicket({ wantReply: false });
     const id = (await client(svc).post('/support', body).expect(201)).body.data.id as number;

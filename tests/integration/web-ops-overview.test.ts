@@ -14,6 +14,7 @@ import { startAiService, type AiService } from '../helpers/ai';
 import { serve, type Served } from '../helpers/clients';
 import { CLOSED_PORT } from '../helpers/service';
 import { Browser, startWebService, type WebService } from '../helpers/web';
+import { TASK_QUEUES } from '../../workflows/ids';
 
 jest.setTimeout(120_000);
 
@@ -130,7 +131,9 @@ describe('the overview', () => {
     expect(o.backlog.byWorkflowType.filter((t) => t.running !== 0).map((t) => [t.workflowType, t.running])).toEqual([['bulkTicketOperationWorkflow', 2]]);
     const support = o.backlog.taskQueues.find((q) => q.name === `${prefix}support-ops`)!;
     expect(support).toMatchObject({ workflowTasks: 2, workflowPollers: 0, activityPollers: 0 });
-    expect(o.backlog.taskQueues.map((q) => q.name)).toEqual(['platform-ops', 'ai-chat', 'support-ops', 'news-ingest', 'news-sources', 'quiz-generation', 'billing', 'whatsapp'].map((q) => `${prefix}${q}`));
+    expect(o.backlog.taskQueues.map((q) => q.name)).toEqual(['platform-ops', 'ai-chat', 'support-ops', 'support-mail', 'news-ingest', 'news-sources', 'quiz-generation', 'billing', 'whatsapp'].map((q) => `${prefix}${q}`));
+    // Every queue of workflows/ids.ts, each once.
+    expect(o.backlog.taskQueues.map((q) => q.name).sort()).toEqual(Object.values(TASK_QUEUES).map((q) => `${prefix}${q}`).sort());
 
     // The links: TEMPORAL_UI_URL, the namespace, the family's query (its ids' start and type, this deployment's queue).
     expect(o.temporalUi).toEqual({ url: UI, namespace: 'default' });

@@ -6,7 +6,8 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError, notFound } from '../../../models/errors';
-import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
+import type { AttachmentDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
+import { messageView } from '../../../models/support/message.rules';
 import * as tickets from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer, publicRoute } from '../../shared/auth';
@@ -87,6 +88,7 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
     email: t.email,
     newsletter: t.newsletter,
     wantReply: t.wantReply,
+    idioma: t.idioma ?? 'pt',
     replied: t.replied,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
@@ -99,15 +101,7 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
   };
 }
 
-export const messageView = (m: MessageDoc) => ({
-  id: m._id,
-  conteudo: m.conteudo,
-  remetente: m.remetente,
-  origem: m.origem,
-  createdAt: m.createdAt.toISOString(),
-  ...(m.canal ? { canal: m.canal } : {}),
-  ...(m.entrega ? { entrega: { estado: m.entrega.estado, motivo: m.entrega.motivo, atualizadoEm: m.entrega.atualizadoEm.toISOString() } } : {}),
-});
+export { messageView };
 export const attachmentSummary = (a: AttachmentDoc) => ({ id: a._id, nomeArquivo: a.nomeArquivo, tipoArquivo: a.tipoArquivo, tamanhoArquivo: a.tamanhoArquivo, createdAt: a.createdAt.toISOString() });
 const quickReplyView = (q: QuickReplyDoc) => ({ id: q._id, title: q.title, content: q.content, category: q.category, usageCount: q.usageCount, createdAt: q.createdAt.toISOString(), updatedAt: q.updatedAt.toISOString() });
 

@@ -1484,6 +1484,11 @@ export interface components {
             email: string;
             newsletter: string | null;
             wantReply: boolean;
+            /**
+             * @description the language of the requester's mail
+             * @enum {string}
+             */
+            idioma: "pt" | "en";
             replied: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -1510,7 +1515,13 @@ export interface components {
             /** Format: email */
             email: string;
             newsletter?: string;
+            /** @description false: the requester gets no mail (no acknowledgement, no staff replies by mail) */
             wantReply?: boolean;
+            /**
+             * @description the language of the requester's mail: pt (default) or en
+             * @enum {string}
+             */
+            idioma?: "pt" | "en";
         };
         QueueCounts: {
             /**
@@ -1618,6 +1629,11 @@ export interface components {
             email: string;
             newsletter: string | null;
             wantReply: boolean;
+            /**
+             * @description the language of the requester's mail
+             * @enum {string}
+             */
+            idioma: "pt" | "en";
             replied: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -4177,6 +4193,7 @@ export interface operations {
                      *           "email": "renata.alves@example.com",
                      *           "newsletter": "The News",
                      *           "wantReply": true,
+                     *           "idioma": "pt",
                      *           "status": "in_progress",
                      *           "replied": null,
                      *           "createdAt": "2026-11-24T11:32:05.000Z",
@@ -4237,7 +4254,8 @@ export interface operations {
                  *       "description": "Desde segunda-feira a edição da manhã não chega no meu Gmail. Já olhei o spam e a aba Promoções.",
                  *       "email": "renata.alves@example.com",
                  *       "newsletter": "The News",
-                 *       "wantReply": true
+                 *       "wantReply": true,
+                 *       "idioma": "pt"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateTicketRequest"];
@@ -4266,6 +4284,7 @@ export interface operations {
                      *         "email": "renata.alves@example.com",
                      *         "newsletter": "The News",
                      *         "wantReply": true,
+                     *         "idioma": "pt",
                      *         "status": "open",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
@@ -4855,6 +4874,7 @@ export interface operations {
                      *         "email": "renata.alves@example.com",
                      *         "newsletter": "The News",
                      *         "wantReply": true,
+                     *         "idioma": "pt",
                      *         "status": "in_progress",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
@@ -5084,6 +5104,7 @@ export interface operations {
                      *         "email": "renata.alves@example.com",
                      *         "newsletter": "The News",
                      *         "wantReply": true,
+                     *         "idioma": "pt",
                      *         "status": "in_progress",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
