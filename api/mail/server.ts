@@ -7,7 +7,8 @@
  */
 import { loadConfigOrExit, type Config } from '../../models/config';
 import { ensureBucket } from '../../models/infra/storage';
-import { createInboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { createInboundMailRepo, type InboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { handOverInboundMail } from '../../operations/support/inbound-process';
 import { closeInfra, createInfra, type Infra } from '../shared/infra';
 import { createMailReceiver, type MailReceiver, type MailReceiverDeps } from './receiver';
 
@@ -39,22 +40,26 @@ function ensureBucketInBackground(infra: Infra, stopped: () => boolean): void {
 }
 
 /**
- * The hand-over port: starts the message's processing workflow. TODO(issue 39): the processing
- * workflow (parse, thread, store into the ticket) does not exist yet. Until it does, this does
- * nothing and marks nothing, so every record stays `stored`, where `pendingHandOver` finds it:
- * the workflow's relay will hand over everything received before it existed. Once it exists: start
- * it by the message's id (a repeated start is harmless), then `markHandedOver(id, now)`.
+ * The hand-over port: starts the message's processing workflow (supportInboundMailWorkflow, id
+ * `support-inbound-<record id>`: a repeated start is the run already there), then marks the record
+ * handed over. When the start fails (Temporal down) the receiver logs it and the record stays
+ * `stored`: the inbound relay hands it over 30 s later.
  */
-const handOverPending: MailReceiverDeps['handOver'] = async () => undefined;
+export function handOverToWorkflow(infra: Infra, inbound: Pick<InboundMailRepo, 'markHandedOver'>): MailReceiverDeps['handOver'] {
+  return async (id) => {
+    await handOverInboundMail({ temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, inbound, now: () => new Date(), logger: infra.logger }, id);
+  };
+}
 
-export async function startMailReceiver(config: Config, handOver: MailReceiverDeps['handOver'] = handOverPending): Promise<RunningReceiver> {
+/** Starts the receiver; `handOver` replaces the workflow start (a test's). */
+export async function startMailReceiver(config: Config, handOver?: MailReceiverDeps['handOver']): Promise<RunningReceiver> {
   const infra = createInfra(config, 'mail');
   let stopping: Promise<void> | undefined;
   ensureBucketInBackground(infra, () => stopping !== undefined);
   const inbound = createInboundMailRepo(infra.mongo.conn);
   const { host, smtpPort, lmtpPort, maxBytes } = config.support.mail.inbound;
   const receiver = createMailReceiver(
-    { inbound, storage: infra.storage, handOver, logger: infra.logger },
+    { inbound, storage: infra.storage, handOver: handOver ?? handOverToWorkflow(infra, inbound), logger: infra.logger },
     { host, smtpPort, lmtpPort, maxBytes, deskAddress: config.support.mail.address, closeTimeoutMs: config.http.shutdownGraceMs },
   );
   const ports = await receiver.listen();

@@ -23,6 +23,8 @@
  * stored under a key derived from the record and its index, and recorded once. A retry after a
  * crash at any point completes what was left and adds nothing twice.
  */
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import PostalMime from 'postal-mime';
 import { AppError } from '../../models/errors';
 import type { Logger } from '../../models/infra/logger';
@@ -35,6 +37,8 @@ import { messageIdOrNull } from '../../models/support/mail-out.rules';
 import type { MailRepo } from '../../models/support/mail.repo';
 import type { EmailAuth, MessageDoc, RefusedFile, TicketDoc } from '../../models/support/support.model';
 import type { TicketRepo } from '../../models/support/ticket.repo';
+import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
+import { supportInboundMailWorkflow } from '../../workflows/support/inbound.workflow';
 import type { MailOutbox } from './mail-delivery';
 
 /** How a mail authenticated: what mailauth said of SPF, DKIM (the best signature) and DMARC. */
@@ -193,4 +197,54 @@ async function storeFiles(deps: InboundProcessDeps, record: InboundMailDoc, tick
     await deps.files.put(key, bytes, v.type);
     await deps.attachments.create({ supportId: ticket._id, mensagemId: message._id, nomeArquivo: v.filename, caminhoArquivo: key, tipoArquivo: v.type, tamanhoArquivo: bytes.length, uploadedBy: addressOf(message.remetente), createdAt: deps.now() });
   }
+}
+
+/** Every attempt failed (the workflow's retries are spent): the record is failed, with why. */
+export async function giveUpInboundMail(deps: Pick<InboundProcessDeps, 'inbound' | 'now'>, id: string, reason: string): Promise<void> {
+  await deps.inbound.settle(id, 'failed', { state: 'failed', reason: reason.slice(0, 1_000) }, deps.now());
+}
+
+export interface InboundHandOverDeps {
+  temporal: { client: Pick<Client, 'workflow'> };
+  taskQueuePrefix: string;
+  inbound: Pick<InboundMailRepo, 'markHandedOver'>;
+  now: () => Date;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The receiver's hand-over: starts the mail's processing workflow (its id is the record's: a second
+ * start is the run already there), then marks the record handed over. A start that fails throws:
+ * the receiver logs it and the record stays `stored` for the relay.
+ */
+export async function handOverInboundMail(deps: InboundHandOverDeps, id: string): Promise<'started' | 'running'> {
+  let outcome: 'started' | 'running' = 'started';
+  try {
+    await deps.temporal.client.workflow.start(supportInboundMailWorkflow, {
+      workflowId: workflowIds.supportInbound(id),
+      taskQueue: taskQueueName(deps.taskQueuePrefix, TASK_QUEUES.supportMail),
+      args: [{ id }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    outcome = 'running';
+  }
+  await deps.inbound.markHandedOver(id, deps.now());
+  return outcome;
+}
+
+/** The inbound relay's step: hands over each record still `stored` received before `olderThanMs` ago. */
+export async function forwardStoredMail(deps: Omit<InboundHandOverDeps, 'inbound'> & { inbound: Pick<InboundMailRepo, 'markHandedOver' | 'pendingHandOver'> }, input: { olderThanMs: number; limit: number }, signal?: AbortSignal): Promise<{ forwarded: number }> {
+  const pending = await deps.inbound.pendingHandOver(new Date(deps.now().getTime() - input.olderThanMs), input.limit);
+  let forwarded = 0;
+  for (const record of pending) {
+    if (signal?.aborted) break;
+    try {
+      if ((await handOverInboundMail(deps, record._id)) === 'started') forwarded++;
+    } catch (err) {
+      deps.logger?.warn({ id: record._id, err: (err as Error).message }, 'inbound mail not handed over: the next relay run will');
+      throw err;
+    }
+  }
+  return { forwarded };
 }
