@@ -74,7 +74,9 @@ export type InboundResult =
 export const EMAIL_TICKET = { main: 'E-mail', issue: 'Outro' } as const;
 /** A message's text when the mail had none (an empty body, only files). */
 const NO_TEXT = '(mensagem sem texto)';
+/** A message's text at most (the API's TEXT_MAX), and a new ticket's description (the API's 10,000): the whole mail stays in MinIO. */
 const CONTENT_MAX = 20_000;
+const DESCRIPTION_MAX = 10_000;
 
 const addressOf = (value: string | undefined | null): string => (value ?? '').trim().replace(/^<|>$/g, '').toLowerCase();
 
@@ -147,7 +149,7 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
   const noAck = automated ? `automated mail (${automated})` : dmarcFailed ? 'the mail failed DMARC: its sender may be forged' : undefined;
   let opened = false;
   if (!ticket) {
-    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: content, email: from, wantReply: true, noAcknowledgement: noAck }, from, key);
+    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: content.slice(0, DESCRIPTION_MAX), email: from, wantReply: true, noAcknowledgement: noAck }, from, key);
     opened = true;
   }
 

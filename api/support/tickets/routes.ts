@@ -9,6 +9,7 @@ import { AppError, notFound } from '../../../models/errors';
 import type { AttachmentDoc, MessageDoc, QuickReplyDoc, TagDoc, TicketDoc } from '../../../models/support/support.model';
 import * as tickets from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
+import type { AttachmentRefusal } from '../../../models/support/mail-in.rules';
 import { bearer, publicRoute } from '../../shared/auth';
 import { definedFields, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
@@ -107,6 +108,8 @@ export const messageView = (m: MessageDoc) => ({
   createdAt: m.createdAt.toISOString(),
   ...(m.canal ? { canal: m.canal } : {}),
   ...(m.entrega ? { entrega: { estado: m.entrega.estado, motivo: m.entrega.motivo, atualizadoEm: m.entrega.atualizadoEm.toISOString() } } : {}),
+  ...(m.dmarcFalhou ? { dmarcFalhou: true as const } : {}),
+  ...(m.arquivosRecusados?.length ? { arquivosRecusados: m.arquivosRecusados.map((f) => ({ nome: f.nome, tipo: f.tipo, tamanho: f.tamanho, motivo: f.motivo as AttachmentRefusal, detalhe: f.detalhe })) } : {}),
 });
 export const attachmentSummary = (a: AttachmentDoc) => ({ id: a._id, nomeArquivo: a.nomeArquivo, tipoArquivo: a.tipoArquivo, tamanhoArquivo: a.tamanhoArquivo, createdAt: a.createdAt.toISOString() });
 const quickReplyView = (q: QuickReplyDoc) => ({ id: q._id, title: q.title, content: q.content, category: q.category, usageCount: q.usageCount, createdAt: q.createdAt.toISOString(), updatedAt: q.updatedAt.toISOString() });
