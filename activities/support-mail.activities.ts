@@ -121,9 +121,11 @@ export function createSupportInboundActivities(deps: SupportMailActivityDeps & {
   const outboxOf = (): MailOutbox => mailOutboxOf({ temporal: { client: Context.current().client }, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, sendDelayMs: 0 });
   return {
     async processInboundMail(input) {
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 10_000);
+      const ctx = Context.current();
+      // Reading, parsing and DNS are bounded but not instant: the heartbeat says the attempt is alive.
+      const heartbeat = setInterval(() => ctx.heartbeat(), 10_000);
       try {
-        return (await processInboundMail({ ...base, outbox: outboxOf(), logger: Context.current().log }, input.id)) as SupportInboundOutcome;
+        return (await processInboundMail({ ...base, outbox: outboxOf() }, input.id)) as SupportInboundOutcome;
       } finally {
         clearInterval(heartbeat);
       }
