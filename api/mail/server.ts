@@ -8,7 +8,7 @@
 import { loadConfigOrExit, type Config } from '../../models/config';
 import { ensureBucket } from '../../models/infra/storage';
 import { createInboundMailRepo, type InboundMailRepo } from '../../models/support/inbound-mail.repo';
-import { handOverInboundMail } from '../../operations/support/inbound-process';
+import { forwardStoredMail, handOverInboundMail } from '../../operations/support/inbound-process';
 import { closeInfra, createInfra, type Infra } from '../shared/infra';
 import { createMailReceiver, type MailReceiver, type MailReceiverDeps } from './receiver';
 
@@ -51,6 +51,21 @@ export function handOverToWorkflow(infra: Infra, inbound: Pick<InboundMailRepo, 
   };
 }
 
+/**
+ * At start, hands over what a receiver left `stored` (killed between its 250 and the workflow's
+ * start, or Temporal down then): the message is processed from MinIO now rather than at the inbound
+ * relay's next run. In the background; a failure is logged and left to the relay. A record another
+ * receiver is handing over right now is harmless: the start finds the run already there.
+ */
+function handOverLeftBehind(infra: Infra, inbound: InboundMailRepo): void {
+  const deps = { temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, inbound, now: () => new Date(), logger: infra.logger };
+  // Once MongoDB is reachable (the receiver starts without it, and answers 451 meanwhile).
+  infra.mongo.ready.then(() => forwardStoredMail(deps, { olderThanMs: 0, limit: 1_000 })).then(
+    ({ forwarded }) => forwarded > 0 && infra.logger.info({ forwarded }, 'mail left stored by an earlier run handed over'),
+    (err: unknown) => infra.logger.warn({ err: (err as Error).message }, 'mail left stored not handed over at start; the inbound relay will'),
+  );
+}
+
 /** Starts the receiver; `handOver` replaces the workflow start (a test's). */
 export async function startMailReceiver(config: Config, handOver?: MailReceiverDeps['handOver']): Promise<RunningReceiver> {
   const infra = createInfra(config, 'mail');
@@ -63,6 +78,7 @@ export async function startMailReceiver(config: Config, handOver?: MailReceiverD
     { host, smtpPort, lmtpPort, maxBytes, deskAddress: config.support.mail.address, closeTimeoutMs: config.http.shutdownGraceMs },
   );
   const ports = await receiver.listen();
+  if (!handOver) handOverLeftBehind(infra, inbound);
   const stop = () =>
     (stopping ??= (async () => {
       infra.logger.info('shutting down: no new connections, finishing messages in flight');

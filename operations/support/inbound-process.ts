@@ -19,7 +19,8 @@
  * the object is missing, the message cannot be parsed, it has no sender).
  *
  * Idempotent: a settled record answers its result; the ticket opened by a mail is keyed by its
- * Message-ID (else the record's id), and so is its message (dedupeKey `email:<id>`); a file is
+ * sender and Message-ID (else the record's id), its message by the ticket and the Message-ID
+ * (dedupeKey `email:<ticket>:<id>`); a file is
  * stored under a key derived from the record and its index, and recorded once. A retry after a
  * crash at any point completes what was left and adds nothing twice.
  */
@@ -129,7 +130,10 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
   const automated = automatedReason(email, deps.desk);
   const dmarcFailed = auth.dmarc === 'fail';
   const mailId = messageIdOrNull(email.messageId);
-  const key = `email:${mailId ?? `record:${record._id}`}`;
+  // A mail received twice (a sender that retried after a lost 250) is one mail: keyed by its
+  // Message-ID, scoped by its sender for the ticket it opens and by the ticket for its message, so
+  // no mail can take the place of another sender's, or of one sent to another ticket.
+  const mailKey = mailId ?? `record:${record._id}`;
   const visible = visibleReply(email);
   const subject = (email.subject ?? '').trim();
   const content = (visible.text || subject || NO_TEXT).slice(0, CONTENT_MAX);
@@ -149,7 +153,7 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
   const noAck = automated ? `automated mail (${automated})` : dmarcFailed ? 'the mail failed DMARC: its sender may be forged' : undefined;
   let opened = false;
   if (!ticket) {
-    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: content.slice(0, DESCRIPTION_MAX), email: from, wantReply: true, noAcknowledgement: noAck }, from, key);
+    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: (subject || content).slice(0, DESCRIPTION_MAX), email: from, wantReply: true, noAcknowledgement: noAck }, from, `email:${from}:${mailKey}`);
     opened = true;
   }
 
@@ -160,7 +164,7 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
     remetente: from,
     origem: 'usuario',
     canal: 'email',
-    dedupeKey: key,
+    dedupeKey: `email:${ticket._id}:${mailKey}`,
     ...(mailId ? { emailMessageId: mailId } : {}),
     email: { emailRaw: record.objectKey, emailAuth: auth, ...(dmarcFailed ? { dmarcFalhou: true } : {}), ...(refused.length ? { arquivosRecusados: refused } : {}) },
   });

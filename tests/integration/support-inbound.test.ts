@@ -143,7 +143,8 @@ it('a new mail to the desk opens a ticket and its acknowledgement reaches the se
   const record = await settled(sender);
   expect(record).toMatchObject({ state: 'processed', result: { threadedBy: 'new', acknowledged: true } });
   const ticket = await ticketDoc(record.result!.ticketId as number);
-  expect(ticket).toMatchObject({ main: 'E-mail', issue: 'Outro', email: sender, description: 'Desde segunda não chega nada.' });
+  expect(ticket).toMatchObject({ main: 'E-mail', issue: 'Outro', email: sender, description: 'Não recebo a edição' });
+  expect((await messagesOf(ticket._id)).map((m) => [m.canal, m.conteudo])).toEqual([['email', 'Desde segunda não chega nada.']]);
   const [ack] = await waitForMessagesTo(sender, { timeoutMs: 30_000 });
   expect(ack!.subject).toContain(`#${ticket._id}`);
 });

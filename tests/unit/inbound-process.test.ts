@@ -243,7 +243,13 @@ describe('new tickets, files, bounces, failures', () => {
     const result = await processInboundMail(w.deps, w.receive(fixture('forwarded.eml')));
     expect(result).toMatchObject({ state: 'processed', threadedBy: 'new', acknowledged: true, refusedFiles: 1 });
     if (result.state !== 'processed' || result.kind !== 'message') throw new Error('unexpected');
-    expect(w.created[0]).toMatchObject({ main: 'E-mail', issue: 'Outro', email: 'maria.silva@gmail.com', wantReply: true, noAcknowledgement: undefined });
+    // The subject is the ticket's description; the body is its first message, not repeated.
+    expect(w.created[0]).toMatchObject({ main: 'E-mail', issue: 'Outro', description: 'Fwd: Seu pedido #88231 foi entregue', email: 'maria.silva@gmail.com', wantReply: true, noAcknowledgement: undefined });
+    expect(w.messages[0]!.conteudo).not.toBe(w.created[0]!.description);
+    // Keyed by the sender (the ticket) and the ticket (the message) with the Message-ID: another sender's mail with that id is another mail.
+    const mid = '<CAFk2x7Qs9tUv0wXy1zAb2Cd3Ef4Gh5Ij6Kl7Mn8Op9Qr0St1Uv@mail.gmail.com>';
+    expect(w.created[0]!.requestKey).toBe(`email:maria.silva@gmail.com:${mid}`);
+    expect(w.messages[0]!.dedupeKey).toBe(`email:${result.ticketId}:${mid}`);
     expect(w.queued).toEqual([{ ticketId: result.ticketId, messageId: 0 }]);
     expect(w.attachments).toEqual([expect.objectContaining({ supportId: result.ticketId, mensagemId: result.messageId, tipoArquivo: 'application/pdf' })]);
     expect(w.objects.has(w.attachments[0]!.caminhoArquivo)).toBe(true);
