@@ -5,6 +5,7 @@
  * or answering 4xx, MinIO or the database down) is retried by the workflow's policy, anything else
  * too (a bug fixed by a deploy), and the relay runs through the worker's own Temporal client.
  */
+import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
@@ -14,15 +15,18 @@ import { createAttachmentRepo } from '../models/support/catalog.repo';
 import { signFileLink } from '../models/support/file-links';
 import { createMailRepo } from '../models/support/mail.repo';
 import { createTicketRepo } from '../models/support/ticket.repo';
-import { deliverMail, forwardQueuedMail, giveUpMail, type MailDeliveryDeps } from '../operations/support/mail-delivery';
-import type { SupportMailRelayActivities } from '../workflows/relay';
-import type { SupportMailActivities } from '../workflows/support/activities';
+import { createMailAuthenticator, type MailAuthResolver } from '../models/infra/mail-auth';
+import { createInboundMailRepo } from '../models/support/inbound-mail.repo';
+import { forwardStoredMail, giveUpInboundMail, processInboundMail, type InboundProcessDeps } from '../operations/support/inbound-process';
+import { deliverMail, forwardQueuedMail, giveUpMail, mailOutboxOf, type MailDeliveryDeps, type MailOutbox } from '../operations/support/mail-delivery';
+import type { SupportInboundRelayActivities, SupportMailRelayActivities } from '../workflows/relay';
+import type { SupportInboundActivities, SupportInboundOutcome, SupportMailActivities } from '../workflows/support/activities';
 import { withAttempt } from './attempt';
 
 export interface SupportMailActivityDeps {
   conn: Connection;
   storage: Storage;
-  config: Pick<Config, 'support' | 'mail' | 'devServices' | 'http'>;
+  config: Pick<Config, 'support' | 'mail' | 'devServices' | 'http' | 'temporal'>;
   /** The SMTP connections (a test passes its own). */
   mailer?: Mailer;
 }
@@ -68,6 +72,76 @@ export function createSupportMailRelayActivities(deps: { conn: Connection; confi
       return await withAttempt(({ signal }) =>
         forwardQueuedMail({ temporal: { client: Context.current().client }, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, sendDelayMs: 0, mail, now: () => new Date() }, input, signal),
       );
+    },
+  };
+}
+
+/** The processing deps of a requester's mail (operations/support/inbound-process.ts), built once per worker. */
+export function inboundDepsOf(deps: SupportMailActivityDeps & { resolver?: MailAuthResolver }, outbox: MailOutbox): InboundProcessDeps {
+  const { storage } = deps;
+  const desk = deps.config.support.mail;
+  return {
+    inbound: createInboundMailRepo(deps.conn),
+    raw: { read: (key, maxBytes) => readBounded(storage, key, maxBytes) },
+    files: { put: async (key, bytes, type) => void (await storageCall(() => storage.client.putObject(storage.bucket, key, bytes, bytes.length, { 'Content-Type': type }))) },
+    tickets: createTicketRepo(deps.conn),
+    attachments: createAttachmentRepo(deps.conn),
+    mail: createMailRepo(deps.conn),
+    outbox,
+    authenticate: createMailAuthenticator({ ...(deps.resolver ? { resolver: deps.resolver } : {}), mta: desk.address.split('@')[1]! }),
+    desk: { address: desk.address, secret: desk.secret },
+    now: () => new Date(),
+  };
+}
+
+/** A stored object's bytes, at most `maxBytes` (more is an error: not the message recorded); null when it is missing. */
+async function readBounded(storage: Storage, key: string, maxBytes: number): Promise<Buffer | null> {
+  let stream: Readable;
+  try {
+    stream = await storageCall(() => storage.client.getObject(storage.bucket, key));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NoSuchKey') return null;
+    throw err;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw new Error(`the object ${key} is longer than the ${maxBytes} bytes recorded`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export function createSupportInboundActivities(deps: SupportMailActivityDeps & { resolver?: MailAuthResolver }): SupportInboundActivities {
+  const base = inboundDepsOf(deps, { queue: async () => undefined });
+  const outboxOf = (): MailOutbox => mailOutboxOf({ temporal: { client: Context.current().client }, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, sendDelayMs: 0 });
+  return {
+    async processInboundMail(input) {
+      const ctx = Context.current();
+      // Reading, parsing and DNS are bounded but not instant: the heartbeat says the attempt is alive.
+      const heartbeat = setInterval(() => ctx.heartbeat(), 10_000);
+      try {
+        return (await processInboundMail({ ...base, outbox: outboxOf() }, input.id)) as SupportInboundOutcome;
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+    async giveUpInboundMail(input) {
+      await giveUpInboundMail(base, input.id, input.reason);
+    },
+  };
+}
+
+export function createSupportInboundRelayActivities(deps: { conn: Connection; config: Pick<Config, 'temporal'> }): SupportInboundRelayActivities {
+  const inbound = createInboundMailRepo(deps.conn);
+  return {
+    /** Hands over the requesters' mail still only stored (the receiver's hand-over was missed). */
+    async forwardStoredMail(input: { olderThanMs: number; limit: number }): Promise<{ forwarded: number }> {
+      return await withAttempt(({ signal }) => forwardStoredMail({ temporal: { client: Context.current().client }, taskQueuePrefix: deps.config.temporal.taskQueuePrefix, inbound, now: () => new Date() }, input, signal));
     },
   };
 }

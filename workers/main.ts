@@ -11,7 +11,7 @@ import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, supportMailRelayScheduleOptions, whatsappRelayScheduleOptions } from './schedules';
+import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, supportInboundRelayScheduleOptions, supportMailRelayScheduleOptions, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
 import { ensurePollers } from '../operations/news/sources';
 import { createSourceRepo } from '../models/news/sources/source.repo';
@@ -105,6 +105,8 @@ async function main(): Promise<void> {
       if (wantsMailRelay) {
         const outcome = await retry('Temporal schedules', () => ensureSchedule(client, supportMailRelayScheduleOptions(config)), warn);
         logger.info({ schedule: outcome }, 'support mail relay schedule ready');
+        const inbound = await retry('Temporal schedules', () => ensureSchedule(client, supportInboundRelayScheduleOptions(config)), warn);
+        logger.info({ schedule: inbound }, 'support inbound relay schedule ready');
       }
       if (wantsSources) {
         const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ sources: createSourceRepo(conn), temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);

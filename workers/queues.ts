@@ -7,7 +7,7 @@ import { createAiActivities } from '../activities/ai.activities';
 import { createOpsActivities } from '../activities/ops.activities';
 import { createNewsActivities } from '../activities/news.activities';
 import { createSupportActivities } from '../activities/support.activities';
-import { createSupportMailActivities, createSupportMailRelayActivities } from '../activities/support-mail.activities';
+import { createSupportInboundActivities, createSupportInboundRelayActivities, createSupportMailActivities, createSupportMailRelayActivities } from '../activities/support-mail.activities';
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
 import { createWhatsAppActivities } from '../activities/whatsapp.activities';
@@ -72,7 +72,12 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.supportMail,
-    activities: (d) => ({ ...createSupportMailActivities({ conn: d.conn, storage: d.storage, config: d.config }), ...createSupportMailRelayActivities({ conn: d.conn, config: d.config }) }),
+    activities: (d) => ({
+      ...createSupportMailActivities({ conn: d.conn, storage: d.storage, config: d.config }),
+      ...createSupportMailRelayActivities({ conn: d.conn, config: d.config }),
+      ...createSupportInboundActivities({ conn: d.conn, storage: d.storage, config: d.config }),
+      ...createSupportInboundRelayActivities({ conn: d.conn, config: d.config }),
+    }),
     // Handing a mail to SMTP waits on the network; the mailer pools 3 connections.
     maxConcurrentActivities: 10,
     maxConcurrentWorkflowTasks: 10,

@@ -7,8 +7,9 @@
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { billingRelayScheduleId, quizScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
+import { billingRelayScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
 import { supportMailRelayWorkflow } from '../workflows/support/mail-relay.workflow';
+import { supportInboundRelayWorkflow } from '../workflows/support/inbound-relay.workflow';
 import { whatsappRelayWorkflow, type WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
 import { billingRelayWorkflow, type BillingRelayInput } from '../workflows/billing/relay.workflow';
 import { quizDailyWorkflow, type QuizDailyInput } from '../workflows/quiz/generation.workflow';
@@ -64,7 +65,7 @@ export async function ensureSchedule(client: Client, options: ScheduleOptions): 
  * did not hand over (Temporal down, a process that died) to the workflows it belongs to. One relay
  * at a time; runs missed while Temporal was down are not worth taking one by one.
  */
-function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: typeof billingRelayWorkflow | typeof whatsappRelayWorkflow | typeof supportMailRelayWorkflow; queue: TaskQueue; purpose: string }): ScheduleOptions {
+function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: typeof billingRelayWorkflow | typeof whatsappRelayWorkflow | typeof supportMailRelayWorkflow | typeof supportInboundRelayWorkflow; queue: TaskQueue; purpose: string }): ScheduleOptions {
   const prefix = config.temporal.taskQueuePrefix;
   const input: BillingRelayInput & WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
   return {
@@ -101,6 +102,16 @@ export const supportMailRelayScheduleOptions = (config: Config): ScheduleOptions
     workflowType: supportMailRelayWorkflow,
     queue: TASK_QUEUES.supportMail,
     purpose: 'Starts the mail of staff replies and acknowledgements whose start was missed (docs/decisions.md "Support by e-mail")',
+  });
+
+/** The inbound mail relay (docs/decisions.md "Support by e-mail", "Inbound processing"). */
+export const supportInboundRelayScheduleOptions = (config: Config): ScheduleOptions =>
+  relayScheduleOptions(config, {
+    scheduleId: supportInboundRelayScheduleId,
+    name: 'support-inbound-relay',
+    workflowType: supportInboundRelayWorkflow,
+    queue: TASK_QUEUES.supportMail,
+    purpose: "Hands requesters' mail the receiver stored but did not hand over to its processing workflow (docs/decisions.md \"Support by e-mail\")",
   });
 
 /** The WhatsApp message relay (docs/decisions.md "WhatsApp"). */

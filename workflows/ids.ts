@@ -11,7 +11,7 @@ export const TASK_QUEUES = {
   ai: 'ai-chat',
   /** Support work: bulk ticket operations, AI fast responses. */
   support: 'support-ops',
-  /** Support by e-mail (issue 39): staff replies and acknowledgements handed to SMTP, the mail relay. */
+  /** Support by e-mail (issue 39): staff replies and acknowledgements handed to SMTP, requesters' mail processed, their relays. */
   supportMail: 'support-mail',
   /** News: article imports (admin endpoint, CLI `import` and `seed`). */
   news: 'news-ingest',
@@ -40,6 +40,8 @@ export const workflowIds = {
   ticketBulk: (operationId: string) => `ticket-bulk-${operationId}`,
   /** The mail of one staff message to its ticket's requester (messageId 0: the ticket's acknowledgement). */
   supportMail: (ticketId: number, messageId: number) => `support-mail-${ticketId}-${messageId === 0 ? 'ack' : messageId}`,
+  /** The processing of one requester's mail the receiver stored (its `support_inbound_mail` record's id). */
+  supportInbound: (recordId: string) => `support-inbound-${recordId}`,
   /** One AI fast response for a ticket. */
   ticketFastResponse: (ticketId: number, runId: string) => `ticket-fast-response-${ticketId}-${runId}`,
   /** The long-lived poller of one news source (runs while the source is enabled). */
@@ -70,6 +72,9 @@ export const quizScheduleId = (prefix: string): string => `${prefix}quiz-daily-g
 
 /** The support mail relay's schedule (every minute), per deployment prefix (issue 39). */
 export const supportMailRelayScheduleId = (prefix: string): string => `${prefix}support-mail-relay`;
+
+/** The inbound mail relay's schedule (every minute), per deployment prefix (issue 39). */
+export const supportInboundRelayScheduleId = (prefix: string): string => `${prefix}support-inbound-relay`;
 
 /** The billing event relay's schedule (every minute), per deployment prefix. */
 export const billingRelayScheduleId = (prefix: string): string => `${prefix}billing-event-relay`;

@@ -5,6 +5,8 @@ export { bulkTicketOperationWorkflow } from './support/bulk.workflow';
 export { ticketFastResponseWorkflow } from './support/fast-response.workflow';
 export { supportMailWorkflow } from './support/mail.workflow';
 export { supportMailRelayWorkflow } from './support/mail-relay.workflow';
+export { supportInboundMailWorkflow } from './support/inbound.workflow';
+export { supportInboundRelayWorkflow } from './support/inbound-relay.workflow';
 export { newsImportWorkflow } from './news/import.workflow';
 export { newsSourceWorkflow } from './news/source.workflow';
 export { newsEnrichWorkflow } from './news/enrich.workflow';

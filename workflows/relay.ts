@@ -27,7 +27,10 @@ export interface WhatsAppRelayActivities {
 export interface SupportMailRelayActivities {
   forwardQueuedMail(input: RelayInput): Promise<{ forwarded: number }>;
 }
-type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities & SupportMailRelayActivities;
+export interface SupportInboundRelayActivities {
+  forwardStoredMail(input: RelayInput): Promise<{ forwarded: number }>;
+}
+type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities & SupportMailRelayActivities & SupportInboundRelayActivities;
 
 const activities = proxyActivities<RelayActivities>({
   startToCloseTimeout: '2 minutes',

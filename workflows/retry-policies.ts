@@ -52,6 +52,12 @@ export const RETRY = {
    * answers 4xx: a reply is worth sending for a day; 30 s, 1 min … 1 h apart, 30 tries (about 24 h).
    */
   mail: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 30 },
+  /**
+   * Processing a requester's mail (parse, thread, store) while MongoDB, MinIO or DNS are out of
+   * reach: 5 s … 10 min, 20 tries (about 2 h); then the record is failed with why (its raw message
+   * stays in MinIO, and an operator can hand it over again).
+   */
+  inbound: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 20 },
   /** A batch of breaking-news alerts while the Cloud API throttles or fails: an alert is worth little after a few hours (40 tries, about 2.7 h). */
   alerts: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 40 },
 } as const satisfies Record<string, RetryPolicy>;

@@ -7,7 +7,8 @@
  */
 import { loadConfigOrExit, type Config } from '../../models/config';
 import { ensureBucket } from '../../models/infra/storage';
-import { createInboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { createInboundMailRepo, type InboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { forwardStoredMail, handOverInboundMail } from '../../operations/support/inbound-process';
 import { closeInfra, createInfra, type Infra } from '../shared/infra';
 import { createMailReceiver, type MailReceiver, type MailReceiverDeps } from './receiver';
 
@@ -39,25 +40,45 @@ function ensureBucketInBackground(infra: Infra, stopped: () => boolean): void {
 }
 
 /**
- * The hand-over port: starts the message's processing workflow. TODO(issue 39): the processing
- * workflow (parse, thread, store into the ticket) does not exist yet. Until it does, this does
- * nothing and marks nothing, so every record stays `stored`, where `pendingHandOver` finds it:
- * the workflow's relay will hand over everything received before it existed. Once it exists: start
- * it by the message's id (a repeated start is harmless), then `markHandedOver(id, now)`.
+ * The hand-over port: starts the message's processing workflow (supportInboundMailWorkflow, id
+ * `support-inbound-<record id>`: a repeated start is the run already there), then marks the record
+ * handed over. When the start fails (Temporal down) the receiver logs it and the record stays
+ * `stored`: the inbound relay hands it over 30 s later.
  */
-const handOverPending: MailReceiverDeps['handOver'] = async () => undefined;
+export function handOverToWorkflow(infra: Infra, inbound: Pick<InboundMailRepo, 'markHandedOver'>): MailReceiverDeps['handOver'] {
+  return async (id) => {
+    await handOverInboundMail({ temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, inbound, now: () => new Date(), logger: infra.logger }, id);
+  };
+}
 
-export async function startMailReceiver(config: Config, handOver: MailReceiverDeps['handOver'] = handOverPending): Promise<RunningReceiver> {
+/**
+ * At start, hands over what a receiver left `stored` (killed between its 250 and the workflow's
+ * start, or Temporal down then): the message is processed from MinIO now rather than at the inbound
+ * relay's next run. In the background; a failure is logged and left to the relay. A record another
+ * receiver is handing over right now is harmless: the start finds the run already there.
+ */
+function handOverLeftBehind(infra: Infra, inbound: InboundMailRepo): void {
+  const deps = { temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, inbound, now: () => new Date(), logger: infra.logger };
+  // Once MongoDB is reachable (the receiver starts without it, and answers 451 meanwhile).
+  infra.mongo.ready.then(() => forwardStoredMail(deps, { olderThanMs: 0, limit: 1_000 })).then(
+    ({ forwarded }) => forwarded > 0 && infra.logger.info({ forwarded }, 'mail left stored by an earlier run handed over'),
+    (err: unknown) => infra.logger.warn({ err: (err as Error).message }, 'mail left stored not handed over at start; the inbound relay will'),
+  );
+}
+
+/** Starts the receiver; `handOver` replaces the workflow start (a test's). */
+export async function startMailReceiver(config: Config, handOver?: MailReceiverDeps['handOver']): Promise<RunningReceiver> {
   const infra = createInfra(config, 'mail');
   let stopping: Promise<void> | undefined;
   ensureBucketInBackground(infra, () => stopping !== undefined);
   const inbound = createInboundMailRepo(infra.mongo.conn);
   const { host, smtpPort, lmtpPort, maxBytes } = config.support.mail.inbound;
   const receiver = createMailReceiver(
-    { inbound, storage: infra.storage, handOver, logger: infra.logger },
+    { inbound, storage: infra.storage, handOver: handOver ?? handOverToWorkflow(infra, inbound), logger: infra.logger },
     { host, smtpPort, lmtpPort, maxBytes, deskAddress: config.support.mail.address, closeTimeoutMs: config.http.shutdownGraceMs },
   );
   const ports = await receiver.listen();
+  if (!handOver) handOverLeftBehind(infra, inbound);
   const stop = () =>
     (stopping ??= (async () => {
       infra.logger.info('shutting down: no new connections, finishing messages in flight');

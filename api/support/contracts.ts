@@ -106,6 +106,15 @@ export const DeliverySchema = z
     atualizadoEm: IsoDateTime,
   })
   .meta({ id: 'MessageDelivery' });
+export const RefusedFileSchema = z
+  .object({
+    nome: Text(255).describe("the file's name in the mail"),
+    tipo: Text(255).describe('the type the mail declared'),
+    tamanho: Count.describe('its size in bytes'),
+    motivo: z.enum(['too-large', 'type-not-allowed', 'empty', 'too-many']).describe('why it was not kept'),
+    detalhe: Text(1_000),
+  })
+  .meta({ id: 'RefusedMailFile' });
 export const MessageSchema = z
   .object({
     id: Id.nullable().describe('null for the first message, which carries the description'),
@@ -115,6 +124,15 @@ export const MessageSchema = z
     createdAt: IsoDateTime,
     canal: z.enum(MESSAGE_CHANNELS).optional().describe('where it came from: the API, the staff console or e-mail (absent on messages stored before channels were recorded)'),
     entrega: DeliverySchema.optional().describe("a staff reply's mail to the requester (absent on other messages)"),
+    dmarcFalhou: z
+      .literal(true)
+      .optional()
+      .describe("a message that came by e-mail whose From failed DMARC: its sender may not be who it says (absent otherwise). It joined a ticket only by the ticket's reply address or one of our Message-IDs, never by its subject or From"),
+    arquivosRecusados: z
+      .array(RefusedFileSchema)
+      .max(100)
+      .optional()
+      .describe('files of a message that came by e-mail that were not kept, with why (absent when none)'),
   })
   .meta({ id: 'Message' });
 export const AttachmentSummary = z.object({ id: Id, nomeArquivo: Text(255), tipoArquivo: Text(255), tamanhoArquivo: Count, createdAt: IsoDateTime });

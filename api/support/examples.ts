@@ -168,6 +168,28 @@ export const readerMessageExample = {
   canal: 'api',
 } satisfies z.input<typeof MessageSchema>;
 
+/** The reader's answer by e-mail (issue 39): her reply to the agent's mail, the quote stripped; the zip she attached was not kept. */
+export const readerMailMessageExample = {
+  id: 5133,
+  conteudo: 'Chegou sim, obrigada! Mando em anexo o print da aba Promoções.',
+  remetente: readerEmail,
+  origem: 'usuario',
+  createdAt: THANKED,
+  canal: 'email',
+  arquivosRecusados: [{ nome: 'prints.zip', tipo: 'application/zip', tamanho: 48_213, motivo: 'type-not-allowed', detalhe: 'type not allowed (declared application/zip; checked from the file\'s content)' }],
+} satisfies z.input<typeof MessageSchema>;
+
+/** A mail in the reader's name whose From failed DMARC (it came to the ticket's reply address): flagged for the agent. */
+export const spoofedMailMessageExample = {
+  id: 5134,
+  conteudo: 'Por favor altere meu e-mail de cadastro para outro.endereco@example.com',
+  remetente: readerEmail,
+  origem: 'usuario',
+  createdAt: THANKED,
+  canal: 'email',
+  dmarcFalhou: true,
+} satisfies z.input<typeof MessageSchema>;
+
 /** A screenshot the reader attached when she opened the ticket. */
 export const attachmentId = 317;
 export const attachmentExample = {
@@ -196,6 +218,8 @@ export const ticketDetailExample = {
     { id: null, conteudo: createTicketBody.description, remetente: readerEmail, origem: 'usuario', createdAt: OPENED },
     agentMessageExample,
     readerMessageExample,
+    readerMailMessageExample,
+    spoofedMailMessageExample,
   ],
 } satisfies z.input<typeof TicketDetailSchema>;
 

@@ -64,6 +64,28 @@ export interface MessageDoc {
   entrega?: Delivery;
   /** A message that came by mail: its Message-ID (replies to the requester thread on it). */
   emailMessageId?: string;
+  /** A message that came by mail: the received message whole, byte for byte, in MinIO (`inbound-mail/…eml`). */
+  emailRaw?: string;
+  /** A message that came by mail: how it authenticated (mailauth: SPF, DKIM, DMARC results). */
+  emailAuth?: EmailAuth;
+  /** A message that came by mail whose From failed DMARC: the sender may not be who it says. */
+  dmarcFalhou?: boolean;
+  /** Files of a mail that were not kept, with why (never dropped silently). */
+  arquivosRecusados?: RefusedFile[];
+}
+
+export interface EmailAuth {
+  spf: string;
+  dkim: string;
+  dmarc: string;
+}
+
+export interface RefusedFile {
+  nome: string;
+  tipo: string;
+  tamanho: number;
+  motivo: string;
+  detalhe: string;
 }
 
 export interface StatusEventDoc {
@@ -189,6 +211,13 @@ const MessageSchema = new Schema<MessageDoc>(
     canal: { type: String, enum: MESSAGE_CHANNELS },
     entrega: { type: DeliverySchema, default: undefined },
     emailMessageId: { type: String },
+    emailRaw: { type: String },
+    emailAuth: { type: new Schema<EmailAuth>({ spf: String, dkim: String, dmarc: String }, { _id: false }), default: undefined },
+    dmarcFalhou: { type: Boolean },
+    arquivosRecusados: {
+      type: [new Schema<RefusedFile>({ nome: String, tipo: String, tamanho: Number, motivo: String, detalhe: String }, { _id: false })],
+      default: undefined,
+    },
   },
   { collection: 'ticket_messages', versionKey: false },
 );

@@ -24,6 +24,8 @@ export interface NewTicket {
   wantReply?: boolean | undefined;
   /** The language of the requester's mail (default Portuguese). */
   idioma?: TicketLanguage | undefined;
+  /** No acknowledgement is mailed for it, with why (a ticket opened by an automated or spoofed mail: no backscatter). */
+  noAcknowledgement?: string | undefined;
 }
 
 export interface TicketFilters {
@@ -232,7 +234,9 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
               updatedAt: now,
               ...(requestKey ? { requestKey } : {}),
               // The acknowledgement to the requester is queued in the same write (issue 39).
-              confirmacao: initialAcknowledgement(input.wantReply ?? true, now),
+              confirmacao: input.noAcknowledgement
+                ? { estado: 'not-sent', motivo: input.noAcknowledgement, messageId: null, tentativas: 0, atualizadoEm: now }
+                : initialAcknowledgement(input.wantReply ?? true, now),
             }),
           )
         ).toObject();
@@ -342,7 +346,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
      */
     async addMessage(
       ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt' | 'wantReply'>,
-      m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string; canal?: MessageChannel; emailMessageId?: string },
+      m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string; canal?: MessageChannel; emailMessageId?: string; email?: Pick<MessageDoc, 'emailRaw' | 'emailAuth' | 'dmarcFalhou' | 'arquivosRecusados'> },
       source: ChangeSource = 'message',
     ): Promise<{ message: MessageDoc; added: boolean }> {
       let message: MessageDoc;
@@ -361,6 +365,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
               ticketCreatedAt: ticket.createdAt,
               ...(m.canal ? { canal: m.canal } : {}),
               ...(m.emailMessageId ? { emailMessageId: m.emailMessageId } : {}),
+              ...(m.email ?? {}),
               // A staff reply is queued for the requester's mail in the same write (issue 39): the mail relay finds it even if nothing else happens.
               entrega: initialDelivery(ticket, m.origem, new Date()),
             }),

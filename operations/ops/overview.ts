@@ -20,7 +20,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../models/config';
 import { businessIdQuery, queryLiteral, runningOfTypeQuery, workflowsLink } from '../../models/ops/temporal-ui.rules';
-import { billingRelayScheduleId, quizScheduleId, supportMailRelayScheduleId, TASK_QUEUES, taskQueueName, whatsappRelayScheduleId, type workflowIds } from '../../workflows/ids';
+import { billingRelayScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, TASK_QUEUES, taskQueueName, whatsappRelayScheduleId, type workflowIds } from '../../workflows/ids';
 
 export const PROBE_TIMEOUT_MS = 2_000;
 export const TEMPORAL_BUDGET_MS = 3_000;
@@ -62,6 +62,7 @@ export function workflowFamilies(prefix: string): WorkflowFamily[] {
     byId('ticketBulk', 'bulkTicketOperationWorkflow', 'ticket-bulk-', '<operationId>', q(TASK_QUEUES.support)),
     byId('ticketFastResponse', 'ticketFastResponseWorkflow', 'ticket-fast-response-', '<ticketId>-<runId>', q(TASK_QUEUES.support)),
     byId('supportMail', 'supportMailWorkflow', 'support-mail-', '<ticketId>-<messageId|ack>', q(TASK_QUEUES.supportMail)),
+    byId('supportInbound', 'supportInboundMailWorkflow', 'support-inbound-', '<recordId>', q(TASK_QUEUES.supportMail)),
     byId('newsSource', 'newsSourceWorkflow', 'news-source-', '<sourceId>', q(TASK_QUEUES.newsSources)),
     byId('newsEnrich', 'newsEnrichWorkflow', 'news-enrich-', '<articleId>', q(TASK_QUEUES.newsSources)),
     byId('newsReenrich', 'newsReenrichWorkflow', 'news-reenrich-', '<operationId>', q(TASK_QUEUES.newsSources)),
@@ -74,6 +75,7 @@ export function workflowFamilies(prefix: string): WorkflowFamily[] {
     { family: 'schedule:quiz-daily-generation', workflowType: 'quizDailyWorkflow', idPattern: `${quizScheduleId(prefix)} runs: ${prefix}quiz-daily-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.quiz) },
     { family: 'schedule:billing-event-relay', workflowType: 'billingRelayWorkflow', idPattern: `${billingRelayScheduleId(prefix)} runs: ${prefix}billing-event-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.billing) },
     { family: 'schedule:support-mail-relay', workflowType: 'supportMailRelayWorkflow', idPattern: `${supportMailRelayScheduleId(prefix)} runs: ${prefix}support-mail-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.supportMail) },
+    { family: 'schedule:support-inbound-relay', workflowType: 'supportInboundRelayWorkflow', idPattern: `${supportInboundRelayScheduleId(prefix)} runs: ${prefix}support-inbound-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.supportMail) },
     { family: 'schedule:whatsapp-message-relay', workflowType: 'whatsappRelayWorkflow', idPattern: `${whatsappRelayScheduleId(prefix)} runs: ${prefix}whatsapp-message-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.whatsapp) },
   ];
 }
@@ -83,6 +85,7 @@ const SCHEDULE_IDS: Record<string, (prefix: string) => string> = {
   'schedule:billing-event-relay': billingRelayScheduleId,
   'schedule:whatsapp-message-relay': whatsappRelayScheduleId,
   'schedule:support-mail-relay': supportMailRelayScheduleId,
+  'schedule:support-inbound-relay': supportInboundRelayScheduleId,
 };
 
 /** Registered workflow types no family starts any more, still counted (workflows/index.ts: kept so old runs finish). */

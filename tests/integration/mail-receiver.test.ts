@@ -39,8 +39,8 @@ beforeAll(async () => {
 });
 /** Receiver processes this file started: whatever a failed test left running is killed. */
 const processes: ReceiverProcess[] = [];
-const receiverProcess = async () => {
-  const proc = await startReceiverProcess();
+const receiverProcess = async (env: NodeJS.ProcessEnv = {}) => {
+  const proc = await startReceiverProcess(env);
   processes.push(proc);
   return proc;
 };
@@ -315,19 +315,31 @@ describe('what it accepts', () => {
 });
 
 describe('the receiver process (api/mail/server.ts)', () => {
-  it('a crash between accept and processing: the record and object are there, and pendingHandOver returns it', async () => {
-    const proc = await receiverProcess();
+  it('killed between accepting a message and its processing: once restarted, the message is processed from MinIO into a ticket', async () => {
+    // A receiver that cannot reach Temporal: its hand-over fails, the 250 is still given (the
+    // message is stored), and the process dies before anything starts its processing.
+    const cut = await receiverProcess({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
     const from = newSender();
-    const raw = plainMessage(from, desk());
-    const { info, err } = await send(proc.smtpPort, { from, to: [desk()] }, raw);
+    const raw = plainMessage(from, desk(), 'Minha edição de hoje não chegou.\r\n');
+    const { info, err } = await send(cut.smtpPort, { from, to: [desk()] }, raw);
     expect(err).toBeUndefined();
-    proc.child.kill('SIGKILL');
-    await proc.exited;
     const id = queuedId(info!.response)!;
-    const pending = await stack.repo.pendingHandOver(new Date(Date.now() + 1_000), 10_000);
-    const found = pending.find((r) => r._id === id);
-    expect(found).toMatchObject({ state: 'stored', via: 'smtp', envelope: { mailFrom: from } });
-    expect((await readObject(stack.storage, found!.objectKey)).equals(raw)).toBe(true);
+    cut.child.kill('SIGKILL');
+    await cut.exited;
+    expect(await stack.repo.get(id)).toMatchObject({ state: 'stored', via: 'smtp', envelope: { mailFrom: from } });
+    expect((await readObject(stack.storage, (await stack.repo.get(id))!.objectKey)).equals(raw)).toBe(true);
+
+    // Restarted (reaching Temporal): it hands over what was left stored, and the shared worker processes it.
+    const restarted = await receiverProcess();
+    let record = await stack.repo.get(id);
+    for (const deadline = Date.now() + 30_000; record?.state !== 'processed' && record?.state !== 'failed' && Date.now() < deadline; record = await stack.repo.get(id)) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(record).toMatchObject({ state: 'processed', result: { kind: 'message', threadedBy: 'new' } });
+    expect(restarted.logs()).toContain('mail left stored by an earlier run handed over');
+    const ticketId = record!.result!.ticketId as number;
+    const messages = await stack.mongo.conn.db!.collection('ticket_messages').find({ ticketId }).toArray();
+    expect(messages).toEqual([expect.objectContaining({ canal: 'email', remetente: from, conteudo: 'Minha edição de hoje não chegou.', emailRaw: record!.objectKey })]);
   });
 
   it('on SIGTERM, lets a message in flight finish (250), refuses new work, and exits 0', async () => {

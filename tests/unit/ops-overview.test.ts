@@ -25,6 +25,7 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   ticketBulk: () => workflowIds.ticketBulk('op1'),
   ticketFastResponse: () => workflowIds.ticketFastResponse(42, 'r1'),
   supportMail: () => workflowIds.supportMail(42, 7),
+  supportInbound: () => workflowIds.supportInbound('0b6f4e0c-2b1a-4d8e-9c61-3f2a1b7d9e10'),
   newsSource: () => workflowIds.newsSource('s1'),
   newsEnrich: () => workflowIds.newsEnrich('a1'),
   newsReenrich: () => workflowIds.newsReenrich('op1'),

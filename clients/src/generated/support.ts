@@ -1672,6 +1672,13 @@ export interface components {
             canal?: "api" | "console" | "email";
             /** @description a staff reply's mail to the requester (absent on other messages) */
             entrega?: components["schemas"]["MessageDelivery"];
+            /**
+             * @description a message that came by e-mail whose From failed DMARC: its sender may not be who it says (absent otherwise). It joined a ticket only by the ticket's reply address or one of our Message-IDs, never by its subject or From
+             * @constant
+             */
+            dmarcFalhou?: true;
+            /** @description files of a message that came by e-mail that were not kept, with why (absent when none) */
+            arquivosRecusados?: components["schemas"]["RefusedMailFile"][];
         };
         MessageDelivery: {
             /**
@@ -1683,6 +1690,23 @@ export interface components {
             motivo: string | null;
             /** Format: date-time */
             atualizadoEm: string;
+        };
+        RefusedMailFile: {
+            /** @description the file's name in the mail */
+            nome: string;
+            /** @description the type the mail declared */
+            tipo: string;
+            /**
+             * Format: int64
+             * @description its size in bytes
+             */
+            tamanho: number;
+            /**
+             * @description why it was not kept
+             * @enum {string}
+             */
+            motivo: "too-large" | "type-not-allowed" | "empty" | "too-many";
+            detalhe: string;
         };
         TicketUpdated: {
             /** Format: int64 */
@@ -4926,6 +4950,32 @@ export interface operations {
                      *             "origem": "usuario",
                      *             "createdAt": "2026-11-24T12:41:18.000Z",
                      *             "canal": "api"
+                     *           },
+                     *           {
+                     *             "id": 5133,
+                     *             "conteudo": "Chegou sim, obrigada! Mando em anexo o print da aba Promoções.",
+                     *             "remetente": "renata.alves@example.com",
+                     *             "origem": "usuario",
+                     *             "createdAt": "2026-11-24T12:41:18.000Z",
+                     *             "canal": "email",
+                     *             "arquivosRecusados": [
+                     *               {
+                     *                 "nome": "prints.zip",
+                     *                 "tipo": "application/zip",
+                     *                 "tamanho": 48213,
+                     *                 "motivo": "type-not-allowed",
+                     *                 "detalhe": "type not allowed (declared application/zip; checked from the file's content)"
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": 5134,
+                     *             "conteudo": "Por favor altere meu e-mail de cadastro para outro.endereco@example.com",
+                     *             "remetente": "renata.alves@example.com",
+                     *             "origem": "usuario",
+                     *             "createdAt": "2026-11-24T12:41:18.000Z",
+                     *             "canal": "email",
+                     *             "dmarcFalhou": true
                      *           }
                      *         ]
                      *       }

@@ -3126,6 +3126,11 @@ export interface operations {
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportMailWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
+                     *               "workflowType": "supportInboundMailWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportInboundMailWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
                      *               "workflowType": "newsSourceWorkflow",
                      *               "running": 12,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsSourceWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
@@ -3179,6 +3184,11 @@ export interface operations {
                      *               "workflowType": "supportMailRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportMailRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "supportInboundRelayWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportInboundRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
                      *               "workflowType": "whatsappRelayWorkflow",
@@ -3306,6 +3316,15 @@ export interface operations {
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22support-mail-%22%20AND%20%60WorkflowType%60%20%3D%20%22supportMailWorkflow%22"
                      *           },
                      *           {
+                     *             "family": "supportInbound",
+                     *             "workflowType": "supportInboundMailWorkflow",
+                     *             "idPattern": "support-inbound-<recordId>",
+                     *             "idPrefix": "support-inbound-",
+                     *             "taskQueue": "support-mail",
+                     *             "query": "`WorkflowId` STARTS_WITH \"support-inbound-\" AND `WorkflowType` = \"supportInboundMailWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22support-inbound-%22%20AND%20%60WorkflowType%60%20%3D%20%22supportInboundMailWorkflow%22"
+                     *           },
+                     *           {
                      *             "family": "newsSource",
                      *             "workflowType": "newsSourceWorkflow",
                      *             "idPattern": "news-source-<sourceId>",
@@ -3412,6 +3431,15 @@ export interface operations {
                      *             "taskQueue": "support-mail",
                      *             "query": "`TemporalScheduledById` = \"support-mail-relay\"",
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22support-mail-relay%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:support-inbound-relay",
+                     *             "workflowType": "supportInboundRelayWorkflow",
+                     *             "idPattern": "support-inbound-relay runs: support-inbound-relay-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "support-mail",
+                     *             "query": "`TemporalScheduledById` = \"support-inbound-relay\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22support-inbound-relay%22"
                      *           },
                      *           {
                      *             "family": "schedule:whatsapp-message-relay",

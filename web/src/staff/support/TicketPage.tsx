@@ -301,7 +301,21 @@ function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: Read
                 </span>
                 {isNew ? <span className="sd-new">{t('thread.new')}</span> : null}
               </div>
+              {m.dmarcFalhou ? (
+                <p className="sd-msg-warning" data-dmarc="fail">
+                  {t('thread.dmarcFailed')}
+                </p>
+              ) : null}
               <div className="sd-msg-body">{m.conteudo}</div>
+              {m.arquivosRecusados?.length ? (
+                <ul className="sd-msg-refused" aria-label={t('thread.refusedFiles')}>
+                  {m.arquivosRecusados.map((f, i) => (
+                    <li key={i}>
+                      {t('thread.refusedFile', { name: f.nome, reason: f.detalhe })}
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
               {m.entrega ? (
                 <p className={`sd-msg-delivery sd-delivery-${m.entrega.estado}`} data-delivery={m.entrega.estado}>
                   {t(`thread.delivery.${m.entrega.estado}`)}

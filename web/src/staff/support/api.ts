@@ -51,6 +51,10 @@ export interface Message {
   canal?: MessageChannel;
   /** A staff reply's mail to the requester (issue 39). */
   entrega?: { estado: DeliveryState; motivo: string | null; atualizadoEm: string };
+  /** A message that came by e-mail whose From failed DMARC (issue 39). */
+  dmarcFalhou?: true;
+  /** Files of a message that came by e-mail that were not kept, with why (issue 39). */
+  arquivosRecusados?: { nome: string; tipo: string; tamanho: number; motivo: string; detalhe: string }[];
 }
 
 export interface AttachmentSummary {

@@ -135,6 +135,9 @@ export const en = {
     kind: { usuario: 'Requester', admin: 'Staff reply', nota: 'Internal note' },
     new: 'New',
     channel: { api: 'by the API', console: 'in the console', email: 'by e-mail' },
+    dmarcFailed: 'This mail failed DMARC: its sender may not be who it says.',
+    refusedFiles: 'Files not kept',
+    refusedFile: 'Not kept: {{name}} ({{reason}})',
     delivery: {
       queued: 'Mail queued',
       sending: 'Mail being sent',
@@ -473,6 +476,9 @@ export const pt: typeof en = {
     kind: { usuario: 'Solicitante', admin: 'Resposta da equipe', nota: 'Nota interna' },
     new: 'Nova',
     channel: { api: 'pela API', console: 'no console', email: 'por e-mail' },
+    dmarcFailed: 'Este e-mail falhou no DMARC: o remetente pode não ser quem diz.',
+    refusedFiles: 'Arquivos não guardados',
+    refusedFile: 'Não guardado: {{name}} ({{reason}})',
     delivery: {
       queued: 'E-mail na fila',
       sending: 'E-mail sendo enviado',
