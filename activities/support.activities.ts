@@ -68,7 +68,7 @@ export function createSupportActivities({ conn, llm, model, mail }: SupportActiv
     },
 
     /** Stores the draft in `replied` and, when asked, sends it once as an admin message. */
-    async saveFastResponse(input: { ticketId: number; draft: string; send: boolean; by: string; key: string }): Promise<{ messageId: number | null }> {
+    async saveFastResponse(input: Parameters<SupportActivities['saveFastResponse']>[0]): Promise<{ messageId: number | null }> {
       const saved = await saveReply({ tickets, ...(mailOutbox ? { mailOutbox } : {}) }, input);
       if (!saved) throw ticketNotFound();
       return saved;

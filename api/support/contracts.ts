@@ -12,7 +12,7 @@ import { BULK_ERROR_MAX } from '../../models/support/bulk.repo';
 import { BULK_MAX_TICKETS, BULK_TAGS_MAX, BULK_TYPES } from '../../models/support/bulk.rules';
 import { MAX_ATTACHMENT_BYTES } from '../../models/support/attachment.rules';
 import { COMPARISONS, GROUPINGS } from '../../models/support/report.rules';
-import { DELIVERY_STATES, LABEL_MAX, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_LANGUAGES, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
+import { DELIVERY_STATES, LABEL_MAX, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_CHANNELS, TICKET_LANGUAGES, PATCHABLE_STATUSES, QUEUE_VIEWS, TEXT_MAX, TICKET_ISSUES, TICKET_STATUSES } from '../../models/support/ticket.rules';
 import { EVENT_DATA_MAX, PRESENCE_PEOPLE_MAX, PRESENCE_STATES } from '../../models/support/live.rules';
 import { Count, IsoDate, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 
@@ -147,6 +147,7 @@ export const TicketSchema = z
     newsletter: Text(LABEL_MAX).nullable(),
     wantReply: z.boolean(),
     idioma: z.enum(TICKET_LANGUAGES).describe("the language of the requester's mail"),
+    canal: z.enum(TICKET_CHANNELS).describe('where it was opened: the API, or a mail to the desk'),
     replied: Text(TEXT_MAX).nullable(),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
@@ -361,6 +362,7 @@ const CommonFilters = z.strictObject({
   agente: z.string().trim().min(1).max(200).optional().describe('tickets this agent changed or answered'),
   newsletter: z.string().trim().min(1).max(200).optional(),
   tag: z.coerce.number().int().min(1).optional().describe('tag id'),
+  canal: z.enum(TICKET_CHANNELS).optional().describe('tickets opened through the API or by e-mail'),
   fresh,
 });
 
@@ -377,6 +379,7 @@ export const DetailRow = z.object({
   issue: Label,
   status: Text(16),
   newsletter: Label.nullable(),
+  canal: z.enum(TICKET_CHANNELS).describe('where it was opened'),
   criadoEm: IsoDateTime,
   primeiraRespostaSegundos: z.number().nullable(),
   resolucaoSegundos: z.number().nullable(),
@@ -412,6 +415,7 @@ export const ReportFilters = z
     categorias: z.array(z.object({ main: Label, issues: z.array(Label) })),
     agentes: z.array(Agent),
     newsletters: z.array(Label),
+    canais: z.array(z.enum(TICKET_CHANNELS)).max(TICKET_CHANNELS.length).describe('where tickets are opened: the API or e-mail'),
     status: z.array(z.enum(PATCHABLE_STATUSES)).max(PATCHABLE_STATUSES.length),
     agrupamentos: z.array(z.enum(GROUPINGS)).max(GROUPINGS.length),
     cache: Cache,

@@ -1,5 +1,6 @@
 /** AI fast response for a ticket (a workflow through the platform's shared LLM client). */
 import { draftFastResponse } from '../../operations/support/fast-response';
+import { channelOf } from '../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../models/support/ticket.rules';
 import { bearer } from '../shared/auth';
 import { reply, routeFactory } from '../shared/route';
@@ -32,7 +33,7 @@ export const fastResponseRoutes = [
     handler: async ({ params, body, auth, deps }) => {
       const data = await draftFastResponse(
         { tickets: deps.tickets, llm: deps.llm, temporal: deps.temporal, taskQueuePrefix: deps.config.temporal.taskQueuePrefix },
-        { ticketId: params.id, send: body.send, by: auth.email ?? auth.sub },
+        { ticketId: params.id, send: body.send, by: auth.email ?? auth.sub, canal: channelOf(auth) },
       );
       return reply({ message: body.send ? 'Resposta enviada' : 'Rascunho salvo', data });
     },

@@ -57,7 +57,7 @@ const route = routeFactory<SupportDeps>();
 const staff = bearer(SUPPORT_AGENT);
 const tags = ['reports'];
 
-const DETAIL_KEYS = ['id', 'main', 'issue', 'status', 'newsletter', 'criadoEm', 'primeiraRespostaSegundos', 'resolucaoSegundos', 'reaberturas'] as const;
+const DETAIL_KEYS = ['id', 'main', 'issue', 'status', 'newsletter', 'canal', 'criadoEm', 'primeiraRespostaSegundos', 'resolucaoSegundos', 'reaberturas'] as const;
 const DETAIL_COLUMNS: CsvColumn<z.infer<typeof DetailRow>>[] = DETAIL_KEYS.map((k) => ({ header: k, value: (r) => r[k] }));
 /** The most rows a CSV download of the detailed report holds. */
 const CSV_MAX_ROWS = 10_000;
@@ -74,7 +74,7 @@ export const reportRoutes = [
     method: 'get',
     path: '/support/relatorios/filtros',
     summary: 'Report filter options (spec §4.11)',
-    description: 'Categories (main) with their issues, agents, newsletters, statuses and groupings the reports accept, from the tickets stored. Cached 2 hours.',
+    description: 'Categories (main) with their issues, agents, newsletters, channels (`canal`: api or email), statuses and groupings the reports accept, from the tickets stored. Cached 2 hours.',
     tags,
     auth: staff,
     query: ReportFreshQuery,

@@ -6,6 +6,7 @@ import type { Connection } from 'mongoose';
 import { bulkKey, type BulkParams, type BulkState, type BulkType } from './bulk.rules';
 import { collectionOf, insertManyRacing, writeRacingOnUniqueKey } from '../infra/mongo';
 import { NOT_STARTED } from '../infra/save-then-start';
+import type { MessageChannel } from './ticket.rules';
 
 /** Error texts are kept at most this long (an exception's message may quote anything). */
 export const BULK_ERROR_MAX = 1_000;
@@ -29,6 +30,8 @@ export interface BulkOperationDoc {
   state: BulkState;
   createdBy: string;
   createdByEmail: string | null;
+  /** Where it was asked for: the staff console or the API (its messages carry it; absent on operations stored before). */
+  canal?: MessageChannel;
   createdAt: Date;
   finishedAt: Date | null;
   /** Why a failed operation failed (it could not be started). */

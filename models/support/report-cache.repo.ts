@@ -32,9 +32,15 @@ export interface CacheInfo {
   expiresIn?: number;
 }
 
+/**
+ * The reports' shape: raised when a report's fields change (2: the channel, issue 39), so a
+ * deploy never answers a copy computed by the code before it, which would lack them.
+ */
+export const REPORT_SHAPE = 2;
+
 /** Sorted keys, no undefined values: the same parameters give the same key whatever their order. */
 export function cacheKey(report: string, params: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))));
+  const canonical = JSON.stringify({ shape: REPORT_SHAPE, params: Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))) });
   return `${report}:${createHash('sha256').update(canonical).digest('base64url').slice(0, 32)}`;
 }
 

@@ -5,7 +5,7 @@
 import type { Connection } from 'mongoose';
 import { collectionOf } from '../infra/mongo';
 import type { MessageDoc, StatusEventDoc, TicketDoc } from './support.model';
-import { PATCHABLE_STATUSES, type PatchableStatus } from './ticket.rules';
+import { PATCHABLE_STATUSES, TICKET_CHANNELS, type PatchableStatus, type TicketChannel } from './ticket.rules';
 
 /** The filters reports share (spec: data_inicio, data_fim, status, main, issue, agente, newsletter, tag). */
 export interface ReportFilter {
@@ -18,7 +18,12 @@ export interface ReportFilter {
   tag?: number | undefined;
   /** Tickets this agent changed the status of or answered. */
   agente?: string | undefined;
+  /** Tickets opened through this channel (issue 39): the API or e-mail. */
+  canal?: TicketChannel | undefined;
 }
+
+/** A ticket's channel: those stored before channels were recorded all came by the API. */
+const channelMatch = (canal: TicketChannel) => (canal === 'api' ? { canal: { $in: ['api', null] } } : { canal });
 
 /** median, p90, mean and count of durations in seconds (null when there are none). */
 export interface DurationStats {
@@ -82,6 +87,7 @@ export function createReportRepo(conn: Connection) {
       ...(f.newsletter !== undefined ? { newsletter: f.newsletter } : {}),
       ...(f.tag !== undefined ? { tags: f.tag } : {}),
       ...(f.agente !== undefined ? { _id: { $in: await ticketsOf(f.agente) } } : {}),
+      ...(f.canal !== undefined ? channelMatch(f.canal) : {}),
     };
   }
 
@@ -111,7 +117,7 @@ export function createReportRepo(conn: Connection) {
   async function ofTickets(f: ReportFilter, match: Record<string, unknown>): Promise<Record<string, unknown>> {
     const period = { ticketCreatedAt: { $gte: f.from, $lt: f.to } };
     const idsOf = async (m: Record<string, unknown>) => (await tickets().find(m, { projection: { _id: 1 } }).toArray()).map((t) => t._id);
-    const narrowed = [f.status, f.main, f.issue, f.newsletter, f.tag, f.agente].some((v) => v !== undefined);
+    const narrowed = [f.status, f.main, f.issue, f.newsletter, f.tag, f.agente, f.canal].some((v) => v !== undefined);
     if (narrowed) return { ...period, ticketId: { $in: await idsOf(match) } };
     const deleted = await idsOf({ status: 'deleted', createdAt: period.ticketCreatedAt });
     return deleted.length > 0 ? { ...period, ticketId: { $nin: deleted } } : period;
@@ -183,19 +189,19 @@ export function createReportRepo(conn: Connection) {
       const secondsTo = (field: string) => ({ $cond: [{ $eq: [{ $type: `$${field}` }, 'date'] }, { $divide: [{ $subtract: [`$${field}`, '$createdAt'] }, 1000] }, null] });
       const [rows, total] = await Promise.all([
         tickets()
-          .aggregate<{ _id: number; main: string; issue: string; status: string; newsletter: string | null; createdAt: Date; primeiraRespostaSegundos: number | null; resolucaoSegundos: number | null; reaberturas: number }>([
+          .aggregate<{ _id: number; main: string; issue: string; status: string; newsletter: string | null; canal?: TicketChannel; createdAt: Date; primeiraRespostaSegundos: number | null; resolucaoSegundos: number | null; reaberturas: number }>([
             { $match: match },
             { $sort: { createdAt: -1, _id: -1 } },
             { $skip: page.offset },
             { $limit: page.limit },
-            { $project: { main: 1, issue: 1, status: 1, newsletter: 1, createdAt: 1, primeiraRespostaSegundos: secondsTo('firstAdminReplyAt'), resolucaoSegundos: secondsTo('resolvedAt'), reaberturas: '$reopenCount' } },
+            { $project: { main: 1, issue: 1, status: 1, newsletter: 1, canal: 1, createdAt: 1, primeiraRespostaSegundos: secondsTo('firstAdminReplyAt'), resolucaoSegundos: secondsTo('resolvedAt'), reaberturas: '$reopenCount' } },
           ])
           .toArray(),
         tickets().countDocuments(match),
       ]);
       return {
         total,
-        linhas: rows.map((r) => ({ id: r._id, main: r.main, issue: r.issue, status: r.status, newsletter: r.newsletter ?? null, criadoEm: r.createdAt.toISOString(), primeiraRespostaSegundos: r.primeiraRespostaSegundos, resolucaoSegundos: r.resolucaoSegundos, reaberturas: r.reaberturas ?? 0 })),
+        linhas: rows.map((r) => ({ id: r._id, main: r.main, issue: r.issue, status: r.status, newsletter: r.newsletter ?? null, canal: r.canal ?? 'api', criadoEm: r.createdAt.toISOString(), primeiraRespostaSegundos: r.primeiraRespostaSegundos, resolucaoSegundos: r.resolucaoSegundos, reaberturas: r.reaberturas ?? 0 })),
       };
     },
 
@@ -345,7 +351,7 @@ export function createReportRepo(conn: Connection) {
     },
 
     /** What the reports can be filtered by, from the data: categories with their issues, agents, newsletters. */
-    async filterOptions(): Promise<{ categorias: { main: string; issues: string[] }[]; agentes: string[]; newsletters: string[] }> {
+    async filterOptions(): Promise<{ categorias: { main: string; issues: string[] }[]; agentes: string[]; newsletters: string[]; canais: TicketChannel[] }> {
       const [categories, newsletters, actors, repliers, assignees] = await Promise.all([
         tickets().aggregate<{ _id: string; issues: string[] }>([{ $group: { _id: '$main', issues: { $addToSet: '$issue' } } }, { $sort: { _id: 1 } }]).toArray(),
         tickets().aggregate<{ _id: string }>([{ $match: { newsletter: { $type: 'string' } } }, { $group: { _id: '$newsletter' } }, { $sort: { _id: 1 } }]).toArray(),
@@ -360,6 +366,7 @@ export function createReportRepo(conn: Connection) {
         categorias: categories.map((c) => ({ main: c._id, issues: [...c.issues].sort() })),
         agentes: agents,
         newsletters: newsletters.map((n) => n._id),
+        canais: [...TICKET_CHANNELS],
       };
     },
   };

@@ -4,7 +4,7 @@
  */
 import { type Connection, Schema } from 'mongoose';
 import { modelOn } from '../infra/mongo';
-import { DELIVERY_STATES, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_LANGUAGES, TICKET_STATUSES, type Delivery, type TicketLanguage, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
+import { DELIVERY_STATES, MESSAGE_CHANNELS, MESSAGE_ORIGINS, TICKET_CHANNELS, TICKET_LANGUAGES, TICKET_STATUSES, type Delivery, type TicketChannel, type TicketLanguage, type MessageChannel, type MessageOrigin, type TicketStatus } from './ticket.rules';
 import { PRESENCE_STATES, type PresenceState } from './live.rules';
 
 export interface TicketDoc {
@@ -42,6 +42,8 @@ export interface TicketDoc {
   mailToken?: string;
   /** The acknowledgement mailed to the requester when it was opened (issue 39). */
   confirmacao?: Delivery;
+  /** Where it was opened: the API or e-mail (issue 39); absent on tickets stored before, which all came by the API. */
+  canal?: TicketChannel;
 }
 
 export interface MessageDoc {
@@ -174,6 +176,7 @@ const TicketSchema = new Schema<TicketDoc>(
     mailToken: { type: String },
     idioma: { type: String, enum: TICKET_LANGUAGES },
     confirmacao: { type: DeliverySchema, default: undefined },
+    canal: { type: String, enum: TICKET_CHANNELS },
   },
   { collection: 'tickets', versionKey: false, timestamps: true },
 );

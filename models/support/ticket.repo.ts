@@ -13,7 +13,7 @@ import { nextId, reserveIds } from '../infra/counters';
 import { canonicalKey, createListTotals, type ListTotals } from '../infra/list-totals';
 import { collectionOf, countMatching, insertManyRacing, isDuplicateKey, READ_TIME_LIMIT_MS, writeRacingOnUniqueKey } from '../infra/mongo';
 import { messageModel, statusEventModel, ticketModel, type MessageDoc, type StatusEventDoc, type TicketDoc } from './support.model';
-import { canTransition, initialAcknowledgement, initialDelivery, isReopen, statusAfterAdminReply, type MessageChannel, type MessageOrigin, type TicketLanguage, type TicketStatus } from './ticket.rules';
+import { canTransition, initialAcknowledgement, initialDelivery, isReopen, statusAfterAdminReply, statusAfterRequesterReply, type MessageChannel, type TicketChannel, type MessageOrigin, type TicketLanguage, type TicketStatus } from './ticket.rules';
 
 export interface NewTicket {
   main: string;
@@ -24,6 +24,8 @@ export interface NewTicket {
   wantReply?: boolean | undefined;
   /** The language of the requester's mail (default Portuguese). */
   idioma?: TicketLanguage | undefined;
+  /** Where it came from (default: the API). */
+  canal?: TicketChannel | undefined;
   /** No acknowledgement is mailed for it, with why (a ticket opened by an automated or spoofed mail: no backscatter). */
   noAcknowledgement?: string | undefined;
 }
@@ -228,6 +230,7 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
               newsletter: input.newsletter ?? null,
               wantReply: input.wantReply ?? true,
               idioma: input.idioma ?? 'pt',
+              canal: input.canal ?? 'api',
               status: 'open',
               statusVersion: 1,
               createdAt: now,
@@ -342,11 +345,22 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
 
     /**
      * Adds a message. With a `dedupeKey` (bulk operations, a request's Idempotency-Key) a repeat adds nothing. An admin reply
-     * records the first admin reply and moves an open ticket to in_progress.
+     * records the first admin reply and moves an open ticket to in_progress; a requester's message (not an auto-reply)
+     * reopens a resolved or closed one.
      */
     async addMessage(
       ticket: Pick<TicketDoc, '_id' | 'status' | 'statusVersion' | 'createdAt' | 'wantReply'>,
-      m: { conteudo: string; remetente: string; origem: MessageOrigin; dedupeKey?: string; canal?: MessageChannel; emailMessageId?: string; email?: Pick<MessageDoc, 'emailRaw' | 'emailAuth' | 'dmarcFalhou' | 'arquivosRecusados'> },
+      m: {
+        conteudo: string;
+        remetente: string;
+        origem: MessageOrigin;
+        dedupeKey?: string;
+        canal?: MessageChannel;
+        emailMessageId?: string;
+        email?: Pick<MessageDoc, 'emailRaw' | 'emailAuth' | 'dmarcFalhou' | 'arquivosRecusados'>;
+        /** A requester's automated mail (an auto-reply): it reopens nothing. */
+        automated?: boolean;
+      },
       source: ChangeSource = 'message',
     ): Promise<{ message: MessageDoc; added: boolean }> {
       let message: MessageDoc;
@@ -381,10 +395,8 @@ export function createTicketRepo(conn: Connection, totals: ListTotals = createLi
       // An internal note is no message of the conversation: the ticket only shows it changed.
       await Tickets.updateOne({ _id: ticket._id }, { $set: m.origem === 'nota' ? { updatedAt: new Date() } : { lastMessageAt: at, updatedAt: new Date() } });
       if (m.origem === 'admin') await Tickets.updateOne({ _id: ticket._id, firstAdminReplyAt: null }, { $set: { firstAdminReplyAt: at, firstAdminReplyBy: message.remetente } });
-      if (m.origem === 'admin') {
-        const next = statusAfterAdminReply(ticket.status);
-        if (next !== ticket.status) await changeStatus(ticket, next, m.remetente, source, `${dedupeKey}:status`);
-      }
+      const next = m.origem === 'admin' ? statusAfterAdminReply(ticket.status) : m.origem === 'usuario' && !m.automated ? statusAfterRequesterReply(ticket.status) : ticket.status;
+      if (next !== ticket.status) await changeStatus(ticket, next, m.remetente, source, `${dedupeKey}:status`);
       return { message, added };
     },
 

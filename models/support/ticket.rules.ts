@@ -49,6 +49,15 @@ export function statusAfterAdminReply(current: TicketStatus): TicketStatus {
   return current === 'open' ? 'in_progress' : current;
 }
 
+/**
+ * A requester's message on a resolved or closed ticket reopens it (issue 39: the requester answers
+ * "it still does not work" to the mail that said it was solved): a reopen, counted in the reports.
+ * Automated mail (an out-of-office answering our mail) reopens nothing.
+ */
+export function statusAfterRequesterReply(current: TicketStatus): TicketStatus {
+  return current === 'resolved' || current === 'closed' ? 'open' : current;
+}
+
 /** A deleted ticket takes no work (messages, attachments, replies) until it is restored. */
 export function assertNotDeleted(ticket: { status: TicketStatus }, message: string): void {
   if (ticket.status === 'deleted') throw new AppError('CONFLICT', message);
@@ -77,6 +86,9 @@ export type TicketLanguage = (typeof TICKET_LANGUAGES)[number];
  * channels existed have none.
  */
 export const MESSAGE_CHANNELS = ['api', 'console', 'email'] as const;
+/** Where a ticket can be opened (issue 39): the API, or a mail to the desk. The reports filter by it. */
+export const TICKET_CHANNELS = ['api', 'email'] as const;
+export type TicketChannel = (typeof TICKET_CHANNELS)[number];
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 
 /**

@@ -21,6 +21,7 @@ import { assertNotDeleted, type TicketStatus } from '../../models/support/ticket
 import { draftReply, type ReplyDraftDeps } from './reply-draft';
 import type { MessageDoc } from '../../models/support/support.model';
 import type { MailOutbox } from './mail-delivery';
+import type { MessageChannel } from '../../models/support/ticket.rules';
 
 /** A message the operation wrote, its mail started when queued (a retried ticket finds its message: the mail's workflow id is the same). */
 const mailQueued = async (deps: Pick<BulkChunkDeps, 'mailOutbox'>, ticketId: number, message: MessageDoc) => {
@@ -85,7 +86,7 @@ export async function processBulkChunk(deps: BulkChunkDeps, input: { operationId
       const outcomes =
         op.type === 'status' || op.type === 'delete'
           ? await changeStatuses(deps, input.operationId, op.type === 'delete' ? 'deleted' : op.params.status!, by, todo, signal)
-          : await eachTicket(deps, input.operationId, op.type, op.params, by, todo, attempt, async (o) => {
+          : await eachTicket(deps, input.operationId, op.type, op.params, { by, ...(op.canal ? { canal: op.canal } : {}) }, todo, attempt, async (o) => {
               await bulk.recordMany(input.operationId, [o]);
               attempt.heartbeat(i + group.indexOf(o.ticketId) + 1);
             });
@@ -143,7 +144,7 @@ async function eachTicket(
   operationId: string,
   type: string,
   params: BulkParams,
-  by: string,
+  author: Author,
   ticketIds: readonly number[],
   attempt: ChunkAttempt,
   onOutcome: (o: Outcome) => Promise<void>,
@@ -153,7 +154,7 @@ async function eachTicket(
     attempt.signal.throwIfAborted();
     let outcome: Outcome;
     try {
-      await processOne(deps, operationId, type, params, by, ticketId, attempt);
+      await processOne(deps, operationId, type, params, author, ticketId, attempt);
       outcome = { ticketId, error: null };
     } catch (err) {
       if (!(err instanceof AppError)) throw err; // infrastructure: retry the chunk from this ticket
@@ -166,7 +167,15 @@ async function eachTicket(
 }
 
 /** One ticket of a message or AI-reply operation (status changes and deletions go by group: changeStatuses). */
-async function processOne(deps: BulkChunkDeps, operationId: string, type: string, params: BulkParams, by: string, ticketId: number, attempt: ChunkAttempt): Promise<void> {
+/** Who wrote an operation's messages, and where they asked for it (the console or the API). */
+interface Author {
+  by: string;
+  canal?: MessageChannel;
+}
+
+async function processOne(deps: BulkChunkDeps, operationId: string, type: string, params: BulkParams, author: Author, ticketId: number, attempt: ChunkAttempt): Promise<void> {
+  const by = author.by;
+  const canal = author.canal ? { canal: author.canal } : {};
   const { signal } = attempt;
   const key = bulkKey(operationId, ticketId);
   const [ticket] = await deps.tickets.findByIds([ticketId], { signal, maxTimeMS: BULK_READ_MAX_MS });
@@ -188,9 +197,9 @@ async function processOne(deps: BulkChunkDeps, operationId: string, type: string
       stopBeating();
     }
     await deps.tickets.updateFields(ticket._id, { replied: text });
-    if (params.send) await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key }, 'bulk')).message);
+    if (params.send) await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: text, remetente: by, origem: 'admin', dedupeKey: key, ...canal }, 'bulk')).message);
   } else if (type === 'messages') {
-    await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key }, 'bulk')).message);
+    await mailQueued(deps, ticket._id, (await deps.tickets.addMessage(ticket, { conteudo: params.conteudo ?? '', remetente: by, origem: 'admin', dedupeKey: key, ...canal }, 'bulk')).message);
   } else if (type === 'tags') {
     // $addToSet and $pull: a retried ticket writes nothing new.
     for (const tag of params.addTags ?? []) await deps.tickets.addTag(ticket._id, tag);

@@ -14,6 +14,7 @@ import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { BULK_CHUNK_SIZE, type BulkParams, type BulkState, type BulkType } from '../../models/support/bulk.rules';
 import { SUPPORT_MANAGER } from '../../models/support/ticket.rules';
 import type { BulkOperationDoc, BulkRepo, ChunkSummary } from '../../models/support/bulk.repo';
+import type { MessageChannel } from '../../models/support/ticket.rules';
 
 export interface BulkDeps {
   bulk: BulkRepo;
@@ -25,6 +26,8 @@ export interface BulkDeps {
 
 export interface StartBulkInput {
   by: { sub: string; email?: string | undefined };
+  /** Where it was asked for (the messages it writes carry it). */
+  canal?: MessageChannel | undefined;
   type: BulkType;
   ticketIds: number[];
   params: BulkParams;
@@ -60,6 +63,7 @@ export async function startBulkOperation(deps: BulkDeps, input: StartBulkInput):
         state: 'running',
         createdBy: input.by.sub,
         createdByEmail: input.by.email ?? null,
+        ...(input.canal ? { canal: input.canal } : {}),
         createdAt: deps.now(),
         finishedAt: null,
       }),

@@ -12,6 +12,7 @@ import { TASK_QUEUES, taskQueueName, workflowIds } from '../../workflows/ids';
 import { ticketFastResponseWorkflow } from '../../workflows/support/fast-response.workflow';
 import { assertNotDeleted } from '../../models/support/ticket.rules';
 import type { TicketRepo } from '../../models/support/ticket.repo';
+import type { MessageChannel } from '../../models/support/ticket.rules';
 
 export interface FastResponseDeps {
   tickets: Pick<TicketRepo, 'findById'>;
@@ -20,7 +21,7 @@ export interface FastResponseDeps {
   taskQueuePrefix: string;
 }
 
-export async function draftFastResponse(deps: FastResponseDeps, input: { ticketId: number; send: boolean; by: string }) {
+export async function draftFastResponse(deps: FastResponseDeps, input: { ticketId: number; send: boolean; by: string; canal?: MessageChannel }) {
   const ticket = (await deps.tickets.findById(input.ticketId)) ?? notFound('ticket');
   assertNotDeleted(ticket, 'A deleted ticket cannot be answered');
   requireProvider(deps.llm);
@@ -29,7 +30,7 @@ export async function draftFastResponse(deps: FastResponseDeps, input: { ticketI
     const result = await deps.temporal.client.workflow.execute(ticketFastResponseWorkflow, {
       taskQueue: taskQueueName(deps.taskQueuePrefix, TASK_QUEUES.support),
       workflowId,
-      args: [{ ticketId: ticket._id, send: input.send, by: input.by }],
+      args: [{ ticketId: ticket._id, send: input.send, by: input.by, ...(input.canal ? { canal: input.canal } : {}) }],
       workflowExecutionTimeout: '5 minutes',
     });
     return { replied: result.draft, sent: result.messageId !== null, messageId: result.messageId, workflowId };

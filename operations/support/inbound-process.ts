@@ -153,7 +153,7 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
   const noAck = automated ? `automated mail (${automated})` : dmarcFailed ? 'the mail failed DMARC: its sender may be forged' : undefined;
   let opened = false;
   if (!ticket) {
-    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: (subject || content).slice(0, DESCRIPTION_MAX), email: from, wantReply: true, noAcknowledgement: noAck }, from, `email:${from}:${mailKey}`);
+    ticket = await deps.tickets.create({ ...EMAIL_TICKET, description: (subject || content).slice(0, DESCRIPTION_MAX), email: from, wantReply: true, canal: 'email', noAcknowledgement: noAck }, from, `email:${from}:${mailKey}`);
     opened = true;
   }
 
@@ -165,6 +165,7 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
     origem: 'usuario',
     canal: 'email',
     dedupeKey: `email:${ticket._id}:${mailKey}`,
+    automated: automated !== null,
     ...(mailId ? { emailMessageId: mailId } : {}),
     email: { emailRaw: record.objectKey, emailAuth: auth, ...(dmarcFailed ? { dmarcFalhou: true } : {}), ...(refused.length ? { arquivosRecusados: refused } : {}) },
   });

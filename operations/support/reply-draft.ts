@@ -12,6 +12,7 @@ import type { TicketDoc } from '../../models/support/support.model';
 import type { TicketRepo } from '../../models/support/ticket.repo';
 import { TEXT_MAX } from '../../models/support/ticket.rules';
 import type { MailOutbox } from './mail-delivery';
+import type { MessageChannel } from '../../models/support/ticket.rules';
 
 export interface ReplyDraftDeps {
   tickets: Pick<TicketRepo, 'messages'>;
@@ -62,13 +63,13 @@ export async function draftReply(deps: ReplyDraftDeps, ticket: TicketDoc, signal
  */
 export async function saveReply(
   deps: { tickets: Pick<TicketRepo, 'findById' | 'updateFields' | 'addMessage'>; mailOutbox?: MailOutbox },
-  input: { ticketId: number; draft: string; send: boolean; by: string; key: string },
+  input: { ticketId: number; draft: string; send: boolean; by: string; key: string; canal?: MessageChannel | undefined },
 ): Promise<{ messageId: number | null } | null> {
   const ticket = await deps.tickets.findById(input.ticketId);
   if (!ticket) return null;
   await deps.tickets.updateFields(ticket._id, { replied: input.draft });
   if (!input.send) return { messageId: null };
-  const { message } = await deps.tickets.addMessage(ticket, { conteudo: input.draft, remetente: input.by, origem: 'admin', dedupeKey: input.key });
+  const { message } = await deps.tickets.addMessage(ticket, { conteudo: input.draft, remetente: input.by, origem: 'admin', dedupeKey: input.key, ...(input.canal ? { canal: input.canal } : {}) });
   if (message.entrega?.estado === 'queued') await deps.mailOutbox?.queue({ ticketId: ticket._id, messageId: message._id });
   return { messageId: message._id };
 }

@@ -11,7 +11,7 @@ import { localDate } from '../../models/shared/calendar.rules';
 import type { ReportCache } from '../../models/support/report-cache.repo';
 import type { ReportFilter, ReportRepo } from '../../models/support/report.repo';
 import { comparedPeriod, defaultPeriod, GROUPINGS, percent, percentChange, periodRange, startOfDay, weekStartOf, type Comparison, type Period } from '../../models/support/report.rules';
-import { PATCHABLE_STATUSES, type PatchableStatus } from '../../models/support/ticket.rules';
+import { PATCHABLE_STATUSES, type PatchableStatus, type TicketChannel } from '../../models/support/ticket.rules';
 
 export interface ReportDeps {
   reports: ReportRepo;
@@ -30,6 +30,7 @@ export interface ReportQuery {
   agente?: string | undefined;
   newsletter?: string | undefined;
   tag?: number | undefined;
+  canal?: TicketChannel | undefined;
   fresh: boolean;
 }
 
@@ -47,7 +48,7 @@ export function reportPeriod(deps: ReportDeps, query: Pick<ReportQuery, 'data_in
 
 /** The filters of a report query (the period and presentation parameters taken out). */
 function filtersOf(q: ReportQuery): Omit<ReportFilter, 'from' | 'to'> {
-  return { status: q.status, main: q.main, issue: q.issue, agente: q.agente, newsletter: q.newsletter, tag: q.tag };
+  return { status: q.status, main: q.main, issue: q.issue, agente: q.agente, newsletter: q.newsletter, tag: q.tag, canal: q.canal };
 }
 
 /**

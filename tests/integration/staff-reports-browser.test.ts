@@ -54,19 +54,21 @@ interface Spec {
   reopen?: boolean;
   close?: boolean;
   assign?: string;
+  /** Opened by a mail to the desk (issue 39), not through the API. */
+  email?: true;
 }
 const FIXTURE: Spec[] = [
   { days: 18, category: ENTREGA, newsletter: 'The News', reply: [ana, 2], resolve: [ana, 20] },
   { days: 17, category: ENTREGA, newsletter: 'The News', reply: [bruno, 1], resolve: [bruno, 30], close: true },
   { days: 15, category: PREMIOS, newsletter: 'The Bizness', reply: [ana, 5], resolve: [ana, 50] },
-  { days: 12, category: CADASTRO, newsletter: 'The News', reply: [bruno, 3] },
+  { days: 12, category: CADASTRO, newsletter: 'The News', reply: [bruno, 3], email: true },
   { days: 10, category: ENTREGA, newsletter: null },
   { days: 9, category: DEFEITO, newsletter: 'The Bizness', reply: [ana, 0.5], resolve: [ana, 4], reopen: true },
   { days: 7, category: OUTROS, newsletter: 'The News', reply: [ana, 8], resolve: [bruno, 100] },
   { days: 5, category: ENTREGA, newsletter: 'The Bizness', assign: ana },
   { days: 4, category: ENTREGA, newsletter: 'The News', reply: [bruno, 1], assign: bruno },
   { days: 3, category: PREMIOS, newsletter: null, reply: [ana, 2], resolve: [ana, 10], close: true },
-  { days: 2, category: CADASTRO, newsletter: 'The News' },
+  { days: 2, category: CADASTRO, newsletter: 'The News', email: true },
   { days: 1, category: ENTREGA, newsletter: 'The News', reply: [bruno, 4], resolve: [bruno, 12] },
   // The 30 days before the last 30 (the comparison's previous period), and the last 90.
   { days: 45, category: ENTREGA, newsletter: 'The News', reply: [ana, 1], resolve: [ana, 6] },
@@ -104,7 +106,7 @@ async function seed(): Promise<void> {
   const deps = web.deps.console.support;
   const now = Date.now();
   for (const [i, s] of FIXTURE.entries()) {
-    const { ticket } = await openTicket(deps, { main: s.category[0], issue: s.category[1], description: `Chamado de teste ${i + 1}`, email: address('reader'), newsletter: s.newsletter ?? undefined });
+    const { ticket } = await openTicket(deps, { main: s.category[0], issue: s.category[1], description: `Chamado de teste ${i + 1}`, email: address('reader'), newsletter: s.newsletter ?? undefined, ...(s.email ? { canal: 'email' as const } : {}) });
     const id = ticket._id;
     if (s.reply) await addMessage(deps, principal(s.reply[0]), id, 'Olá! Estamos verificando.');
     if (s.resolve) await updateTicket(deps, s.resolve[0], id, { status: 'resolved' });
@@ -334,6 +336,15 @@ describe('the Reports section', () => {
     expect(new URL(page.url()).searchParams.get('periodo')).toBe('90');
     await checkPage(managerTab, 'staff-reports-filter-error', { phone: false });
 
+    // The tickets opened by e-mail.
+    await filters.getByRole('button', { name: 'Clear filters' }).click();
+    await page.waitForURL((u) => u.search === '');
+    await filters.getByLabel('Opened by').selectOption('email');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('canal') === 'email');
+    await page.getByTestId('filters-applied').filter({ hasText: /^Showing: Last 30 days \([^)]+\) · Opened by: E-mail$/ }).waitFor();
+    await page.getByTestId('detailed-total').filter({ hasText: new RegExp(`^${LAST_30.filter((s) => s.email).length} tickets?,`) }).waitFor();
+
     // Back to the newsletter, for the downloads.
     await filters.getByRole('button', { name: 'Clear filters' }).click();
     await page.waitForURL((u) => u.search === '');
@@ -359,7 +370,7 @@ describe('the Reports section', () => {
     expect(categories.lines.slice(1).reduce((n, l) => n + Number(l.split(',')[2]), 0)).toBe(bizness.length);
 
     const detailed = await csv('reports-detailed', 'Download CSV Every ticket (all pages, up to 10,000)');
-    expect(detailed.lines[0]).toBe('id,main,issue,status,newsletter,criadoEm,primeiraRespostaSegundos,resolucaoSegundos,reaberturas');
+    expect(detailed.lines[0]).toBe('id,main,issue,status,newsletter,canal,criadoEm,primeiraRespostaSegundos,resolucaoSegundos,reaberturas');
     expect(detailed.lines).toHaveLength(bizness.length + 1);
     expect(detailed.lines.slice(1).every((l) => l.includes(',The Bizness,'))).toBe(true);
 

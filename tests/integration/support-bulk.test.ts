@@ -43,7 +43,7 @@ describe('bulk operations', () => {
     const c = client(svc, agentJwt);
     const msg = await c.post('/support/bulk/messages', { ticketIds: ids, conteudo: 'Reenviamos a edição de hoje.' }).expect(202);
     expect(await waitForBulk(svc, agentJwt, msg.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
-    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin' })).toBe(5);
+    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin', canal: 'api' })).toBe(5);
     expect((await svc.deps.tickets.findById(ids[0]!))!.status).toBe('in_progress');
     const del = await c.post('/support/bulk/delete', { ticketIds: ids }).expect(202);
     expect(await waitForBulk(svc, agentJwt, del.body.data.operationId)).toMatchObject({ state: 'completed', succeeded: 5 });
@@ -70,7 +70,7 @@ describe('bulk operations', () => {
     expect(done).toMatchObject({ state: 'completed', processed: 3, succeeded: 2, failed: 1, errors: [{ ticketId: ids[2], error: 'AI provider rejected the request: refused' }] });
     expect((await svc.deps.tickets.findById(ids[0]!))!.replied).toBe('Resposta um');
     expect((await svc.deps.tickets.findById(ids[1]!))!.replied).toBe('Resposta dois');
-    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin' })).toBe(2);
+    expect(await messageModel(svc.deps.mongo.conn).countDocuments({ ticketId: { $in: ids }, origem: 'admin', canal: 'api' })).toBe(2);
   });
 
   it('changes many tickets in a few round trips with the outcomes changeStatus gives one by one', async () => {

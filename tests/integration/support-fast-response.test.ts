@@ -39,7 +39,7 @@ describe('POST /support/:id/fast-response', () => {
     const res = await client(svc, agentJwt).post(`/support/${t.id}/fast-response`, { send: true }).expect(200);
     expect(res.body.data).toMatchObject({ replied: 'Já reenviamos!', sent: true, messageId: expect.any(Number) });
     const messages = await svc.deps.tickets.messages(t.id);
-    expect(messages).toEqual([expect.objectContaining({ origem: 'admin', conteudo: 'Já reenviamos!', remetente: 'agent-ai@newsletter.dev' })]);
+    expect(messages).toEqual([expect.objectContaining({ origem: 'admin', canal: 'api', conteudo: 'Já reenviamos!', remetente: 'agent-ai@newsletter.dev' })]);
     expect((await svc.deps.tickets.findById(t.id))!.status).toBe('in_progress');
   });
 

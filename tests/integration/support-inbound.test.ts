@@ -22,7 +22,7 @@ import { messageIdOf } from '../../models/support/mail-ids';
 import { createMailRepo } from '../../models/support/mail.repo';
 import { messageModel, ticketModel, type MessageDoc, type TicketDoc } from '../../models/support/support.model';
 import { forwardStoredMail, handOverInboundMail } from '../../operations/support/inbound-process';
-import { waitForMessagesTo } from '../helpers/mailpit';
+import { messageHeaders, waitForMessagesTo } from '../helpers/mailpit';
 import { mailStack, startTestReceiver, type MailStack, type TestReceiver } from '../helpers/mail-receiver';
 import { eventually } from '../helpers/service';
 import { agentToken, buildTicket, client, startSupportService, type SupportService } from '../helpers/support';
@@ -161,4 +161,67 @@ it('a mail whose hand-over never happened (the receiver stopped between its 250 
   expect(await forwardStoredMail({ ...handOverDeps(), inbound: inbound() }, { olderThanMs: 30_000, limit: 1 })).toEqual({ forwarded: 1 });
   const record = await settled(sender);
   expect(record).toMatchObject({ state: 'processed', result: { threadedBy: 'new' } });
+});
+
+it('the round trip over SMTP: a mail opens a ticket; the staff reply reaches Mailpit threaded; the requester answers it and her words, the quote stripped, land in the ticket, which reopens; the reports count it as an e-mail ticket', async () => {
+  const requester = `ida-volta-${randomUUID().slice(0, 8)}@example.com`;
+  const firstId = `<${randomUUID()}@mail.example.com>`;
+  await send({ from: requester, to: [desk().address] }, [`From: Leitora <${requester}>`, `To: ${desk().address}`, 'Subject: Minha assinatura sumiu', `Message-ID: ${firstId}`, '', 'Não acho minha assinatura desde ontem.', ''].join('\n'));
+  const first = await settled(requester);
+  const ticketId = first.result!.ticketId as number;
+  expect(await ticketDoc(ticketId)).toMatchObject({ canal: 'email', description: 'Minha assinatura sumiu' });
+  const [ack] = await waitForMessagesTo(requester, { timeoutMs: 30_000 });
+
+  // Staff answer in the API (as the console does), then resolve it.
+  const staff = client(svc, await agentToken('agent-round-trip'));
+  const answer = await staff.post(`/support/${ticketId}/mensagens`, { conteudo: 'Encontramos: ela estava pausada. Já reativamos.' }).expect(201);
+  const mails = await waitForMessagesTo(requester, { count: 2, timeoutMs: 30_000 });
+  const staffMail = mails.find((m) => m.id !== ack!.id)!;
+  const headers = await messageHeaders(staffMail.id);
+  const staffMessageId = (headers['Message-Id'] ?? headers['Message-ID'])![0]!;
+  expect(staffMessageId).toBe(messageIdOf(desk().secret, domain(), ticketId, answer.body.data.id as number));
+  expect(headers['In-Reply-To']).toEqual([firstId]);
+  const replyTo = headers['Reply-To']![0]!;
+  const token = (await ticketDoc(ticketId)).mailToken!;
+  expect(replyTo).toContain(replyAddress(token));
+  await staff.patch(`/support/${ticketId}`, { status: 'resolved' }).expect(200);
+
+  // She answers the staff's mail from her client: to its Reply-To, quoting it.
+  const answerId = `<${randomUUID()}@mail.example.com>`;
+  const quoted = staffMail.text.trim().split(/\r?\n/).map((l) => `> ${l}`);
+  await send({ from: requester, to: [replyAddress(token)] }, [
+    `From: Leitora <${requester}>`,
+    `To: ${replyTo}`,
+    `Subject: Re: ${staffMail.subject}`,
+    `Message-ID: ${answerId}`,
+    `In-Reply-To: ${staffMessageId}`,
+    `References: ${firstId} ${staffMessageId}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Voltou a sumir hoje de manhã.',
+    '',
+    `On Thu, Nov 26, 2026 at 3:14 PM Newsletter Support <${replyAddress(token)}> wrote:`,
+    ...quoted,
+    '',
+  ].join('\n'));
+  await eventually(async () => (await recordsFrom(requester)).filter((r) => r.state === 'processed').length, 2, 40_000);
+  const records = await recordsFrom(requester);
+  expect(records.map((r) => r.result)).toContainEqual(expect.objectContaining({ ticketId, threadedBy: 'token' }));
+  const thread = await messagesOf(ticketId);
+  expect(thread.map((m) => [m.origem, m.canal, m.conteudo])).toEqual([
+    ['usuario', 'email', 'Não acho minha assinatura desde ontem.'],
+    ['admin', 'api', 'Encontramos: ela estava pausada. Já reativamos.'],
+    ['usuario', 'email', 'Voltou a sumir hoje de manhã.'],
+  ]);
+  // Her answer reopens what was resolved: a reopen the reports count.
+  expect(await ticketDoc(ticketId)).toMatchObject({ status: 'open', reopenCount: 1, firstAdminReplyAt: expect.any(Date) });
+
+  // The period in days around now, whatever the reports' time zone.
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const detailed = async (canal: string) =>
+    (await staff.get('/support/relatorios/detalhado').query({ canal, data_inicio: day(-1), data_fim: day(1), fresh: 'true', limit: 100 }).expect(200)).body.data.linhas as { id: number; canal: string; primeiraRespostaSegundos: number | null; reaberturas: number }[];
+  expect((await detailed('email')).find((r) => r.id === ticketId)).toMatchObject({ canal: 'email', primeiraRespostaSegundos: expect.any(Number), reaberturas: 1 });
+  expect((await detailed('api')).map((r) => r.id)).not.toContain(ticketId);
+  const options = (await staff.get('/support/relatorios/filtros').query({ fresh: 'true' }).expect(200)).body.data;
+  expect(options.canais).toEqual(['api', 'email']);
 });

@@ -49,6 +49,8 @@ beforeAll(async () => {
   for (const [id, reply, resolved, reopens] of [[1, 3_600, 86_400, 0], [3, 600, 7_200, 1], [5, 1_800, null, 0], [8, 120, 18_000, 2]] as const) {
     await conn.db!.collection('tickets').updateOne({ _id: id as never }, { $set: { firstAdminReplyAt: after(id, reply), resolvedAt: resolved === null ? null : after(id, resolved), reopenCount: reopens } });
   }
+  // Ticket 5 came by e-mail (issue 39); the others carry no channel, as tickets stored before channels: the API's.
+  await conn.db!.collection('tickets').updateOne({ _id: 5 as never }, { $set: { canal: 'email' } });
   // Tags: 1 and 3 carry tag 7; 3 and 5 carry tag 9; 8 carries tag 7 (in the previous period).
   for (const [id, tagIds] of [[1, [7]], [3, [7, 9]], [5, [9]], [8, [7]]] as const) {
     await conn.db!.collection('tickets').updateOne({ _id: id as never }, { $set: { tags: [...tagIds] } });
@@ -331,17 +333,28 @@ describe('GET /support/relatorios/detalhado', () => {
   it('one row per ticket with its metrics, newest first, paginated; every row as CSV', async () => {
     const res = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&limit=3&fresh=true').expect(200);
     expect(res.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([4, 3, 6]);
-    expect(res.body.data.linhas[1]).toEqual({ id: 3, main: 'Prêmios', issue: 'Não recebi meus prêmios', status: 'closed', newsletter: 'The Bizness', criadoEm: '2031-03-17T02:59:59.000Z', primeiraRespostaSegundos: 600, resolucaoSegundos: 7_200, reaberturas: 1 });
+    expect(res.body.data.linhas[1]).toEqual({ id: 3, main: 'Prêmios', issue: 'Não recebi meus prêmios', status: 'closed', newsletter: 'The Bizness', canal: 'api', criadoEm: '2031-03-17T02:59:59.000Z', primeiraRespostaSegundos: 600, resolucaoSegundos: 7_200, reaberturas: 1 });
     expect(res.body.data.linhas[2]).toMatchObject({ id: 6, primeiraRespostaSegundos: null, resolucaoSegundos: null, reaberturas: 0 });
     expect(res.body.data.pagination).toEqual({ page: 1, limit: 3, total: 7, totalPages: 3 });
     const last = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&limit=3&page=3&fresh=true').expect(200);
     expect(last.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([8]);
     const csv = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&format=csv&fresh=true').expect(200);
     const lines = csv.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,main,issue,status,newsletter,criadoEm,primeiraRespostaSegundos,resolucaoSegundos,reaberturas');
+    expect(lines[0]).toBe('id,main,issue,status,newsletter,canal,criadoEm,primeiraRespostaSegundos,resolucaoSegundos,reaberturas');
     expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([4, 3, 6, 5, 1, 2, 8]);
-    expect(lines[2]).toBe('3,Prêmios,Não recebi meus prêmios,closed,The Bizness,2031-03-17T02:59:59.000Z,600,7200,1');
+    expect(lines[2]).toBe('3,Prêmios,Não recebi meus prêmios,closed,The Bizness,api,2031-03-17T02:59:59.000Z,600,7200,1');
     await get('/support/relatorios/detalhado?limit=101').expect(400);
+  });
+
+  it('canal: the tickets opened by e-mail, or by the API (those stored before channels included); the figures follow', async () => {
+    const byMail = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&canal=email&fresh=true').expect(200);
+    expect(byMail.body.data.linhas).toEqual([expect.objectContaining({ id: 5, canal: 'email', primeiraRespostaSegundos: 1_800 })]);
+    const byApi = await get('/support/relatorios/detalhado?data_inicio=2031-03-01&data_fim=2031-03-31&canal=api&limit=100&fresh=true').expect(200);
+    expect(byApi.body.data.linhas.map((r: { id: number }) => r.id)).toEqual([4, 3, 6, 1, 2, 8]);
+    const metrics = await get('/support/relatorios/metricas-resolucao?data_inicio=2031-03-01&data_fim=2031-03-31&canal=email&fresh=true').expect(200);
+    expect(metrics.body.data.primeiraResposta).toMatchObject({ count: 1, median: 1_800 });
+    await get('/support/relatorios/detalhado?canal=console').expect(400);
+    await get('/support/relatorios/detalhado?canal=fax').expect(400);
   });
 });
 
@@ -402,7 +415,7 @@ describe('upgrading support data stored by earlier releases (npm run cli -- migr
 });
 
 describe('GET /support/relatorios/filtros', () => {
-  it('lists categories with their issues, agents, newsletters, statuses and groupings', async () => {
+  it('lists categories with their issues, agents, newsletters, channels, statuses and groupings', async () => {
     const res = await get('/support/relatorios/filtros?fresh=true').expect(200);
     expect(res.body.data).toEqual({
       categorias: [
@@ -412,6 +425,7 @@ describe('GET /support/relatorios/filtros', () => {
       ],
       agentes: ['agent-ana', 'agent-bruno', 'agent-carla'],
       newsletters: ['The Bizness', 'The News'],
+      canais: ['api', 'email'],
       status: ['open', 'in_progress', 'resolved', 'closed'],
       agrupamentos: ['hora', 'dia', 'semana', 'mes', 'ano'],
       cache: { hit: false },

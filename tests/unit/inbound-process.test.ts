@@ -203,6 +203,7 @@ describe('replies', () => {
     expect(await processInboundMail(w.deps, id)).toEqual(result);
     // The same mail received twice (the sender retried after a lost 250): nothing added.
     await processInboundMail(w.deps, w.receive(fixture('gmail-reply.eml'), { rcptTo: [`support+${TOKEN_123}@localhost`] }));
+    expect(w.messages.at(-1)).toMatchObject({ automated: false });
     expect(w.messages).toHaveLength(1);
   });
 
@@ -213,11 +214,13 @@ describe('replies', () => {
     expect(w.messages[0]!.conteudo).not.toMatch(/From:|Sent:/);
   });
 
-  it('an auto-reply is kept on the ticket, opens no acknowledgement and does not clear a bouncing address', async () => {
+  it('an auto-reply is kept on the ticket, opens no acknowledgement, reopens nothing and does not clear a bouncing address', async () => {
     const w = world();
     w.bouncing.set('maria.silva@gmail.com', true);
     const result = await processInboundMail(w.deps, w.receive(fixture('auto-reply.eml'), { rcptTo: [DESK] }));
     expect(result).toMatchObject({ ticketId: 123, threadedBy: 'message-id', automated: expect.stringContaining('Auto-Submitted') });
+    // Told to the repository as automated: it moves no status (ticket.repo addMessage).
+    expect(w.messages.at(-1)).toMatchObject({ automated: true });
     expect(w.bouncing.get('maria.silva@gmail.com')).toBe(true);
     expect(w.queued).toEqual([]);
   });

@@ -5,6 +5,7 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { SupportActivities } from './activities';
+import type { MessageChannel } from '../../models/support/ticket.rules';
 import { NON_RETRYABLE_AI_FAILURES } from '../../models/ai/chat.rules';
 import { RETRY, withNonRetryable } from '../retry-policies';
 
@@ -15,7 +16,7 @@ const { draftFastResponse } = proxyActivities<Acts>({
 });
 const { saveFastResponse } = proxyActivities<Acts>({ startToCloseTimeout: '30 seconds', retry: withNonRetryable(RETRY.short, ['NOT_FOUND']) });
 
-export async function ticketFastResponseWorkflow(input: { ticketId: number; send: boolean; by: string }): Promise<{ draft: string; messageId: number | null }> {
+export async function ticketFastResponseWorkflow(input: { ticketId: number; send: boolean; by: string; canal?: MessageChannel }): Promise<{ draft: string; messageId: number | null }> {
   const { draft } = await draftFastResponse({ ticketId: input.ticketId });
   const { messageId } = await saveFastResponse({ ...input, draft, key: `fast:${workflowInfo().workflowId}` });
   return { draft, messageId };

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { BULK_MAX_TICKETS, type BulkParams, type BulkType } from '../../../models/support/bulk.rules';
 import { bulkAssignParams, bulkOperationStatus, bulkTagParams, cancelBulkOperation, startBulkOperation, type BulkDeps } from '../../../operations/support/bulk';
-import { ticketsOfView } from '../../../operations/support/tickets';
+import { channelOf, ticketsOfView } from '../../../operations/support/tickets';
 import type { Principal } from '../../../models/auth/token.rules';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
 import { bearer } from '../../shared/auth';
@@ -90,7 +90,7 @@ function startRoute<B extends z.ZodType<{ ticketIds?: number[] | undefined; filt
       const params = await op.params(body, deps, auth);
       // A whole view: the tickets it selects now (with an Idempotency-Key, a repeat finds the operation the first made).
       const ticketIds = body.ticketIds ?? (await ticketsOfView(deps, auth, body.filter ?? {}, BULK_MAX_TICKETS));
-      const started = await startBulkOperation(bulkDeps(deps), { by: auth, type: op.type, ticketIds, params, requestKey });
+      const started = await startBulkOperation(bulkDeps(deps), { by: auth, canal: channelOf(auth), type: op.type, ticketIds, params, requestKey });
       const statusUrl = `/support/bulk/${started.operationId}`;
       return reply({ status: 202, message: 'Operação iniciada', data: { ...started, statusUrl }, headers: { Location: statusUrl } });
     },

@@ -89,6 +89,7 @@ export function ticketView(t: TicketDoc, tags: Map<number, TagDoc>) {
     newsletter: t.newsletter,
     wantReply: t.wantReply,
     idioma: t.idioma ?? 'pt',
+    canal: t.canal ?? 'api',
     replied: t.replied,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Report filter options (spec §4.11)
-         * @description Categories (main) with their issues, agents, newsletters, statuses and groupings the reports accept, from the tickets stored. Cached 2 hours.
+         * @description Categories (main) with their issues, agents, newsletters, channels (`canal`: api or email), statuses and groupings the reports accept, from the tickets stored. Cached 2 hours.
          */
         get: operations["getSupportRelatoriosFiltros"];
         put?: never;
@@ -846,6 +846,8 @@ export interface components {
             }[];
             agentes: string[];
             newsletters: string[];
+            /** @description where tickets are opened: the API or e-mail */
+            canais: ("api" | "email")[];
             status: ("open" | "in_progress" | "resolved" | "closed")[];
             agrupamentos: ("hora" | "dia" | "semana" | "mes" | "ano")[];
             cache: {
@@ -1227,6 +1229,11 @@ export interface components {
                 issue: string;
                 status: string;
                 newsletter: string | null;
+                /**
+                 * @description where it was opened
+                 * @enum {string}
+                 */
+                canal: "api" | "email";
                 /** Format: date-time */
                 criadoEm: string;
                 primeiraRespostaSegundos: number | null;
@@ -1489,6 +1496,11 @@ export interface components {
              * @enum {string}
              */
             idioma: "pt" | "en";
+            /**
+             * @description where it was opened: the API, or a mail to the desk
+             * @enum {string}
+             */
+            canal: "api" | "email";
             replied: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -1634,6 +1646,11 @@ export interface components {
              * @enum {string}
              */
             idioma: "pt" | "en";
+            /**
+             * @description where it was opened: the API, or a mail to the desk
+             * @enum {string}
+             */
+            canal: "api" | "email";
             replied: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -2106,6 +2123,10 @@ export interface operations {
                      *         "newsletters": [
                      *           "The News"
                      *         ],
+                     *         "canais": [
+                     *           "api",
+                     *           "email"
+                     *         ],
                      *         "status": [
                      *           "open",
                      *           "in_progress",
@@ -2261,6 +2282,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
             };
@@ -2417,6 +2440,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 format?: "json" | "csv";
@@ -2513,6 +2538,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 /** @example dia_semana */
@@ -2618,6 +2645,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 /** @example semana */
@@ -2705,6 +2734,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 format?: "json" | "csv";
@@ -2783,6 +2814,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
             };
@@ -2883,6 +2916,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 /** @example 1 */
@@ -2921,6 +2956,7 @@ export interface operations {
                      *             "issue": "Alterações de cadastro",
                      *             "status": "resolved",
                      *             "newsletter": "The News",
+                     *             "canal": "email",
                      *             "criadoEm": "2026-11-24T12:47:19.000Z",
                      *             "primeiraRespostaSegundos": 1834,
                      *             "resolucaoSegundos": 2411,
@@ -2932,6 +2968,7 @@ export interface operations {
                      *             "issue": "Meus pontos no streak não estão contabilizando",
                      *             "status": "resolved",
                      *             "newsletter": "The News",
+                     *             "canal": "api",
                      *             "criadoEm": "2026-11-24T12:02:55.000Z",
                      *             "primeiraRespostaSegundos": 2650,
                      *             "resolucaoSegundos": 5312,
@@ -2989,6 +3026,8 @@ export interface operations {
                 newsletter?: string;
                 /** @description tag id */
                 tag?: number;
+                /** @description tickets opened through the API or by e-mail */
+                canal?: "api" | "email";
                 /** @description true: compute the report again, ignoring the cache */
                 fresh?: "true" | "false";
                 format?: "json" | "csv";
@@ -4219,6 +4258,7 @@ export interface operations {
                      *           "wantReply": true,
                      *           "idioma": "pt",
                      *           "status": "in_progress",
+                     *           "canal": "api",
                      *           "replied": null,
                      *           "createdAt": "2026-11-24T11:32:05.000Z",
                      *           "updatedAt": "2026-11-24T12:41:18.000Z",
@@ -4310,6 +4350,7 @@ export interface operations {
                      *         "wantReply": true,
                      *         "idioma": "pt",
                      *         "status": "open",
+                     *         "canal": "api",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
                      *         "updatedAt": "2026-11-24T11:32:05.000Z",
@@ -4900,6 +4941,7 @@ export interface operations {
                      *         "wantReply": true,
                      *         "idioma": "pt",
                      *         "status": "in_progress",
+                     *         "canal": "api",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
                      *         "updatedAt": "2026-11-24T12:41:18.000Z",
@@ -5156,6 +5198,7 @@ export interface operations {
                      *         "wantReply": true,
                      *         "idioma": "pt",
                      *         "status": "in_progress",
+                     *         "canal": "api",
                      *         "replied": null,
                      *         "createdAt": "2026-11-24T11:32:05.000Z",
                      *         "updatedAt": "2026-11-24T12:41:18.000Z",

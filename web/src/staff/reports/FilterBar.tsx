@@ -8,7 +8,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { Report, ReportFilters, Status } from './api';
 import { formatPeriod } from './format';
-import { DEFAULT_PRESET, paramsOf, PRESETS, presetPeriod, STATUSES, type Filters, type Preset } from './filters';
+import { CHANNELS, DEFAULT_PRESET, paramsOf, PRESETS, presetPeriod, STATUSES, type Channel, type Filters, type Preset } from './filters';
 import { NS } from './parts';
 
 /** The filters applied, in words: "Last 30 days (28 Oct – 26 Nov 2026) · Newsletter: The News". */
@@ -21,6 +21,7 @@ function describe(f: Filters, t: TFunction, lng: string): string {
     f.main ? t('scope.category', { value: f.main }) : null,
     f.issue ? t('scope.issue', { value: f.issue }) : null,
     f.status ? t('scope.status', { value: t(`status.${f.status}`) }) : null,
+    f.canal ? t('scope.channel', { value: t(`channel.${f.canal}`) }) : null,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -65,7 +66,7 @@ export function FilterBar({ applied, options, onApply }: { applied: Filters; opt
     onApply(draft);
   };
   const clear = () => {
-    const reset: Filters = { preset: DEFAULT_PRESET, ...presetPeriod(DEFAULT_PRESET), newsletter: '', agente: '', main: '', issue: '', status: '' };
+    const reset: Filters = { preset: DEFAULT_PRESET, ...presetPeriod(DEFAULT_PRESET), newsletter: '', agente: '', main: '', issue: '', status: '', canal: '' };
     setDraft(reset);
     setInvalid(false);
     onApply(reset);
@@ -169,6 +170,17 @@ export function FilterBar({ applied, options, onApply }: { applied: Filters; opt
             {STATUSES.map((s) => (
               <option key={s} value={s}>
                 {t(`status.${s}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="reports-field">
+          <label htmlFor={id('channel')}>{t('filters.channel')}</label>
+          <select id={id('channel')} value={draft.canal} onChange={(e) => set('canal', e.target.value as Channel | '')}>
+            <option value="">{t('filters.anyChannel')}</option>
+            {CHANNELS.map((c) => (
+              <option key={c} value={c}>
+                {t(`channel.${c}`)}
               </option>
             ))}
           </select>

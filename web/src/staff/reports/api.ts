@@ -44,6 +44,7 @@ export interface ReportFilters {
   categorias: { main: string; issues: string[] }[];
   agentes: string[];
   newsletters: string[];
+  canais: ('api' | 'email')[];
   status: Status[];
   agrupamentos: Grouping[];
   cache: CacheInfo;

@@ -14,6 +14,9 @@ export type Preset = (typeof PRESETS)[number];
 export const DEFAULT_PRESET: Preset = '30';
 
 export const STATUSES: readonly Status[] = ['open', 'in_progress', 'resolved', 'closed'];
+/** Where tickets are opened: the API, or a mail to the desk (issue 39). */
+export const CHANNELS = ['api', 'email'] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 export interface Filters {
   /** A preset, or `custom` with `inicio` and `fim`. */
@@ -25,6 +28,7 @@ export interface Filters {
   main: string;
   issue: string;
   status: Status | '';
+  canal: Channel | '';
 }
 
 /** Today in the reader's time zone (a preset's last day). */
@@ -38,6 +42,7 @@ export function presetPeriod(preset: Preset, now = new Date()): { inicio: string
 
 const isPreset = (v: string | null): v is Preset => v !== null && (PRESETS as readonly string[]).includes(v);
 const isStatus = (v: string | null): v is Status => v !== null && (STATUSES as readonly string[]).includes(v);
+const isChannel = (v: string | null): v is Channel => v !== null && (CHANNELS as readonly string[]).includes(v);
 
 /** The filters an address holds (anything unreadable falls back to the last 30 days, no filter). */
 export function filtersFrom(params: URLSearchParams, now = new Date()): Filters {
@@ -49,6 +54,7 @@ export function filtersFrom(params: URLSearchParams, now = new Date()): Filters 
     main: params.get('main') ?? '',
     issue: params.get('issue') ?? '',
     status: isStatus(params.get('status')) ? (params.get('status') as Status) : ('' as const),
+    canal: isChannel(params.get('canal')) ? (params.get('canal') as Channel) : ('' as const),
   };
   if (inicio && fim && isDate(inicio) && isDate(fim) && inicio <= fim) return { preset: 'custom', inicio, fim, ...base };
   const preset = params.get('periodo');
@@ -65,7 +71,7 @@ export function paramsOf(f: Filters): URLSearchParams {
   } else if (f.preset !== DEFAULT_PRESET) {
     params.set('periodo', f.preset);
   }
-  for (const key of ['newsletter', 'agente', 'main', 'issue', 'status'] as const) if (f[key]) params.set(key, f[key]);
+  for (const key of ['newsletter', 'agente', 'main', 'issue', 'status', 'canal'] as const) if (f[key]) params.set(key, f[key]);
   return params;
 }
 
@@ -79,6 +85,7 @@ export const filterQuery = (f: Filters): Query => ({
   main: f.main || undefined,
   issue: f.issue || undefined,
   status: f.status || undefined,
+  canal: f.canal || undefined,
 });
 
 /** The period and every filter. */
