@@ -8,8 +8,13 @@
  *     server took it), read from the database every 10 ms; p50/p95 and the ratio to the floor;
  *  3. a burst: BENCH_BURST replies (default 200) posted at once over 20 connections: how long
  *     until all are sent, and mails a second.
- *
- * Inbound (SMTP accept → message in the ticket) is measured when its processing lands (issue 39).
+ * Inbound, through a receiver started here (api/mail/server.ts, handing over to the shared worker):
+ *  4. the receiver's own floor: a requester's reply sent by SMTP until its 250 (stored in MinIO,
+ *     recorded, its workflow started), one after another: p50/p95;
+ *  5. one at a time: from the SMTP send to the message in the ticket (quote stripped, stored),
+ *     read from the database every 10 ms: p50/p95 (the issue's target: p95 < 5 s);
+ *  6. a burst: BENCH_BURST replies sent at once over 10 SMTP connections: until all are in their
+ *     tickets, messages a second.
  * Run with `npm run bench:email`. Prints Markdown to stdout, progress to stderr.
  */
 import http from 'node:http';
@@ -25,6 +30,10 @@ import { createMailer } from '../../models/infra/mail';
 import { messageModel } from '../../models/support/support.model';
 import { TICKET_ISSUES } from '../../models/support/ticket.rules';
 import { percentile, say } from './load';
+import nodemailer from 'nodemailer';
+import { startMailReceiver } from '../../api/mail/server';
+import { freePort } from '../dev-services';
+import { ticketModel } from '../../models/support/support.model';
 
 const MAILS = Number(process.env.BENCH_MAILS ?? 100);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
@@ -32,7 +41,13 @@ const ms = (x: number) => `${Math.round(x)} ms`;
 const stats = (xs: number[]) => `p50 ${ms(percentile(xs, 50))}, p95 ${ms(percentile(xs, 95))} (n = ${xs.length})`;
 
 async function main(): Promise<void> {
-  const config = parseConfig({ ...process.env, SUPPORT_RATE_LIMIT_PER_MINUTE: '1000000000', SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '1000000000' });
+  const config = parseConfig({
+    ...process.env,
+    SUPPORT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    SUPPORT_CREATE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    SUPPORT_MAIL_SMTP_PORT: String(await freePort()),
+    SUPPORT_MAIL_LMTP_PORT: String(await freePort()),
+  });
   if (config.support.mail.sendDelayMs !== 0) throw new Error('SUPPORT_MAIL_SEND_DELAY_SECONDS must be 0 (npm test sets it)');
   const infra = createInfra(config, 'support', createLogger({ name: 'bench', level: 'silent' }));
   const conn = await infra.mongo.ready;
@@ -111,6 +126,74 @@ async function main(): Promise<void> {
   const all = Math.max(...each);
   row(`burst: ${BURST} replies posted over 20 connections (all answered)`, ms(posted));
   row(`burst: until the last is sent`, `${ms(all)} (${(BURST / (all / 1000)).toFixed(1)} mails/s; each from the burst's start: ${stats(each)})`);
+
+  // 4–6. Inbound: requesters' replies to their tickets' reply addresses, through our receiver.
+  say('inbound: the receiver…');
+  const receiver = await startMailReceiver(config);
+  const Tickets = ticketModel(conn);
+  const domain = config.support.mail.address.split('@')[1]!;
+  /** Tickets whose acknowledgement went out (so each has its reply address's token). */
+  const withTokens = async (count: number, from: number) => {
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) ids.push(await newTicket(from + i));
+    const out: { id: number; email: string; token: string }[] = [];
+    for (const id of ids) {
+      for (const until = performance.now() + 120_000; ; ) {
+        const t = await Tickets.findById(id, { email: 1, mailToken: 1 }).lean<{ email: string; mailToken?: string }>();
+        if (t?.mailToken) {
+          out.push({ id, email: t.email, token: t.mailToken });
+          break;
+        }
+        if (performance.now() > until) throw new Error(`ticket ${id}: no reply address within 120 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    return out;
+  };
+  const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: receiver.ports.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 10, maxMessages: Infinity });
+  let n = 0;
+  const replyTo = async (t: { id: number; email: string; token: string }) => {
+    const messageId = `<bench-${Date.now()}-${n++}@mail.example.com>`;
+    const to = `support+${t.token}@${domain}`;
+    const raw = [`From: ${t.email}`, `To: ${to}`, `Subject: Re: [#${t.id}] Entrega`, `Message-ID: ${messageId}`, 'Content-Type: text/plain; charset=utf-8', '', 'Chegou, obrigada!', '', `On Thu, Nov 26, 2026 at 10:02 AM Suporte <${to}> wrote:`, `> ${content}`, ''].join('\r\n');
+    await smtp.sendMail({ envelope: { from: t.email, to: [to] }, raw });
+    return `email:${t.id}:${messageId}`;
+  };
+  const visible = async (key: string, t0: number, timeoutMs = 60_000): Promise<number> => {
+    for (;;) {
+      if (await Messages.exists({ dedupeKey: key })) return performance.now() - t0;
+      if (performance.now() - t0 > timeoutMs) throw new Error(`${key} not in its ticket within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const inboundTickets = await withTokens(MAILS + 1, 20_000);
+  const accept: number[] = [];
+  const landed: number[] = [];
+  for (const [i, t] of inboundTickets.entries()) {
+    const t0 = performance.now();
+    const key = await replyTo(t);
+    const accepted = performance.now() - t0;
+    const seen = await visible(key, t0);
+    if (i > 0) {
+      accept.push(accepted);
+      landed.push(seen);
+    }
+  }
+  row("inbound: a reply sent by SMTP until the receiver's 250 (stored in MinIO, recorded, workflow started)", stats(accept));
+  row('inbound: a reply sent by SMTP until its message is in the ticket (parse, authenticate, thread, strip, store)', stats(landed));
+  row("inbound p95 ÷ the receiver's p95", `${(percentile(landed, 95) / percentile(accept, 95)).toFixed(1)}×`);
+
+  say(`inbound: a burst of ${BURST} replies…`);
+  const burstInbound = await withTokens(BURST, 30_000);
+  const b0 = performance.now();
+  const keys = await Promise.all(burstInbound.map((t) => replyTo(t)));
+  const sent = performance.now() - b0;
+  const inEach = await Promise.all(keys.map((k) => visible(k, b0, 300_000)));
+  const inAll = Math.max(...inEach);
+  row(`inbound burst: ${BURST} replies sent over 10 SMTP connections (all accepted)`, ms(sent));
+  row('inbound burst: until the last is in its ticket', `${ms(inAll)} (${(BURST / (inAll / 1000)).toFixed(1)} messages/s; each from the burst's start: ${stats(inEach)})`);
+  smtp.close();
+  await receiver.stop();
 
   mailer.close();
   agent.destroy();
