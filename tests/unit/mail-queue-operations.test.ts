@@ -6,26 +6,11 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { forwardQueuedMail, queueMail } from '../../operations/support/mail-delivery';
+import { fakeTemporalClient } from '../helpers/fake-temporal';
 
-function fakeClient(fail?: (workflowId: string) => Error | undefined) {
-  const started: { workflowId: string; taskQueue: string; args: unknown[] }[] = [];
-  return {
-    started,
-    client: {
-      workflow: {
-        start: async (_wf: unknown, options: { workflowId: string; taskQueue: string; args: unknown[] }) => {
-          const err = fail?.(options.workflowId);
-          if (err) throw err;
-          started.push({ workflowId: options.workflowId, taskQueue: options.taskQueue, args: options.args });
-          return {};
-        },
-      },
-    },
-  };
-}
 
 it("starts a staff reply's mail under the delivery's id, on the mail queue, with the send delay; an acknowledgement at once", async () => {
-  const temporal = fakeClient();
+  const temporal = fakeTemporalClient();
   const deps = { temporal: temporal as never, taskQueuePrefix: 'p-', sendDelayMs: 15_000 };
   expect(await queueMail(deps, { ticketId: 42, messageId: 7 })).toBe('started');
   expect(await queueMail(deps, { ticketId: 42, messageId: 0 })).toBe('started');
@@ -37,15 +22,15 @@ it("starts a staff reply's mail under the delivery's id, on the mail queue, with
 
 it('a second start is the run already there; a start that fails is left to the relay, logged and not thrown', async () => {
   const warnings: unknown[] = [];
-  const running = fakeClient(() => new WorkflowExecutionAlreadyStartedError('started', 'support-mail-1-2', 'supportMailWorkflow'));
+  const running = fakeTemporalClient(() => new WorkflowExecutionAlreadyStartedError('started', 'support-mail-1-2', 'supportMailWorkflow'));
   expect(await queueMail({ temporal: running as never, taskQueuePrefix: '', sendDelayMs: 0 }, { ticketId: 1, messageId: 2 })).toBe('running');
-  const down = fakeClient(() => new Error('14 UNAVAILABLE: No connection established'));
+  const down = fakeTemporalClient(() => new Error('14 UNAVAILABLE: No connection established'));
   expect(await queueMail({ temporal: down as never, taskQueuePrefix: '', sendDelayMs: 0, logger: { warn: (o: unknown) => void warnings.push(o) } }, { ticketId: 1, messageId: 3 })).toBe('left-to-relay');
   expect(warnings).toEqual([expect.objectContaining({ ticketId: 1, messageId: 3, err: expect.stringContaining('UNAVAILABLE') })]);
 });
 
 it('the relay starts each delivery queued before the threshold, counts those it started, and stops when its attempt ends', async () => {
-  const temporal = fakeClient((id) => (id === 'support-mail-5-ack' ? new WorkflowExecutionAlreadyStartedError('started', id, 'supportMailWorkflow') : undefined));
+  const temporal = fakeTemporalClient((id) => (id === 'support-mail-5-ack' ? new WorkflowExecutionAlreadyStartedError('started', id, 'supportMailWorkflow') : undefined));
   const asked: { before: Date; limit: number }[] = [];
   const now = new Date('2026-11-26T12:00:00Z');
   const mail = {
