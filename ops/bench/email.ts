@@ -29,7 +29,7 @@ import { createLogger } from '../../models/infra/logger';
 import { createMailer } from '../../models/infra/mail';
 import { messageModel } from '../../models/support/support.model';
 import { TICKET_ISSUES } from '../../models/support/ticket.rules';
-import { percentile, say } from './load';
+import { jsonRequest, percentile, say } from './load';
 import nodemailer from 'nodemailer';
 import { startMailReceiver } from '../../api/mail/server';
 import { freePort } from '../dev-services';
@@ -61,17 +61,10 @@ async function main(): Promise<void> {
   const row = (measurement: string, result: string) => process.stdout.write(`| ${measurement} | ${result} |\n`);
   process.stdout.write(`**${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${database}, Node ${process.version}, Mailpit as the SMTP server:**\n\n| measurement | result |\n|---|---:|\n`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
-  const post = (path: string, body: object, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: { data: { id: number } } }>((resolve, reject) => {
-      const data = JSON.stringify(body);
-      const req = http.request(`${base}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      });
-      req.on('error', reject);
-      req.end(data);
-    });
+  const post = async (path: string, body: object, headers: Record<string, string> = {}) => {
+    const res = await jsonRequest<{ data: { id: number } }>(agent, 'POST', `${base}${path}`, body, headers);
+    return { status: res.status, body: res.json! };
+  };
   const Messages = messageModel(conn);
   const sentAt = async (id: number, t0: number, timeoutMs = 60_000): Promise<number> => {
     for (;;) {

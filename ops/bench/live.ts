@@ -28,7 +28,7 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { ticketModel } from '../../models/support/support.model';
 import { TICKET_ISSUES } from '../../models/support/ticket.rules';
-import { percentile, say } from './load';
+import { jsonRequest, percentile, say } from './load';
 
 const SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 60);
 const STREAMS = Number(process.env.BENCH_LIVE_STREAMS ?? 50);
@@ -55,19 +55,11 @@ type FromClients = { kind: 'open' } | { kind: 'done'; delays: number[]; slowest:
 async function runClients(setup: ClientsSetup): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const statuses: Record<string, number> = {};
-  const request = (method: string, path: string, token: string, body?: unknown) =>
-    new Promise<{ status: number; json: { data: { createdAt: string } } | undefined }>((resolve, reject) => {
-      const req = http.request(`${setup.base}${path}`, { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          statuses[`${method} ${res.statusCode}`] = (statuses[`${method} ${res.statusCode}`] ?? 0) + 1;
-          resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as { data: { createdAt: string } }) : undefined });
-        });
-      });
-      req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
+  const request = async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await jsonRequest<{ data: { createdAt: string } }>(agent, method, `${setup.base}${path}`, body, { authorization: `Bearer ${token}` });
+    statuses[`${method} ${res.status}`] = (statuses[`${method} ${res.status}`] ?? 0) + 1;
+    return res;
+  };
 
   // When each stream saw each message's ticket event: `${ticketId}|${lastMessageAt}` → times.
   const arrivals = new Map<string, number[]>();

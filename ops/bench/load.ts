@@ -40,6 +40,23 @@ export function timedRequest(agent: http.Agent, r: TimedRequest, statuses: Map<n
   });
 }
 
+/** A JSON request over `agent`: its status and parsed body (undefined when empty). */
+export function jsonRequest<T = unknown>(agent: http.Agent, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: T | undefined }> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, { method, agent, headers: { ...headers, ...(data === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) }) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as T) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
 export const timedGet = (agent: http.Agent, url: string, headers: Record<string, string>, statuses: Map<number, number>): Promise<number> =>
   timedRequest(agent, { url, headers }, statuses);
 
