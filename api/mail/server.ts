@@ -10,6 +10,7 @@ import { ensureBucket } from '../../models/infra/storage';
 import { createInboundMailRepo, type InboundMailRepo } from '../../models/support/inbound-mail.repo';
 import { forwardStoredMail, handOverInboundMail } from '../../operations/support/inbound-process';
 import { closeInfra, createInfra, type Infra } from '../shared/infra';
+import { runProcess } from '../shared/process';
 import { createMailReceiver, type MailReceiver, type MailReceiverDeps } from './receiver';
 
 export interface RunningReceiver {
@@ -90,31 +91,7 @@ export async function startMailReceiver(config: Config, handOver?: MailReceiverD
 }
 
 function main(): void {
-  const config = loadConfigOrExit();
-  startMailReceiver(config).then(
-    (running) => {
-      const onSignal = (signal: NodeJS.Signals) => {
-        running.infra.logger.info({ signal }, 'signal received');
-        running.stop().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-      // As the API services do (api/shared/server.ts): finish what is in flight, exit 1, be restarted.
-      const onFatal = (kind: string) => (err: unknown) => {
-        running.infra.logger.fatal({ err }, `${kind}: finishing messages in flight, then exiting to be restarted`);
-        void running.stop().finally(() => process.exit(1));
-      };
-      process.on('uncaughtException', onFatal('uncaught exception'));
-      process.on('unhandledRejection', onFatal('unhandled rejection'));
-    },
-    (err: Error) => {
-      process.stderr.write(`mail receiver failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  runProcess('mail receiver', startMailReceiver(loadConfigOrExit()));
 }
 
 if (require.main === module) main();

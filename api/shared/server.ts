@@ -3,6 +3,7 @@
  * accepting connections, lets in-flight requests finish (up to the grace period), then closes the
  * database and Temporal connections.
  */
+import { runProcess } from './process';
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import { loadConfigOrExit, type Config } from '../../models/config';
@@ -61,32 +62,5 @@ export function runServiceMain<D extends Infra>(
 ): void {
   const config = loadConfigOrExit();
   const definition = definitionFor(source, config);
-  startService(definition, makeDeps, config, pickPort(config)).then(
-    (running) => {
-      const onSignal = (signal: NodeJS.Signals) => {
-        running.infra.logger.info({ signal }, 'signal received');
-        running.stop().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-      // Last resort. Request errors are answered by the app's error middleware; an exception that
-      // escapes it (an event emitter without an error listener, a callback that throws) leaves the
-      // process in a state nobody can vouch for. Node's advice is to exit, so: log it, stop taking
-      // connections, let in-flight requests finish (grace period), exit 1; the supervisor (npm
-      // start, compose's restart policy) starts a fresh process.
-      const onFatal = (kind: string) => (err: unknown) => {
-        running.infra.logger.fatal({ err }, `${kind}: finishing in-flight requests, then exiting to be restarted`);
-        void running.stop().finally(() => process.exit(1));
-      };
-      process.on('uncaughtException', onFatal('uncaught exception'));
-      process.on('unhandledRejection', onFatal('unhandled rejection'));
-    },
-    (err: Error) => {
-      process.stderr.write(`${definition.name} service failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  runProcess(`${definition.name} service`, startService(definition, makeDeps, config, pickPort(config)));
 }

@@ -225,3 +225,47 @@ it('the round trip over SMTP: a mail opens a ticket; the staff reply reaches Mai
   const options = (await staff.get('/support/relatorios/filtros').query({ fresh: 'true' }).expect(200)).body.data;
   expect(options.canais).toEqual(['api', 'email']);
 });
+
+it('a reply carrying a 20 MB file is accepted whole; the file is listed on the message as refused (too large), the small one kept', async () => {
+  const t = await ticketWithAck();
+  const big = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(20 * 1024 * 1024 - 9, 0x20)]);
+  const boundary = `b-${randomUUID()}`;
+  const raw = Buffer.from(
+    [
+      `From: ${t.email}`,
+      `To: ${replyAddress(t.token)}`,
+      `Subject: Re: [#${t.id}] Entrega`,
+      `Message-ID: <${randomUUID()}@mail.example.com>`,
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+      '',
+      `--${boundary}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Segue o comprovante escaneado e minhas anotações.',
+      `--${boundary}`,
+      'Content-Type: application/pdf; name="comprovante.pdf"',
+      'Content-Disposition: attachment; filename="comprovante.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      big.toString('base64').replace(/.{76}/g, '$&\r\n'),
+      `--${boundary}`,
+      'Content-Type: text/plain; name="anotacoes.txt"',
+      'Content-Disposition: attachment; filename="anotacoes.txt"',
+      '',
+      'Pedido 88231, entregue em 20/11.',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n'),
+  );
+  expect(raw.length).toBeGreaterThan(27 * 1024 * 1024);
+  await send({ from: t.email, to: [replyAddress(t.token)] }, raw);
+  const record = await settled(t.email, 90_000);
+  expect(record).toMatchObject({ state: 'processed', size: raw.length, result: { ticketId: t.id, threadedBy: 'token', refusedFiles: 1 } });
+  const [message] = (await messagesOf(t.id)).filter((m) => m.canal === 'email');
+  expect(message).toMatchObject({ conteudo: 'Segue o comprovante escaneado e minhas anotações.', arquivosRecusados: [expect.objectContaining({ nome: 'comprovante.pdf', motivo: 'too-large', tamanho: big.length })] });
+  const kept = await svc.deps.mongo.conn.db!.collection('ticket_attachments').find({ supportId: t.id, mensagemId: message!._id }).toArray();
+  expect(kept.map((a) => [a.nomeArquivo, a.tipoArquivo])).toEqual([['anotacoes.txt', 'text/plain']]);
+  const view = (await client(svc).get(`/support/${t.id}`).set('Authorization', `Bearer ${await agentToken('agent-inbound')}`).expect(200)).body.data.mensagens;
+  expect(view.at(-1)).toMatchObject({ canal: 'email', arquivosRecusados: [expect.objectContaining({ nome: 'comprovante.pdf', motivo: 'too-large' })] });
+});
