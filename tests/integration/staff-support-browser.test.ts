@@ -359,4 +359,25 @@ describe('the support desk', () => {
     expect(one.consoleErrors).toEqual([]);
     expect(two.consoleErrors).toEqual([]);
   });
+
+  it("shows a requester's mail as such: by e-mail, a DMARC failure warned of, the files not kept with why", async () => {
+    const { page } = one;
+    const id = ids[3]!;
+    const ticket = (await ticketOf(id))!;
+    // As the inbound processing stores it (operations/support/inbound-process.ts).
+    await web.deps.console.support.tickets.addMessage(ticket, {
+      conteudo: 'Segue o comprovante do pedido.',
+      remetente: address('reader-c'),
+      origem: 'usuario',
+      canal: 'email',
+      email: { dmarcFalhou: true, arquivosRecusados: [{ nome: 'comprovante.pdf', tipo: 'application/pdf', tamanho: 20 * 1024 * 1024, motivo: 'too-large', detalhe: 'larger than 10485760 bytes' }] },
+    });
+    await page.goto(`${web.origin}/staff/support/${id}`);
+    const mail = thread(page).locator('[data-origin="usuario"]').filter({ hasText: 'Segue o comprovante do pedido.' });
+    await mail.waitFor();
+    await mail.getByRole('heading').filter({ hasText: 'by e-mail' }).waitFor();
+    await mail.locator('[data-dmarc="fail"]').filter({ hasText: 'This mail failed DMARC: its sender may not be who it says.' }).waitFor();
+    expect(await mail.getByRole('list', { name: 'Files not kept' }).getByRole('listitem').allTextContents()).toEqual(['Not kept: comprovante.pdf (over 10 MB)']);
+    await checkPage(one, 'staff-support-ticket-email');
+  });
 });

@@ -311,7 +311,7 @@ function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: Read
                 <ul className="sd-msg-refused" aria-label={t('thread.refusedFiles')}>
                   {m.arquivosRecusados.map((f, i) => (
                     <li key={i}>
-                      {t('thread.refusedFile', { name: f.nome, reason: f.detalhe })}
+                      <span title={f.detalhe}>{t('thread.refusedFile', { name: f.nome, reason: t(`thread.refusedReason.${f.motivo}`) })}</span>
                     </li>
                   ))}
                 </ul>

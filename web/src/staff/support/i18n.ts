@@ -138,6 +138,7 @@ export const en = {
     dmarcFailed: 'This mail failed DMARC: its sender may not be who it says.',
     refusedFiles: 'Files not kept',
     refusedFile: 'Not kept: {{name}} ({{reason}})',
+    refusedReason: { 'too-large': 'over 10 MB', 'type-not-allowed': 'a type not accepted', empty: 'empty', 'too-many': 'too many files' },
     delivery: {
       queued: 'Mail queued',
       sending: 'Mail being sent',
@@ -479,6 +480,7 @@ export const pt: typeof en = {
     dmarcFailed: 'Este e-mail falhou no DMARC: o remetente pode não ser quem diz.',
     refusedFiles: 'Arquivos não guardados',
     refusedFile: 'Não guardado: {{name}} ({{reason}})',
+    refusedReason: { 'too-large': 'mais de 10 MB', 'type-not-allowed': 'tipo não aceito', empty: 'vazio', 'too-many': 'arquivos demais' },
     delivery: {
       queued: 'E-mail na fila',
       sending: 'E-mail sendo enviado',
