@@ -349,6 +349,8 @@ describe('the support desk', () => {
     await heading(page, 'Central de suporte').waitFor();
     // The bulk operation started in English is described in Portuguese now.
     await page.getByTestId('bulk-progress').getByRole('heading', { name: 'Operação em massa: Mudar status para Resolvido' }).waitFor();
+    // A notice still shown follows the language too (if the bulk's is still there, it is in Portuguese).
+    expect((await page.locator('.staff-toast').allTextContents()).filter((text) => /started on/.test(text))).toEqual([]);
     await checkPage(one, 'staff-support-queue-pt-phone', { phone: false });
     await row(page, ids[0]!).getByRole('link').click();
     await heading(page, new RegExp(`^#${ids[0]}`)).waitFor();

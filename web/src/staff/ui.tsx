@@ -386,12 +386,17 @@ type Confirm = (options: ConfirmOptions) => Promise<boolean>;
 // ---- Notifications ---------------------------------------------------------------------------
 
 export type NoticeKind = 'success' | 'info' | 'error';
+/**
+ * A notice's words: a string, or a function drawn each time the notices are (in the language of
+ * that moment: a notice shown while the reader switches language follows it).
+ */
+type NoticeText = string | (() => string);
 interface Notice {
   id: number;
   kind: NoticeKind;
-  text: string;
+  text: NoticeText;
 }
-type Notify = (text: string, kind?: NoticeKind) => void;
+type Notify = (text: NoticeText, kind?: NoticeKind) => void;
 
 /** How long a success or information stays; errors stay until dismissed. */
 const NOTICE_MS = 8000;
@@ -405,7 +410,7 @@ function useUi() {
   return ui;
 }
 
-/** `notify(text, kind)`: a notification, announced by screen readers (errors at once). */
+/** `notify(text, kind)`: a notification, announced by screen readers (errors at once); `text` may be a function, to follow the language. */
 export const useNotify = (): Notify => useUi().notify;
 /** `await confirm({ title, body, danger })`: true when the reader confirms. */
 export const useConfirm = (): Confirm => useUi().confirm;
@@ -451,7 +456,7 @@ export function StaffUiProvider({ children }: { children: ReactNode }) {
       .filter((n) => (kind === 'assertive') === (n.kind === 'error'))
       .map((n) => (
         <div key={n.id} className={`staff-toast ${n.kind}`}>
-          <p>{n.text}</p>
+          <p>{typeof n.text === 'function' ? n.text() : n.text}</p>
           <button type="button" className="link" aria-label={t('ui.dismiss')} onClick={() => dismiss(n.id)}>
             <span aria-hidden="true">×</span>
           </button>

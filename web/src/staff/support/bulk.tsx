@@ -319,7 +319,7 @@ function BulkForm({
   onClose: () => void;
   onStarted: () => void;
 }) {
-  const { t } = useTranslation(NS);
+  const { t, i18n } = useTranslation(NS);
   const { t: shell } = useTranslation('staff');
   const { me, can } = useStaff();
   const manager = can('support.manager');
@@ -389,7 +389,11 @@ function BulkForm({
       setProblem(failure.kind === 'unavailable' && kind === 'fast-response' ? t('reply.aiUnavailable') : failureText(failure));
       return;
     }
-    notify(t('bulk.startedNotice', { label: label(t), count }), 'info');
+    // Drawn in the language of the moment it is shown (`t` keeps the language it was made in).
+    notify(() => {
+      const now = i18n.getFixedT(null, NS);
+      return now('bulk.startedNotice', { label: label(now), count });
+    }, 'info');
     onStarted();
   };
 
