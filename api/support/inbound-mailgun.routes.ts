@@ -51,7 +51,7 @@ const malformed = () => new AppError('VALIDATION_FAILED', 'Malformed form body')
 
 /**
  * A form value's bytes. Values are decoded as latin1 (busboy's `defCharset`), which keeps every byte
- * of a urlencoded value and of a part that declares no charset (as Mailgun's do); a part declaring
+ * of a urlencoded value and of a part that declares no charset (form encoders write none); a part declaring
  * another charset was decoded with it, and is written back as UTF-8 when it holds characters
  * beyond latin1 (exact for UTF-8 text, and for 7-bit mail whatever it declares).
  */
@@ -143,6 +143,13 @@ async function readDelivery(ctx: Context, maxBytes: number): Promise<MailgunDeli
       ctx.req.resume();
       mime = { chunks: [], bytes: rawBytes, tooLarge: true };
       resolve();
+    });
+    // A client gone before the end of its body: nothing to answer, and nothing is held for it.
+    ctx.req.once('close', () => {
+      if (ctx.req.complete) return;
+      failure ??= malformed();
+      mime = undefined;
+      reject(failure);
     });
     ctx.req.pipe(busboy);
   });
