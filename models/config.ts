@@ -195,9 +195,9 @@ export const EnvSchema = z.object({
   SUPPORT_MAIL_INBOUND_HOST: z.string().min(1).default('127.0.0.1'),
   SUPPORT_MAIL_SMTP_PORT: port.default(2525),
   SUPPORT_MAIL_LMTP_PORT: port.default(2424),
-  /** A message larger than this is refused at SMTP (552). Room for a 20 MB attachment in base64. */
+  /** A message larger than this is refused at SMTP (552) and by Mailgun's webhook (406). Room for a 20 MB attachment in base64. */
   SUPPORT_MAIL_INBOUND_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(100 * 1024 * 1024).default(30 * 1024 * 1024),
-  /** Mailgun's webhook signing key: the second entry point (POST /support/inbound/mailgun) answers 503 without it. */
+  /** Mailgun's webhook signing key: the second entry point (POST /support/inbound/mailgun/mime) answers 503 without it. */
   MAILGUN_WEBHOOK_SIGNING_KEY: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
   /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
   LIST_TOTAL_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),

@@ -24,6 +24,11 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   /** The body's media type is not accepted by the route. */
   'UNSUPPORTED_MEDIA_TYPE',
+  /**
+   * A mail a provider delivered is refused for good (larger than the limit, not addressed to the
+   * desk): answered 406, the status that tells Mailgun not to retry it.
+   */
+  'MESSAGE_REFUSED',
   /** A rate limit or quota was exceeded. */
   'RATE_LIMITED',
   /** A dependency (MongoDB, Temporal, MinIO, an upstream provider) is unavailable; retry later. */

@@ -151,6 +151,8 @@ async function main(): Promise<number> {
       STRIPE_SECRET_KEY: 'sk_test_stripemock',
       STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}`,
       STRIPE_WEBHOOK_SECRET: config.billing.webhookSecret!,
+      // Mailgun's inbound webhook is signed with this key (tests sign their deliveries with it; the fuzzer's go unsigned: 401).
+      MAILGUN_WEBHOOK_SIGNING_KEY: `key-${randomBytes(16).toString('hex')}`,
       // Mail goes to Mailpit, never to an SMTP server of the developer's shell.
       SMTP_URL: `smtp://127.0.0.1:${ports.mailpitSmtp}`,
       MAILPIT_URL: `http://127.0.0.1:${ports.mailpitUi}`,

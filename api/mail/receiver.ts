@@ -18,6 +18,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../../models/errors';
 import type { InboundMailVia } from '../../models/support/inbound-mail.repo';
+import { isDeskRecipient } from '../../models/support/mail-in.rules';
 import { acceptInboundMail, type InboundMailDeps } from '../../operations/support/inbound-mail';
 
 export type MailReceiverDeps = InboundMailDeps;
@@ -54,18 +55,6 @@ export interface MailReceiver {
 
 export const MAX_RECIPIENTS = 50;
 const BANNER = 'support desk mail receiver';
-
-/** Whether `address` is the desk's (`local@domain`) or one of its `local+anything@domain`, case-insensitively. */
-export function isDeskRecipient(address: string, deskAddress: string): boolean {
-  const split = (a: string) => {
-    const at = a.lastIndexOf('@');
-    return at <= 0 ? null : { local: a.slice(0, at).toLowerCase(), domain: a.slice(at + 1).toLowerCase() };
-  };
-  const desk = split(deskAddress);
-  const given = split(address);
-  if (!desk || !given || given.domain !== desk.domain) return false;
-  return given.local === desk.local || given.local.startsWith(`${desk.local}+`);
-}
 
 /** An error smtp-server answers with `responseCode` (its enhanced status code follows from the code). */
 function reply(code: number, message: string): Error & { responseCode: number } {

@@ -164,7 +164,11 @@ export function createApp<D extends Infra>(service: ServiceDefinition<D>, deps: 
   const parseBody = parser(false);
   const readSignedBody = parser(true);
   const rawBodyPaths = new Set(service.routes.filter((r) => r.rawBody).map((r) => r.path));
+  // A multipart route reads its own stream; one at a fixed path (Mailgun's webhook) may be posted a
+  // urlencoded form too, which the parser must then leave unread.
+  const ownFormPaths = new Set(service.routes.filter((r) => r.bodyType === 'multipart/form-data' && !r.path.includes(':')).map((r) => r.path));
   app.use(async (ctx, next) => {
+    if (ownFormPaths.has(ctx.path)) return await next();
     if (!rawBodyPaths.has(ctx.path)) return await parseBody(ctx, next);
     return await readSignedBody(ctx, async () => {
       const request = ctx.request as { body?: unknown; rawBody?: string };

@@ -42,6 +42,8 @@ function failureFor(status: number, scheme: Scheme): { code: ErrorCode; message:
       return { code: 'NOT_FOUND', message: 'Not found' };
     case 405:
       return { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed' };
+    case 406:
+      return { code: 'MESSAGE_REFUSED', message: 'The message exceeds the limit of 31457280 bytes: refused for good (406: Mailgun does not deliver it again)', details: { reason: 'too-large', maxBytes: 31_457_280 } };
     case 409:
       return { code: 'CONFLICT', message: 'The request conflicts with the current state: reload and try again' };
     case 413:

@@ -19,6 +19,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used before with another request: send a new key for a new request.',
   PAYLOAD_TOO_LARGE: 'The body is larger than the limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not of the media type the operation takes.',
+  MESSAGE_REFUSED: "A mail delivered by a provider's webhook is refused for good (too large, not for this desk): the provider must not deliver it again.",
   RATE_LIMITED: 'A rate limit or quota is spent: wait `Retry-After` seconds.',
   INTERNAL: 'Our fault. Retry later, with the same Idempotency-Key on a creation; nothing is lost.',
   DEPENDENCY_UNAVAILABLE: 'A dependency (database, workflow engine, storage, a provider) is down: retry with backoff; nothing was changed.',

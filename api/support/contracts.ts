@@ -560,3 +560,32 @@ export const LiveStreamEvent = z
 
 /** An internal note (issue 38): staff to staff. */
 export const AddNoteBody = z.strictObject({ conteudo: text(TEXT_MAX) }).meta({ id: 'AddNoteRequest' });
+
+// ---- Mailgun's inbound webhook (issue 39) -------------------------------------------------------
+
+/** The largest message the configuration allows (SUPPORT_MAIL_INBOUND_MAX_BYTES, 30 MiB unless configured). */
+const INBOUND_MAIL_MAX_BYTES = 100 * 1024 * 1024;
+
+/**
+ * One delivery of a Mailgun route's `forward()` to a URL ending in `mime` (the route reads its own
+ * stream; this documents it). Mailgun adds other fields (`from`, `subject`…): they are ignored.
+ */
+export const MailgunInboundBody = z
+  .looseObject({
+    'body-mime': z
+      .string()
+      .min(1)
+      .max(INBOUND_MAIL_MAX_BYTES)
+      .meta({ format: 'binary' })
+      .describe('the raw message (RFC 5322) as Mailgun received it, at most SUPPORT_MAIL_INBOUND_MAX_BYTES (30 MiB unless configured; more: 406)'),
+    recipient: z.string().min(1).max(20_000).describe("the envelope recipients, comma-separated: each the desk's address or its +tag form (else 406)"),
+    sender: z.string().max(998).optional().describe('the envelope sender (MAIL FROM); empty for a bounce'),
+    timestamp: z.string().max(12).regex(/^\d{1,12}$/).describe('when Mailgun signed the delivery (Unix seconds); more than 5 minutes from now: 401'),
+    token: z.string().min(1).max(256).describe('a random string Mailgun makes per delivery; a second delivery with it: 409'),
+    signature: z.string().length(64).regex(/^[0-9a-fA-F]{64}$/).describe('hex HMAC-SHA256 of timestamp and token (joined) with the webhook signing key (MAILGUN_WEBHOOK_SIGNING_KEY); wrong or missing: 401'),
+  })
+  .meta({ id: 'MailgunInboundRequest' });
+
+export const MailgunInboundAnswer = z
+  .object({ received: z.literal(true), id: Uuid.describe('the inbound record the message was stored as (its processing follows)') })
+  .meta({ id: 'MailgunInboundAnswer' });

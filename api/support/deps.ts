@@ -14,6 +14,10 @@ import type { Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
 import { makeLiveDeps, type LiveDeps } from './live.deps';
 import { mailOutboxOf, type MailOutbox } from '../../operations/support/mail-delivery';
+import { createInboundMailRepo } from '../../models/support/inbound-mail.repo';
+import { createMailgunTokenRepo } from '../../models/support/mailgun-token.repo';
+import { handOverInboundMail } from '../../operations/support/inbound-process';
+import type { MailgunMailDeps } from '../../operations/support/inbound-mailgun';
 
 export interface SupportDeps extends Infra {
   tickets: TicketRepo;
@@ -32,6 +36,11 @@ export interface SupportDeps extends Infra {
   live: LiveDeps;
   /** Starts the mail of stored staff replies and acknowledgements (issue 39). */
   mailOutbox: MailOutbox;
+  /**
+   * Mailgun's inbound webhook (issue 39): what a message is accepted with (as the SMTP receiver
+   * does: MinIO, the inbound record, the hand-over to its processing workflow) and the tokens taken.
+   */
+  mailgun: MailgunMailDeps;
   /** Every request, per client IP. */
   ipLimiter: Limiter;
   /** Public ticket creation, per client IP. */
@@ -41,6 +50,8 @@ export interface SupportDeps extends Infra {
 export function makeSupportDeps(infra: Infra): SupportDeps {
   const { conn } = infra.mongo;
   const { rateLimitPerMinute, createRateLimitPerMinute } = infra.config.support;
+  const inbound = createInboundMailRepo(conn);
+  const handOverDeps = { temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, inbound, now: () => new Date(), logger: infra.logger };
   return {
     ...infra,
     tickets: createTicketRepo(conn, createListTotals({ maxAgeMs: infra.config.lists.totalMaxAgeMs })),
@@ -55,6 +66,12 @@ export function makeSupportDeps(infra: Infra): SupportDeps {
     agents: agentsOf(createStaffRepo(conn)),
     live: makeLiveDeps(infra),
     mailOutbox: mailOutboxOf({ temporal: infra.temporal, taskQueuePrefix: infra.config.temporal.taskQueuePrefix, sendDelayMs: infra.config.support.mail.sendDelayMs, logger: infra.logger }),
+    mailgun: {
+      // A failed hand-over leaves the record `stored`: the inbound relay hands it over (as for the receiver).
+      accept: { inbound, storage: infra.storage, logger: infra.logger, handOver: async (id) => void (await handOverInboundMail(handOverDeps, id)) },
+      tokens: createMailgunTokenRepo(conn),
+      logger: infra.logger,
+    },
     ipLimiter: windowLimiter(infra, {
       name: 'support-ip',
       points: rateLimitPerMinute,

@@ -5,7 +5,7 @@
  * newsletter support desk of a few hundred tickets a month, in November 2026.
  */
 import type { z } from 'zod';
-import type { LiveStreamEvent, TicketPresenceView } from './contracts';
+import type { LiveStreamEvent, MailgunInboundAnswer, MailgunInboundBody, TicketPresenceView } from './contracts';
 import type {
   QueueCountsView,
   AttachmentSchema,
@@ -498,3 +498,28 @@ export const liveTicketEventExample = {
 
 /** The reader's reply, sent after she read the agent's answer (the newest message she saw): POST /support/:id/mensagens. */
 export const readerReplyBody = { ...readerMessageBody, lastSeenMessageId: agentMessageExample.id };
+
+// ---- Mailgun's inbound webhook (issue 39) ------------------------------------------------------
+
+/**
+ * The reader's reply by e-mail as Mailgun forwards it (POST /support/inbound/mailgun/mime): the raw
+ * message, the envelope and the signature (an HMAC of timestamp and token with the signing key).
+ */
+export const mailgunDeliveryExample = {
+  'body-mime': [
+    'Received: from mail-ed1-f54.google.com (mail-ed1-f54.google.com [209.85.208.54]) by mxa.mailgun.org with ESMTP id 6744a1d2; Tue, 24 Nov 2026 12:41:17 +0000',
+    `From: Renata Alves <${readerEmail}>`,
+    'To: support+k7q2m4xw9r3tz6bn8vcy5hpd@newsletter.dev',
+    `Subject: Re: [#${ticketId}] Suporte: Não estou recebendo a edição`,
+    'Message-ID: <CAF9x2bQ@mail.gmail.com>',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Chegou sim, obrigada!',
+  ].join('\r\n'),
+  recipient: 'support+k7q2m4xw9r3tz6bn8vcy5hpd@newsletter.dev',
+  sender: readerEmail,
+  timestamp: String(Date.parse(THANKED) / 1000),
+  token: 'c9f4a1e07b3d5f28a6e1c0b94d7f3a2e8b5c1d6f0a9e4b7c3d',
+  signature: '5e0d1c6b2f7a8e93d4c0b1a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2',
+} satisfies z.input<typeof MailgunInboundBody>;
+export const mailgunReceivedExample = { received: true, id: '3f9b2c71-8e4d-4a65-b0c2-7d1e9f6a5b38' } satisfies z.input<typeof MailgunInboundAnswer>;

@@ -63,5 +63,6 @@ export const supportTags: Record<string, string> = {
   'fast response': 'A reply drafted by AI from the ticket and its history, for an agent to review and send.',
   'bulk operations': 'One change to many tickets (status, tags, a message, deletion, AI replies), run as a workflow and followed by its id.',
   reports: "The desk's numbers: volumes, times to first answer and to resolution, agents, categories, cohorts, comparisons; cached, in JSON or CSV.",
+  'inbound mail': "Requesters' mail forwarded by Mailgun's inbound routing (signed by Mailgun): stored, then processed into the tickets. The desk's SMTP/LMTP receiver takes the same mail without HTTP.",
   operations: "The service's own operations (smoke test for operators).",
 };

@@ -6,6 +6,7 @@ import { opsRoutes } from '../shared/ops.routes';
 import type { SupportDeps } from './deps';
 import { bulkRoutes } from './bulk/routes';
 import { fastResponseRoutes } from './fast-response.routes';
+import { mailgunRoutes } from './inbound-mailgun.routes';
 import { liveRoutes } from './live.routes';
 import { attachmentRoutes } from './tickets/attachments';
 import { ticketRoutes } from './tickets/routes';
@@ -33,5 +34,5 @@ export const supportService: ServiceDefinition<SupportDeps> = {
   middleware: [perIpLimit],
   everyRouteRateLimited: true,
   // The live routes' static path (/support/eventos) before /support/:id.
-  routes: [...reportRoutes, ...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...liveRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
+  routes: [...reportRoutes, ...bulkRoutes, ...fastResponseRoutes, ...attachmentRoutes, ...liveRoutes, ...mailgunRoutes, ...ticketRoutes, ...opsRoutes<SupportDeps>('support')],
 };

@@ -13,7 +13,12 @@ export interface MailAuthResults {
 
 export type MailAuthResolver = NonNullable<AuthenticateOptions['resolver']>;
 
-/** The authentication port of operations/support/inbound-process.ts. `mta` names us in the results. */
+/**
+ * The authentication port of operations/support/inbound-process.ts. `mta` names us in the results.
+ * An unknown client (`ip` empty: mail from Mailgun's webhook whose Received header named none) is
+ * not SPF-checked: `none`, where mailauth would say `temperror` (no IP to check); DKIM and DMARC are
+ * read from the message as always.
+ */
 export function createMailAuthenticator(options: { resolver?: MailAuthResolver; mta?: string } = {}) {
   return async (raw: Buffer, client: { ip: string; helo: string; sender: string }): Promise<MailAuthResults> => {
     const res = await authenticate(raw, {
@@ -27,7 +32,7 @@ export function createMailAuthenticator(options: { resolver?: MailAuthResolver; 
     });
     const dkim = res.dkim.results.find((r) => r.status.result === 'pass') ?? res.dkim.results[0];
     return {
-      spf: res.spf ? res.spf.status.result : 'none',
+      spf: res.spf && client.ip ? res.spf.status.result : 'none',
       dkim: dkim ? dkim.status.result : 'none',
       dmarc: res.dmarc ? res.dmarc.status.result : 'none',
     };

@@ -17,8 +17,8 @@ export const INBOUND_MAIL_COLLECTION = 'support_inbound_mail';
 export const INBOUND_MAIL_STATES = ['stored', 'handed-over', 'processed', 'failed'] as const;
 export type InboundMailState = (typeof INBOUND_MAIL_STATES)[number];
 
-/** How the message reached us: the SMTP or LMTP listener, or (later) a provider's inbound webhook. */
-export type InboundMailVia = 'smtp' | 'lmtp' | 'webhook';
+/** How the message reached us: the SMTP or LMTP listener, or Mailgun's inbound webhook (POST /support/inbound/mailgun/mime). */
+export type InboundMailVia = 'smtp' | 'lmtp' | 'mailgun';
 
 export interface InboundMailEnvelope {
   /** The reverse path (MAIL FROM); '' for the null sender of a bounce. */
@@ -28,7 +28,10 @@ export interface InboundMailEnvelope {
 }
 
 export interface InboundMailRemote {
-  /** The connecting client's IP address. */
+  /**
+   * The connecting client's IP address. Through Mailgun: the client Mailgun's own Received header
+   * names, or '' when it names none we can use (SPF is then not checked: `none`).
+   */
   address: string;
   /** The client's host name (its reverse lookup, or `[ip]` when none was made). */
   hostname: string;

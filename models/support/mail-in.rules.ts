@@ -11,6 +11,7 @@
  * - `threadCandidates`: which ticket a mail belongs to, strongest evidence first.
  * - `visibleReply`: the text the requester wrote, without the history their client quoted.
  * - `attachmentVerdicts`: which files are taken into the ticket and why the others are not.
+ * - `isDeskRecipient`: the recipients the desk takes mail for (the receiver's and the webhook's rule).
  *
  * Bounded work: every text is cut (MAX_INPUT_CHARS) before any regular expression sees it, the
  * expressions here are linear, and email-reply-parser (whose expressions backtrack: `On a a a …`
@@ -29,6 +30,23 @@ type Attachment = PostalMime.Attachment;
 export const MAX_INPUT_CHARS = 200_000;
 /** The longest header value read. */
 const MAX_HEADER_CHARS = 2_000;
+
+// ---- Recipients ---------------------------------------------------------------------------------
+
+/**
+ * Whether an envelope recipient is the desk's (`local@domain`) or one of its `local+anything@domain`,
+ * case-insensitively: the only mail the desk takes, whichever way it came (SMTP, LMTP, Mailgun).
+ */
+export function isDeskRecipient(address: string, deskAddress: string): boolean {
+  const split = (a: string) => {
+    const at = a.lastIndexOf('@');
+    return at <= 0 ? null : { local: a.slice(0, at).toLowerCase(), domain: a.slice(at + 1).toLowerCase() };
+  };
+  const desk = split(deskAddress);
+  const given = split(address);
+  if (!desk || !given || given.domain !== desk.domain) return false;
+  return given.local === desk.local || given.local.startsWith(`${desk.local}+`);
+}
 
 // ---- Headers -----------------------------------------------------------------------------------
 

@@ -524,6 +524,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/support/inbound/mailgun/mime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mailgun's inbound webhook: a requester's mail
+         * @description A Mailgun route's `forward("https://<support host>/support/inbound/mailgun/mime")` posts each mail to the desk here (Mailgun posts the raw message, `body-mime`, only to a URL ending in `mime`). The signature (`timestamp`, `token`, `signature`: hex HMAC-SHA256 of timestamp and token with MAILGUN_WEBHOOK_SIGNING_KEY) is checked first: missing, wrong or more than 9 hours from now, 401. Then `body-mime` (missing: 400; larger than SUPPORT_MAIL_INBOUND_MAX_BYTES: 406, which Mailgun does not retry) and the recipients (each the desk's address or its +tag form, else 406); a token used before is a replay, 409. A message taken is stored (object storage, then its inbound record) before the 200, then processed like mail the SMTP receiver takes: it lands in the ticket of the reply address it was sent to, or opens one. Storage unavailable: 503, nothing kept (Mailgun retries). Without a signing key configured, 503. Every refusal stores nothing.
+         */
+        post: operations["postSupportInboundMailgunMime"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support": {
         parameters: {
             query?: never;
@@ -835,7 +855,7 @@ export interface components {
              * @description Stable error code, e.g. VALIDATION_FAILED
              * @enum {string}
              */
-            error?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DEPENDENCY_UNAVAILABLE" | "TIMEOUT" | "INTERNAL";
+            error?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "MESSAGE_REFUSED" | "RATE_LIMITED" | "DEPENDENCY_UNAVAILABLE" | "TIMEOUT" | "INTERNAL";
             /** @description Field-level issues (validation) or extra context */
             details?: unknown;
         };
@@ -1480,6 +1500,34 @@ export interface components {
              */
             state: "viewing" | "replying";
         };
+        MailgunInboundAnswer: {
+            /** @constant */
+            received: true;
+            /**
+             * Format: uuid
+             * @description the inbound record the message was stored as (its processing follows)
+             */
+            id: string;
+        };
+        MailgunInboundRequest: {
+            /**
+             * Format: binary
+             * @description the raw message (RFC 5322) as Mailgun received it, at most SUPPORT_MAIL_INBOUND_MAX_BYTES (30 MiB unless configured; more: 406)
+             */
+            "body-mime": string;
+            /** @description the envelope recipients, comma-separated: each the desk's address or its +tag form (else 406) */
+            recipient: string;
+            /** @description the envelope sender (MAIL FROM); empty for a bounce */
+            sender?: string;
+            /** @description when Mailgun signed the delivery (Unix seconds); more than 5 minutes from now: 401 */
+            timestamp: string;
+            /** @description a random string Mailgun makes per delivery; a second delivery with it: 409 */
+            token: string;
+            /** @description hex HMAC-SHA256 of timestamp and token (joined) with the webhook signing key (MAILGUN_WEBHOOK_SIGNING_KEY); wrong or missing: 401 */
+            signature: string;
+        } & {
+            [key: string]: unknown;
+        };
         Ticket: {
             /** Format: int64 */
             id: number;
@@ -2054,6 +2102,29 @@ export interface components {
                  *       "success": false,
                  *       "message": "The request did not finish in time",
                  *       "error": "TIMEOUT"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportError"];
+            };
+        };
+        /** @description Refused for good: not to be delivered again */
+        SupportNotAcceptable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "The message exceeds the limit of 31457280 bytes: refused for good (406: Mailgun does not deliver it again)",
+                 *       "error": "MESSAGE_REFUSED",
+                 *       "details": {
+                 *         "reason": "too-large",
+                 *         "maxBytes": 31457280
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["SupportError"];
@@ -4191,6 +4262,67 @@ export interface operations {
             401: components["responses"]["SupportUnauthorizedBearer"];
             403: components["responses"]["SupportForbiddenBearer"];
             404: components["responses"]["SupportNotFound"];
+            413: components["responses"]["SupportPayloadTooLarge"];
+            415: components["responses"]["SupportUnsupportedMediaType"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    postSupportInboundMailgunMime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body-mime": "Received: from mail-ed1-f54.google.com (mail-ed1-f54.google.com [209.85.208.54]) by mxa.mailgun.org with ESMTP id 6744a1d2; Tue, 24 Nov 2026 12:41:17 +0000\r\nFrom: Renata Alves <renata.alves@example.com>\r\nTo: support+k7q2m4xw9r3tz6bn8vcy5hpd@newsletter.dev\r\nSubject: Re: [#1842] Suporte: Não estou recebendo a edição\r\nMessage-ID: <CAF9x2bQ@mail.gmail.com>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nChegou sim, obrigada!",
+                 *       "recipient": "support+k7q2m4xw9r3tz6bn8vcy5hpd@newsletter.dev",
+                 *       "sender": "renata.alves@example.com",
+                 *       "timestamp": "1795524078",
+                 *       "token": "c9f4a1e07b3d5f28a6e1c0b94d7f3a2e8b5c1d6f0a9e4b7c3d",
+                 *       "signature": "5e0d1c6b2f7a8e93d4c0b1a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MailgunInboundRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Mensagem recebida",
+                     *       "data": {
+                     *         "received": true,
+                     *         "id": "3f9b2c71-8e4d-4a65-b0c2-7d1e9f6a5b38"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["MailgunInboundAnswer"];
+                    };
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            406: components["responses"]["SupportNotAcceptable"];
+            409: components["responses"]["SupportConflict"];
             413: components["responses"]["SupportPayloadTooLarge"];
             415: components["responses"]["SupportUnsupportedMediaType"];
             429: components["responses"]["SupportTooManyRequests"];

@@ -425,7 +425,7 @@ export interface components {
              * @description Stable error code, e.g. VALIDATION_FAILED
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DEPENDENCY_UNAVAILABLE" | "TIMEOUT" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "MESSAGE_REFUSED" | "RATE_LIMITED" | "DEPENDENCY_UNAVAILABLE" | "TIMEOUT" | "INTERNAL";
             /** @description Field-level issues (validation) or extra context */
             details?: unknown;
         };
