@@ -165,7 +165,7 @@ export const mailgunRoutes = [
     description:
       'A Mailgun route\'s `forward("https://<support host>/support/inbound/mailgun/mime")` posts each mail to the desk here (Mailgun posts the raw message, `body-mime`, only to a URL ending in `mime`). ' +
       'The signature (`timestamp`, `token`, `signature`: hex HMAC-SHA256 of timestamp and token with MAILGUN_WEBHOOK_SIGNING_KEY) is checked first: missing, wrong or more than 9 hours from now, 401. ' +
-      "Then `body-mime` (missing: 400; larger than SUPPORT_MAIL_INBOUND_MAX_BYTES: 406, which Mailgun does not retry) and the recipients (each the desk's address or its +tag form, else 406); a token used before is a replay, 409. " +
+      "Then `body-mime` (missing: 400; larger than SUPPORT_MAIL_INBOUND_MAX_BYTES: 406, which Mailgun does not retry) and the recipients (each the desk's address or its +tag form, else 406); a delivery whose token was used before is answered as the first was (200, the same record; nothing stored again), or 409 while the first is still being stored. " +
       'A message taken is stored (object storage, then its inbound record) before the 200, then processed like mail the SMTP receiver takes: it lands in the ticket of the reply address it was sent to, or opens one. ' +
       'Storage unavailable: 503, nothing kept (Mailgun retries). Without a signing key configured, 503. Every refusal stores nothing.',
     tags: ['inbound mail'],
@@ -178,8 +178,8 @@ export const mailgunRoutes = [
     handler: async ({ auth: signingKey, ctx, deps }) => {
       const { maxBytes } = deps.config.support.mail.inbound;
       const delivery = await readDelivery(ctx, maxBytes);
-      const { id } = await acceptMailgunMail(deps.mailgun, { delivery, signingKey, deskAddress: deps.config.support.mail.address, maxBytes });
-      return reply({ message: 'Mensagem recebida', data: { received: true as const, id } });
+      const { id, repeated } = await acceptMailgunMail(deps.mailgun, { delivery, signingKey, deskAddress: deps.config.support.mail.address, maxBytes });
+      return reply({ message: repeated ? 'Mensagem já recebida' : 'Mensagem recebida', data: { received: true as const, id } });
     },
   }),
 ];

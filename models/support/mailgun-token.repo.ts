@@ -16,6 +16,8 @@ interface MailgunTokenDoc {
   _id: string;
   receivedAt: Date;
   expiresAt: Date;
+  /** The record of the message its delivery brought, once stored (a repeat answers it). */
+  recordId?: string;
 }
 
 export function createMailgunTokenRepo(conn: Connection) {
@@ -26,17 +28,24 @@ export function createMailgunTokenRepo(conn: Connection) {
   return {
     ensureIndexes,
 
-    /** Takes a delivery's token: true the first time, false when it was taken already (a replay). */
-    async claim(token: string, at: Date, ttlMs: number): Promise<boolean> {
+    /**
+     * Takes a delivery's token: `claimed` the first time; else what the first delivery with it
+     * stored (`stored`, its record's id) or `in-flight` when it has stored nothing yet.
+     */
+    async claim(token: string, at: Date, ttlMs: number): Promise<{ state: 'claimed' } | { state: 'stored'; recordId: string } | { state: 'in-flight' }> {
       await ensureIndexes();
       try {
         await writeRacingOnUniqueKey(() => tokens().insertOne({ _id: mailgunTokenKey(token), receivedAt: at, expiresAt: new Date(at.getTime() + ttlMs) }));
-        return true;
+        return { state: 'claimed' };
       } catch (err) {
-        if (isDuplicateKey(err)) return false;
-        throw err;
+        if (!isDuplicateKey(err)) throw err;
+        const earlier = await tokens().findOne({ _id: mailgunTokenKey(token) });
+        return earlier?.recordId ? { state: 'stored', recordId: earlier.recordId } : { state: 'in-flight' };
       }
     },
+
+    /** The message a token's delivery brought was stored as `recordId`. */
+    stored: async (token: string, recordId: string): Promise<void> => void (await tokens().updateOne({ _id: mailgunTokenKey(token) }, { $set: { recordId } })),
 
     /** Gives a token back: its delivery was not kept (a fault), so Mailgun's retry is not a replay. */
     release: async (token: string): Promise<void> => void (await tokens().deleteOne({ _id: mailgunTokenKey(token) })),

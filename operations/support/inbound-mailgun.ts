@@ -10,7 +10,9 @@
  *    Mailgun does not deliver it again);
  * 3. the recipients: none, or more than 50 → VALIDATION_FAILED; one that is not the desk's address
  *    or its `+tag` form → MESSAGE_REFUSED;
- * 4. the token, taken once (a unique index): taken already → CONFLICT (409), a replay;
+ * 4. the token, taken once (a unique index): a delivery seen before is answered as it was (200,
+ *    the same record: Mailgun resending after a lost answer stores nothing twice, and neither
+ *    does a replay); one still being stored → CONFLICT (409, Mailgun tries again later);
  * 5. stored and recorded; a MinIO or MongoDB fault → DEPENDENCY_UNAVAILABLE (503, Mailgun retries),
  *    nothing half-kept (acceptInboundMail's clean-up), and the token given back so that the retry
  *    is not taken for a replay.
@@ -43,7 +45,7 @@ export interface MailgunDelivery extends MailgunSignatureFields {
 export interface MailgunMailDeps {
   /** What the SMTP receiver accepts a message with (storage, records, hand-over). */
   accept: InboundMailDeps;
-  tokens: Pick<MailgunTokenRepo, 'claim' | 'release'>;
+  tokens: Pick<MailgunTokenRepo, 'claim' | 'stored' | 'release'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   now?: () => Date;
 }
@@ -77,7 +79,7 @@ function headOf(chunks: Buffer[]): Buffer {
 }
 
 /** Accepts one delivery; resolves with the record's id once the message is stored and recorded. See the file's comment. */
-export async function acceptMailgunMail(deps: MailgunMailDeps, input: MailgunMailInput): Promise<{ id: string }> {
+export async function acceptMailgunMail(deps: MailgunMailDeps, input: MailgunMailInput): Promise<{ id: string; repeated: boolean }> {
   const { delivery, deskAddress, maxBytes } = input;
   const now = (deps.now ?? (() => new Date()))();
   const verdict = verifyMailgunSignature(input.signingKey, delivery, now);
@@ -102,9 +104,14 @@ export async function acceptMailgunMail(deps: MailgunMailDeps, input: MailgunMai
   }
 
   const token = delivery.token!;
-  if (!(await deps.tokens.claim(token, now, MAILGUN_TOKEN_TTL_MS))) {
-    deps.logger.warn({}, 'mailgun delivery refused: its token was used before (a replay)');
-    throw new AppError('CONFLICT', 'This Mailgun delivery was received already (its token was used): refused as a replay');
+  const claim = await deps.tokens.claim(token, now, MAILGUN_TOKEN_TTL_MS);
+  if (claim.state === 'stored') {
+    deps.logger.info({ id: claim.recordId }, 'mailgun delivery seen before: answered as it was, nothing stored again');
+    return { id: claim.recordId, repeated: true };
+  }
+  if (claim.state === 'in-flight') {
+    deps.logger.warn({}, 'mailgun delivery refused: the same delivery is being stored');
+    throw new AppError('CONFLICT', 'This Mailgun delivery is being received already (its token is in use): try again later');
   }
   try {
     const id = await acceptInboundMail(deps.accept, {
@@ -114,7 +121,10 @@ export async function acceptMailgunMail(deps: MailgunMailDeps, input: MailgunMai
       via: 'mailgun',
       maxBytes,
     });
-    return { id };
+    // The message is stored: a repeat of this delivery is answered with it. Should this write fail,
+    // a repeat gets 409 until the token expires, and the message is kept either way.
+    await deps.tokens.stored(token, id).catch((err: unknown) => deps.logger.warn({ err, id }, 'mailgun delivery stored; its token not marked'));
+    return { id, repeated: false };
   } catch (err) {
     // Not kept: the token goes back, so Mailgun's retry of this delivery is no replay.
     await deps.tokens.release(token).catch((cleanup: unknown) => deps.logger.error({ err: cleanup }, 'mailgun delivery not kept, and its token could not be given back: a retry of it will be refused as a replay'));

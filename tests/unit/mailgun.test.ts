@@ -132,12 +132,18 @@ describe('acceptMailgunMail', () => {
   function fakes(options: { putFails?: boolean; recordFails?: boolean } = {}) {
     const calls: string[] = [];
     const records: Record<string, unknown>[] = [];
-    const taken = new Set<string>();
+    const taken = new Map<string, string | null>();
     const deps: MailgunMailDeps = {
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       now: () => now,
       tokens: {
-        claim: async (t) => (calls.push(`claim ${t}`), taken.has(t) ? false : (taken.add(t), true)),
+        claim: async (t) => {
+          calls.push(`claim ${t}`);
+          if (!taken.has(t)) return (taken.set(t, null), { state: 'claimed' as const });
+          const recordId = taken.get(t);
+          return recordId ? { state: 'stored' as const, recordId } : { state: 'in-flight' as const };
+        },
+        stored: async (t, id) => void taken.set(t, id),
         release: async (t) => void (calls.push(`release ${t}`), taken.delete(t)),
       },
       accept: {
@@ -179,7 +185,7 @@ describe('acceptMailgunMail', () => {
 
   it('stores and records a signed delivery (via mailgun, the envelope, the client from Received), then hands it over', async () => {
     const { deps, calls, records } = fakes();
-    expect(await accept(deps, delivery())).toEqual({ id: 'rec-1' });
+    expect(await accept(deps, delivery())).toEqual({ id: 'rec-1', repeated: false });
     expect(calls).toEqual([`claim ${token}`, 'put inbound-mail/2026/11/24/rec-1.eml', 'record', 'hand over rec-1']);
     expect(records[0]).toMatchObject({
       via: 'mailgun',
@@ -213,12 +219,17 @@ describe('acceptMailgunMail', () => {
     expect(calls).toEqual([]);
   });
 
-  it('takes a token once: the same delivery again is a replay (409), nothing stored twice', async () => {
+  it('takes a token once: the same delivery again is answered as the first was (its record), nothing stored twice', async () => {
     const { deps, calls } = fakes();
-    await accept(deps, delivery());
-    const err = await refusal(accept(deps, delivery()));
-    expect(err).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/received already/) });
+    expect(await accept(deps, delivery())).toEqual({ id: 'rec-1', repeated: false });
+    expect(await accept(deps, delivery())).toEqual({ id: 'rec-1', repeated: true });
     expect(calls.filter((c) => c.startsWith('put'))).toHaveLength(1);
+  });
+
+  it('the same delivery while the first is still being stored: 409, to be tried again', async () => {
+    const { deps } = fakes();
+    await deps.tokens.claim(token, now, 1_000);
+    expect(await refusal(accept(deps, delivery()))).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/being received/) });
   });
 
   it('a storage or database fault is a 503 with nothing kept, and the token given back so that the retry is no replay', async () => {
