@@ -16,6 +16,7 @@ import { signFileLink } from '../models/support/file-links';
 import { createMailRepo } from '../models/support/mail.repo';
 import { createTicketRepo } from '../models/support/ticket.repo';
 import { createMailAuthenticator, type MailAuthResolver } from '../models/infra/mail-auth';
+import { relayMatcher } from '../models/infra/relays';
 import { createInboundMailRepo } from '../models/support/inbound-mail.repo';
 import { forwardStoredMail, giveUpInboundMail, processInboundMail, type InboundProcessDeps } from '../operations/support/inbound-process';
 import { deliverMail, forwardQueuedMail, giveUpMail, mailOutboxOf, type MailDeliveryDeps, type MailOutbox } from '../operations/support/mail-delivery';
@@ -90,6 +91,7 @@ export function inboundDepsOf(deps: SupportMailActivityDeps & { resolver?: MailA
     outbox,
     authenticate: createMailAuthenticator({ ...(deps.resolver ? { resolver: deps.resolver } : {}), mta: desk.address.split('@')[1]! }),
     desk: { address: desk.address, secret: desk.secret },
+    trustedRelay: relayMatcher(desk.inbound.trustedRelays),
     now: () => new Date(),
   };
 }

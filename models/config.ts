@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { PLAN_LIMITS, type Plan } from './shared/plan.rules';
+import { validRelay } from './infra/relays';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -197,6 +198,16 @@ export const EnvSchema = z.object({
   SUPPORT_MAIL_LMTP_PORT: port.default(2424),
   /** A message larger than this is refused at SMTP (552) and by Mailgun's webhook (406). Room for a 20 MB attachment in base64. */
   SUPPORT_MAIL_INBOUND_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(100 * 1024 * 1024).default(30 * 1024 * 1024),
+  /**
+   * The MTAs in front of the receiver (IPs or CIDRs, comma-separated): for mail one of them hands
+   * over, SPF is checked for the client it names in its Received header, not for the MTA itself.
+   */
+  SUPPORT_MAIL_TRUSTED_RELAYS: z
+    .string()
+    .max(4_000)
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((list) => list.every(validRelay), 'each must be an IP address or a CIDR block (10.0.0.0/8, 2001:db8::/32)'),
   /** Mailgun's webhook signing key: the second entry point (POST /support/inbound/mailgun/mime) answers 503 without it. */
   MAILGUN_WEBHOOK_SIGNING_KEY: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
   /** How old the shared count behind a long list's pagination.total may be (0: count on every page). */
@@ -412,7 +423,7 @@ export interface Config {
       sendDelayMs: number;
       attachMaxBytes: number;
       relayScheduled: boolean;
-      inbound: { host: string; smtpPort: number; lmtpPort: number; maxBytes: number };
+      inbound: { host: string; smtpPort: number; lmtpPort: number; maxBytes: number; trustedRelays: string[] };
       mailgunSigningKey: string | undefined;
     };
   };
@@ -655,7 +666,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         sendDelayMs: e.SUPPORT_MAIL_SEND_DELAY_SECONDS * 1000,
         relayScheduled: e.SUPPORT_MAIL_RELAY_SCHEDULE_ENABLED,
         attachMaxBytes: e.SUPPORT_MAIL_ATTACH_MAX_BYTES,
-        inbound: { host: e.SUPPORT_MAIL_INBOUND_HOST, smtpPort: e.SUPPORT_MAIL_SMTP_PORT, lmtpPort: e.SUPPORT_MAIL_LMTP_PORT, maxBytes: e.SUPPORT_MAIL_INBOUND_MAX_BYTES },
+        inbound: { host: e.SUPPORT_MAIL_INBOUND_HOST, smtpPort: e.SUPPORT_MAIL_SMTP_PORT, lmtpPort: e.SUPPORT_MAIL_LMTP_PORT, maxBytes: e.SUPPORT_MAIL_INBOUND_MAX_BYTES, trustedRelays: e.SUPPORT_MAIL_TRUSTED_RELAYS },
         mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
       },
     },

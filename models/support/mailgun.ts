@@ -100,10 +100,11 @@ function publicAddress(ip: string): boolean {
 }
 
 /**
- * The client Mailgun's MX took the message from, as its Received header says it (`from <helo>
- * (<name> [<ip>]) by …`): the topmost Received header of the message's first 64 KiB of headers,
- * its first 2,000 characters. Null when there is none, or its from-clause names no address a client
- * on the Internet could have (a hop inside Mailgun would give SPF a wrong answer).
+ * The client the last relay took the message from, as the Received header it prepended says it
+ * (`from <helo> (<name> [<ip>]) by …`): Mailgun's MX, or an MTA of ours in front of the receiver
+ * (SUPPORT_MAIL_TRUSTED_RELAYS). The topmost Received header of the message's first 64 KiB of
+ * headers, its first 2,000 characters. Null when there is none, or its from-clause names no address
+ * a client on the Internet could have (a hop inside the relay would give SPF a wrong answer).
  */
 export function receivedClient(raw: Buffer): InboundMailRemote | null {
   const head = raw.subarray(0, HEAD_BYTES).toString('latin1');

@@ -35,6 +35,7 @@ import type { InboundMailDoc, InboundMailRepo } from '../../models/support/inbou
 import { ourMessageId } from '../../models/support/mail-ids';
 import { attachmentVerdicts, automatedReason, bounceOf, threadCandidates, visibleReply, type ThreadCandidate } from '../../models/support/mail-in.rules';
 import { messageIdOrNull } from '../../models/support/mail-out.rules';
+import { receivedClient, UNKNOWN_CLIENT } from '../../models/support/mailgun';
 import type { MailRepo } from '../../models/support/mail.repo';
 import type { EmailAuth, MessageDoc, RefusedFile, TicketDoc } from '../../models/support/support.model';
 import type { TicketRepo } from '../../models/support/ticket.repo';
@@ -60,6 +61,8 @@ export interface InboundProcessDeps {
   outbox: MailOutbox;
   authenticate: Authenticate;
   desk: { address: string; secret: string };
+  /** Whether the client that handed a mail over is an MTA of ours (SUPPORT_MAIL_TRUSTED_RELAYS): SPF is then checked for the client its Received header names. */
+  trustedRelay?: (address: string) => boolean;
   logger?: Pick<Logger, 'info' | 'warn'>;
   now: () => Date;
 }
@@ -118,7 +121,9 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
   } catch (err) {
     return await fail(`the message cannot be parsed: ${(err as Error).message}`);
   }
-  const auth = await deps.authenticate(raw, { ip: record.remote.address, helo: record.remote.helo, sender: record.envelope.mailFrom });
+  // Handed over by an MTA of ours, the client SPF is about is the one that MTA took it from.
+  const client = record.via !== 'mailgun' && deps.trustedRelay?.(record.remote.address) ? (receivedClient(raw) ?? UNKNOWN_CLIENT) : record.remote;
+  const auth = await deps.authenticate(raw, { ip: client.address, helo: client.helo, sender: record.envelope.mailFrom });
   const domain = deps.desk.address.split('@')[1]!;
   const verify = (mid: string) => ourMessageId(deps.desk.secret, domain, mid);
 

@@ -114,7 +114,8 @@ describe('docker-compose.yml', () => {
     expect(compose.services.news.environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
     expect(compose.services.web.environment.WEB_SECRET).toMatch(/^\$\{WEB_SECRET:\?/);
     expect(compose.services.support.environment.SUPPORT_MAIL_SECRET).toMatch(/^\$\{SUPPORT_MAIL_SECRET:\?/);
-    expect(configOf('mail').support.mail.inbound).toEqual({ host: '0.0.0.0', smtpPort: 2525, lmtpPort: 2424, maxBytes: 30 * 1024 * 1024 });
+    expect(configOf('mail').support.mail.inbound).toEqual({ host: '0.0.0.0', smtpPort: 2525, lmtpPort: 2424, maxBytes: 30 * 1024 * 1024, trustedRelays: [] });
+    expect(compose.services.worker.environment.SUPPORT_MAIL_TRUSTED_RELAYS).toBe('${SUPPORT_MAIL_TRUSTED_RELAYS:-}');
   });
 });
 

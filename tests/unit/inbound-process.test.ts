@@ -163,6 +163,23 @@ describe('attacks', () => {
     expect(requester).toMatchObject({ ticketId: 123, threadedBy: 'subject', dmarc: 'pass' });
   });
 
+  it('behind an MTA of ours, SPF is about the client its Received header names, and only for a trusted relay', async () => {
+    const RELAY = '10.0.0.5';
+    const relayed = (subject: string, client: string) => `Received: from mail-ed1-f41.google.com (mail-ed1-f41.google.com [${client}]) by mx.localhost with ESMTPS; Thu, 26 Nov 2026 13:00:01 +0000\r\n${simple('Maria Silva <maria.silva@gmail.com>', subject, 'Still nothing.')}`;
+    const w = world();
+    w.deps.trustedRelay = (ip) => ip === RELAY;
+    // The relay hands over Google's mail: SPF passes for Google's address, so DMARC does.
+    expect(await processInboundMail(w.deps, w.receive(relayed('Re: [#123] still waiting', GOOGLE_IP), { ip: RELAY, helo: 'mx.localhost' }))).toMatchObject({ ticketId: 123, threadedBy: 'subject', dmarc: 'pass' });
+    expect(w.messages.at(-1)!.emailAuth).toMatchObject({ spf: 'pass', dmarc: 'pass' });
+    // A spoofer that writes Google's address in a Received header of its own, sending straight to us: not a relay, so SPF is about the spoofer.
+    expect(await processInboundMail(w.deps, w.receive(relayed('Re: [#123] change my address', GOOGLE_IP), { ip: SPOOFER_IP }))).toMatchObject({ threadedBy: 'new', dmarc: 'fail' });
+    // Through the relay, a spoofer's own address is what SPF sees.
+    expect(await processInboundMail(w.deps, w.receive(relayed('Re: [#123] change it', SPOOFER_IP), { ip: RELAY }))).toMatchObject({ threadedBy: 'new', dmarc: 'fail' });
+    // Without the relay trusted, SPF is about the relay itself, which gmail.com does not name.
+    const untrusted = world();
+    expect(await processInboundMail(untrusted.deps, untrusted.receive(relayed('Re: [#123] still waiting', GOOGLE_IP), { ip: RELAY }))).toMatchObject({ threadedBy: 'new', dmarc: 'fail' });
+  });
+
   it('the requester\'s address alone (From, no DMARC pass) joins nothing', async () => {
     const w = world();
     // Sent from outside gmail.com's SPF, unsigned: DMARC fails.
