@@ -23,6 +23,7 @@ export const TicketIdParams = z.object({ id }).meta({ id: 'TicketIdParams' });
 export const TagParams = z.object({ id, tagId: id }).meta({ id: 'TicketTagParams' });
 export const TagIdParams = z.object({ tagId: id }).meta({ id: 'TagIdParams' });
 export const AttachmentIdParams = z.object({ attachmentId: id }).meta({ id: 'AttachmentIdParams' });
+export const MessageIdParams = z.object({ id, messageId: id }).meta({ id: 'TicketMessageParams' });
 /** `inline=true`: an image or a PDF shown in the page (the staff console's preview) rather than saved. */
 export const AttachmentDownloadQuery = z
   .object({ inline: z.enum(['true', 'false']).optional().describe('true: an image or PDF answered to be shown (Content-Disposition: inline) in a frame of the same site; other types are always attachments') })

@@ -107,6 +107,28 @@ export async function openLinkedAttachment(deps: Pick<AttachmentDeps, 'tickets' 
   }
 }
 
+/**
+ * The whole mail a requester's message came in (issue 39: the thread shows the reply with its
+ * quote stripped; this is what was received, byte for byte, as the receiver stored it), for the
+ * staff (the route's permission) on a ticket they may see. A message that came by no mail, or
+ * whose stored mail is gone, is 404.
+ */
+export async function openOriginalMail(deps: Pick<AttachmentDeps, 'tickets' | 'storage'>, principal: Principal, ticketId: number, messageId: number) {
+  await visibleTicket(deps, principal, ticketId);
+  const message = await deps.tickets.message(ticketId, messageId);
+  if (!message?.emailRaw) notFound('mail (the message did not come by e-mail)');
+  try {
+    const [stat, stream] = await Promise.all([
+      storageCall(() => deps.storage.client.statObject(deps.storage.bucket, message.emailRaw!)),
+      storageCall(() => deps.storage.client.getObject(deps.storage.bucket, message.emailRaw!)),
+    ]);
+    return { size: stat.size, stream };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'NoSuchKey' || (err as { code?: unknown }).code === 'NotFound') notFound('mail');
+    throw err;
+  }
+}
+
 /** Deletes the stored object, then the record (a retry after a failure in between finds the record and finishes). */
 export async function deleteAttachment(deps: Pick<AttachmentDeps, 'attachments' | 'storage'>, attachmentId: number): Promise<void> {
   const attachment = (await deps.attachments.findById(attachmentId)) ?? notFound('attachment');

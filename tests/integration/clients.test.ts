@@ -401,6 +401,14 @@ describe('support', () => {
     const link = signFileLink(loadConfig().support.mail.secret, attachmentId, new Date());
     const linked = await ok(reader.GET('/support/arquivos/{attachmentId}', { params: { path: { attachmentId }, query: link }, parseAs: 'arrayBuffer' }));
     expect(Buffer.from(linked)).toEqual(PNG);
+    // The whole mail a requester's message came in (issue 39), stored as the inbound processing stores it.
+    const raw = Buffer.from(`From: ${ticket.email}\r\nSubject: Re: [#${ticket.id}]\r\n\r\nObrigada!\r\n\r\n> Reenviamos a edição de hoje.\r\n`);
+    const rawKey = `inbound-mail/clients/${ticket.id}.eml`;
+    await support.deps.storage.client.putObject(support.deps.storage.bucket, rawKey, raw, raw.length);
+    const doc = (await support.deps.tickets.findById(ticket.id))!;
+    const { message: mailed } = await support.deps.tickets.addMessage(doc, { conteudo: 'Obrigada!', remetente: ticket.email, origem: 'usuario', canal: 'email', email: { emailRaw: rawKey } });
+    const original = await ok(agent.GET('/support/{id}/mensagens/{messageId}/original', { params: { path: { id: ticket.id, messageId: mailed._id } }, parseAs: 'arrayBuffer' }));
+    expect(Buffer.from(original)).toEqual(raw);
   });
 
   it('GET /support/tags and /support/respostas-rapidas', async () => {

@@ -13,6 +13,7 @@
  *
  * It uses the default test database: the shared worker, which runs the bulk workflows, writes there.
  */
+import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
@@ -366,13 +367,16 @@ describe('the support desk', () => {
     const { page } = one;
     const id = ids[3]!;
     const ticket = (await ticketOf(id))!;
-    // As the inbound processing stores it (operations/support/inbound-process.ts).
+    // As the inbound processing stores it (operations/support/inbound-process.ts): the whole mail in MinIO, the reply on the ticket.
+    const raw = `From: ${address('reader-c')}\r\nSubject: Re: [#${id}]\r\n\r\nSegue o comprovante do pedido.\r\n`;
+    const rawKey = `inbound-mail/browser/${id}-${run}.eml`;
+    await support.deps.storage.client.putObject(support.deps.storage.bucket, rawKey, Buffer.from(raw), Buffer.byteLength(raw));
     await web.deps.console.support.tickets.addMessage(ticket, {
       conteudo: 'Segue o comprovante do pedido.',
       remetente: address('reader-c'),
       origem: 'usuario',
       canal: 'email',
-      email: { dmarcFalhou: true, arquivosRecusados: [{ nome: 'comprovante.pdf', tipo: 'application/pdf', tamanho: 20 * 1024 * 1024, motivo: 'too-large', detalhe: 'larger than 10485760 bytes' }] },
+      email: { emailRaw: rawKey, dmarcFalhou: true, arquivosRecusados: [{ nome: 'comprovante.pdf', tipo: 'application/pdf', tamanho: 20 * 1024 * 1024, motivo: 'too-large', detalhe: 'larger than 10485760 bytes' }] },
     });
     await page.goto(`${web.origin}/staff/support/${id}`);
     const mail = thread(page).locator('[data-origin="usuario"]').filter({ hasText: 'Segue o comprovante do pedido.' });
@@ -380,6 +384,10 @@ describe('the support desk', () => {
     await mail.getByRole('heading').filter({ hasText: 'by e-mail' }).waitFor();
     await mail.locator('[data-dmarc="fail"]').filter({ hasText: 'This mail failed DMARC: its sender may not be who it says.' }).waitFor();
     expect(await mail.getByRole('list', { name: 'Files not kept' }).getByRole('listitem').allTextContents()).toEqual(['Not kept: comprovante.pdf (over 10 MB)']);
+    // The whole mail, as received, through the console's session.
+    const [download] = await Promise.all([page.waitForEvent('download'), mail.getByRole('link', { name: 'The whole mail, as received (.eml)' }).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^chamado-${id}-mensagem-\\d+\\.eml$`));
+    expect(await readFile((await download.path())!, 'utf8')).toBe(raw);
     await checkPage(one, 'staff-support-ticket-email');
   });
 });

@@ -25,7 +25,7 @@ import { forwardStoredMail, handOverInboundMail } from '../../operations/support
 import { messageHeaders, waitForMessagesTo } from '../helpers/mailpit';
 import { mailStack, startTestReceiver, type MailStack, type TestReceiver } from '../helpers/mail-receiver';
 import { eventually } from '../helpers/service';
-import { agentToken, buildTicket, client, startSupportService, type SupportService } from '../helpers/support';
+import { agentToken, buildTicket, client, readerToken, startSupportService, type SupportService } from '../helpers/support';
 
 jest.setTimeout(120_000);
 
@@ -106,8 +106,23 @@ it("a reply to the ticket's reply address lands in the ticket, the quote strippe
   const mine = (await messagesOf(t.id)).filter((m) => m.canal === 'email');
   expect(mine).toHaveLength(1);
   expect(mine[0]).toMatchObject({ origem: 'usuario', remetente: t.email, conteudo: 'Chegou hoje, obrigada!', emailRaw: record.objectKey });
-  const view = (await client(svc).get(`/support/${t.id}`).set('Authorization', `Bearer ${await agentToken('agent-inbound')}`).expect(200)).body.data.mensagens;
+  const agentAuth = `Bearer ${await agentToken('agent-inbound')}`;
+  const view = (await client(svc).get(`/support/${t.id}`).set('Authorization', agentAuth).expect(200)).body.data.mensagens;
   expect(view.at(-1)).toMatchObject({ canal: 'email', conteudo: 'Chegou hoje, obrigada!' });
+  // The whole mail stays available to the staff, byte for byte, quote and all.
+  const original = await client(svc).get(`/support/${t.id}/mensagens/${mine[0]!._id}/original`).set('Authorization', agentAuth).buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  }).expect(200);
+  expect(original.headers['content-type']).toBe('message/rfc822');
+  expect(original.headers['content-disposition']).toContain(`chamado-${t.id}-mensagem-${mine[0]!._id}.eml`);
+  expect((original.body as Buffer).equals(Buffer.from(raw.replace(/\r?\n/g, '\r\n')))).toBe(true);
+  // Not for the requester's token; a message that came by no mail has none.
+  await client(svc).get(`/support/${t.id}/mensagens/${mine[0]!._id}/original`).set('Authorization', `Bearer ${await readerToken(t.email)}`).expect(403);
+  const staffReply = await client(svc).post(`/support/${t.id}/mensagens`).set('Authorization', agentAuth).send({ conteudo: 'Que bom!' }).expect(201);
+  await client(svc).get(`/support/${t.id}/mensagens/${staffReply.body.data.id as number}/original`).set('Authorization', agentAuth).expect(404);
+  await client(svc).get(`/support/${t.id}/mensagens/999999999/original`).set('Authorization', agentAuth).expect(404);
 });
 
 it("a From forged as the requester with the ticket's [#n] subject does not join ticket n", async () => {

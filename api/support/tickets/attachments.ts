@@ -16,8 +16,8 @@ import { bearer, publicRoute } from '../../shared/auth';
 import { RAW, reply, routeFactory } from '../../shared/route';
 import type { SupportDeps } from '../deps';
 import { AttachmentDeleted, AttachmentDownloadQuery, FileLinkQuery,
-  AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, TicketIdParams, UploadAttachmentBody } from '../contracts';
-import { attachmentExample, attachmentId, ticketId } from '../examples';
+  AttachmentIdParams, AttachmentSchema, MAX_ATTACHMENT_BYTES, MessageIdParams, TicketIdParams, UploadAttachmentBody } from '../contracts';
+import { attachmentExample, attachmentId, readerMailMessageExample, ticketId } from '../examples';
 import * as attachments from '../../../operations/support/attachments';
 import { visibleTicket } from '../../../operations/support/tickets';
 import { SUPPORT_AGENT } from '../../../models/support/ticket.rules';
@@ -283,6 +283,31 @@ export const attachmentRoutes = [
         ctx.set('X-Frame-Options', 'SAMEORIGIN');
       }
       ctx.length = attachment.tamanhoArquivo;
+      ctx.body = stream;
+      return RAW;
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/support/:id/mensagens/:messageId/original',
+    summary: 'The whole mail a message came in',
+    description:
+      "A requester's message that came by e-mail (`canal: email`) shows the reply with its quoted history stripped; this is the mail as it was received, " +
+      'byte for byte (`message/rfc822`, a download): its headers, every part, the quote. Support staff only. A message that came by no mail is 404.',
+    tags: ['tickets'],
+    auth: bearer(SUPPORT_AGENT),
+    params: MessageIdParams,
+    produces: ['message/rfc822'],
+    errors: [404, 503],
+    example: { params: { id: ticketId, messageId: readerMailMessageExample.id } },
+    handler: async ({ params, auth, ctx, deps }) => {
+      const { size, stream } = await attachments.openOriginalMail(deps, auth, params.id, params.messageId);
+      ctx.attachment(`chamado-${params.id}-mensagem-${params.messageId}.eml`, { type: 'attachment' });
+      ctx.type = 'message/rfc822';
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.length = size;
       ctx.body = stream;
       return RAW;
     },

@@ -439,6 +439,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/support/{id}/mensagens/{messageId}/original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole mail a message came in
+         * @description A requester's message that came by e-mail (`canal: email`) shows the reply with its quoted history stripped; this is the mail as it was received, byte for byte (`message/rfc822`, a download): its headers, every part, the quote. Support staff only. A message that came by no mail is 404.
+         */
+        get: operations["getSupportIdMensagensMessageIdOriginal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/support/arquivos/{attachmentId}": {
         parameters: {
             query?: never;
@@ -3937,6 +3957,41 @@ export interface operations {
                     "text/csv": unknown;
                     "application/vnd.ms-excel": unknown;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": unknown;
+                };
+            };
+            400: components["responses"]["SupportBadRequest"];
+            401: components["responses"]["SupportUnauthorizedBearer"];
+            403: components["responses"]["SupportForbiddenBearer"];
+            404: components["responses"]["SupportNotFound"];
+            429: components["responses"]["SupportTooManyRequests"];
+            500: components["responses"]["SupportInternalError"];
+            503: components["responses"]["SupportServiceUnavailable"];
+        };
+    };
+    getSupportIdMensagensMessageIdOriginal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1842 */
+                id: number;
+                /** @example 5133 */
+                messageId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": unknown;
                 };
             };
             400: components["responses"]["SupportBadRequest"];

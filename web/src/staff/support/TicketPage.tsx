@@ -14,7 +14,7 @@ import { useStaff } from '../access';
 import { failureOf, type Failure } from '../api';
 import { formatDateTime } from '../i18n';
 import { Address, EmptyState, ErrorState, LoadingState, Modal, PageHeader, Panel, useConfirm, useFailureText, useNotify } from '../ui';
-import { attachmentUrl, supportApi, uploadAttachment, type AttachmentSummary, type Message, type PatchableStatus, type PresencePerson, type Tag, type Ticket, type TicketDetail, type TicketStatus } from './api';
+import { attachmentUrl, originalMailUrl, supportApi, uploadAttachment, type AttachmentSummary, type Message, type PatchableStatus, type PresencePerson, type Tag, type Ticket, type TicketDetail, type TicketStatus } from './api';
 import { useLiveEvents, usePresence } from './live';
 import { LiveBadge } from './LiveBadge';
 import { formatSize, lastMessageId, nextStatuses, NS, PresenceList, StatusBadge, TagChip, When } from './parts';
@@ -241,7 +241,7 @@ export default function TicketPage({ ticketId }: { ticketId: number }) {
               <h2 id="sd-thread-title">{t('thread.title')}</h2>
               <span className="muted small">{t('thread.count', { count: detail.mensagens.length })}</span>
             </div>
-            <Thread messages={detail.mensagens} fresh={fresh} />
+            <Thread ticketId={detail.id} messages={detail.mensagens} fresh={fresh} />
             <div role="status" aria-live="polite" className="visually-hidden" data-testid="thread-news">
               {said}
             </div>
@@ -276,7 +276,7 @@ export default function TicketPage({ ticketId }: { ticketId: number }) {
 }
 
 /** The conversation, oldest first: each message an article named by who wrote it and what it is. */
-function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: ReadonlySet<number> }) {
+function Thread({ ticketId, messages, fresh }: { ticketId: number; messages: readonly Message[]; fresh: ReadonlySet<number> }) {
   const { t } = useTranslation(NS);
   const ids = useId();
   return (
@@ -315,6 +315,13 @@ function Thread({ messages, fresh }: { messages: readonly Message[]; fresh: Read
                     </li>
                   ))}
                 </ul>
+              ) : null}
+              {m.canal === 'email' && m.id !== null ? (
+                <p className="sd-msg-original small">
+                  <a href={originalMailUrl(ticketId, m.id)} download>
+                    {t('thread.original')}
+                  </a>
+                </p>
               ) : null}
               {m.entrega ? (
                 <p className={`sd-msg-delivery sd-delivery-${m.entrega.estado}`} data-delivery={m.entrega.estado}>

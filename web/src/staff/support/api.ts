@@ -182,6 +182,9 @@ const ticket = (id: number) => `/support/${segment(String(id))}`;
 /** Where an attachment is read from (an <img>'s source, a download link): same origin, the session's cookie. */
 export const attachmentUrl = (attachmentId: number): string => staffPath(`/support/anexos/${segment(String(attachmentId))}/download`);
 
+/** The whole mail a requester's message came in (a download: `message/rfc822`). */
+export const originalMailUrl = (ticketId: number, messageId: number): string => staffPath(`${ticket(ticketId)}/mensagens/${segment(String(messageId))}/original`);
+
 /** The live stream (Server-Sent Events): every ticket's changes, or one ticket's. */
 export const eventsUrl = (ticketId?: number): string => staffPath('/support/eventos', ticketId ? { ticket: ticketId } : undefined);
 

@@ -137,6 +137,7 @@ export const en = {
     channel: { api: 'by the API', console: 'in the console', email: 'by e-mail' },
     dmarcFailed: 'This mail failed DMARC: its sender may not be who it says.',
     refusedFiles: 'Files not kept',
+    original: 'The whole mail, as received (.eml)',
     refusedFile: 'Not kept: {{name}} ({{reason}})',
     refusedReason: { 'too-large': 'over 10 MB', 'type-not-allowed': 'a type not accepted', empty: 'empty', 'too-many': 'too many files' },
     delivery: {
@@ -479,6 +480,7 @@ export const pt: typeof en = {
     channel: { api: 'pela API', console: 'no console', email: 'por e-mail' },
     dmarcFailed: 'Este e-mail falhou no DMARC: o remetente pode não ser quem diz.',
     refusedFiles: 'Arquivos não guardados',
+    original: 'O e-mail inteiro, como chegou (.eml)',
     refusedFile: 'Não guardado: {{name}} ({{reason}})',
     refusedReason: { 'too-large': 'mais de 10 MB', 'type-not-allowed': 'tipo não aceito', empty: 'vazio', 'too-many': 'arquivos demais' },
     delivery: {
