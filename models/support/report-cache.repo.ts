@@ -88,7 +88,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
     return undefined;
   };
 
-  async function computeOnce(key: string, report: string, params: Record<string, unknown>, compute: () => Promise<unknown>) {
+  async function computeOnce(key: string, report: string, params: Record<string, unknown>, compute: () => Promise<unknown>, ttlMs: number) {
     // Another process computing it: wait for its result (bounded by its lock), then compute ourselves.
     const askedAt = now().getTime();
     let claimed = false;
@@ -112,7 +112,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       if (since && since.computedAt.getTime() >= askedAt) return since;
       const data = await compute();
       const computedAt = now();
-      const doc: ReportCacheDoc = { _id: key, report, params, data, computedAt, expiresAt: new Date(computedAt.getTime() + options.ttlMs) };
+      const doc: ReportCacheDoc = { _id: key, report, params, data, computedAt, expiresAt: new Date(computedAt.getTime() + ttlMs) };
       await entries().replaceOne({ _id: key }, doc, { upsert: true });
       return remember(doc);
     } finally {
@@ -122,8 +122,11 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
 
   return {
     ensureIndexes,
-    /** The cached report, else computes it once (`fresh`: computes it again whatever is cached). */
-    async get<T>(report: string, params: Record<string, unknown>, compute: () => Promise<T>, fresh = false): Promise<{ data: T; cache: CacheInfo }> {
+    /**
+     * The cached report, else computes it once (`fresh`: computes it again whatever is cached). A
+     * computed copy is kept for `ttlMs` (the cache's, unless a shorter life suits the report).
+     */
+    async get<T>(report: string, params: Record<string, unknown>, compute: () => Promise<T>, fresh = false, ttlMs = options.ttlMs): Promise<{ data: T; cache: CacheInfo }> {
       await ensureIndexes();
       const key = cacheKey(report, params);
       if (!fresh) {
@@ -138,7 +141,7 @@ export function createReportCache(conn: Connection, options: { ttlMs: number; lo
       }
       let pending = inFlight.get(key);
       if (!pending) {
-        pending = computeOnce(key, report, params, compute).finally(() => inFlight.delete(key));
+        pending = computeOnce(key, report, params, compute, ttlMs).finally(() => inFlight.delete(key));
         inFlight.set(key, pending);
       }
       const doc = await pending;

@@ -72,9 +72,15 @@ async function periodStats(deps: ReportDeps, period: Period) {
   return { ...counts, resolutionMetrics: { taxaResolucaoGeral: percent(done, counts.totalTickets) }, periodo: period };
 }
 
+/**
+ * How long the filters' choices are kept at most: a newsletter or agent new today is choosable
+ * within minutes (or at once with Refresh), while the reports themselves keep the cache's life.
+ */
+export const FILTER_OPTIONS_TTL_MS = 5 * 60_000;
+
 /** What the reports can be filtered and grouped by, from the tickets stored. */
 export async function filterOptions(deps: ReportDeps, fresh: boolean) {
-  const { data, cache } = await deps.reportCache.get('filtros', {}, () => deps.reports.filterOptions(), fresh);
+  const { data, cache } = await deps.reportCache.get('filtros', {}, () => deps.reports.filterOptions(), fresh, Math.min(deps.config.support.reports.cacheTtlMs, FILTER_OPTIONS_TTL_MS));
   return { ...data, status: [...PATCHABLE_STATUSES], agrupamentos: [...GROUPINGS], cache };
 }
 

@@ -457,6 +457,33 @@ describe('the cache', () => {
     }
   });
 
+  it("keeps the filters' choices five minutes, not the reports' two hours: a newsletter new today is soon choosable", async () => {
+    let clock = Date.parse('2031-06-01T12:00:00Z');
+    const original = svc.deps.reportCache;
+    svc.deps.reportCache = createReportCache(svc.deps.mongo.conn, { ttlMs: 2 * 3_600_000, now: () => new Date(clock) });
+    const newsletters = async () => (await get('/support/relatorios/filtros').expect(200)).body.data as { newsletters: string[]; cache: { hit: boolean; expiresIn?: number } };
+    try {
+      await get('/support/relatorios/filtros?fresh=true').expect(200);
+      const tickets = svc.deps.mongo.conn.db!.collection('tickets');
+      const [, main, issue, status, created] = FIXTURE[0]!;
+      await tickets.insertOne({ ...(await tickets.findOne({ _id: FIXTURE[0]![0] as never }))!, _id: 900 as never, main, issue, status, createdAt: at(created), newsletter: 'The Newcomer' });
+      try {
+        clock += 60_000;
+        const cached = await newsletters();
+        expect(cached.cache).toEqual({ hit: true, age: 60, expiresIn: 240 });
+        expect(cached.newsletters).not.toContain('The Newcomer');
+        clock += 240_000 + 1_000;
+        const computed = await newsletters();
+        expect(computed.cache).toEqual({ hit: false });
+        expect(computed.newsletters).toContain('The Newcomer');
+      } finally {
+        await tickets.deleteOne({ _id: 900 as never });
+      }
+    } finally {
+      svc.deps.reportCache = original;
+    }
+  });
+
   it("serves a report from the process's memory for ten seconds at most: another process's recomputation reaches it after that", async () => {
     let clock = Date.parse('2031-05-01T12:00:00Z');
     const other = await startTestService(supportService, makeSupportDeps, { config: testConfig({ MONGODB_DB: db }) });
