@@ -10,6 +10,7 @@ import type { Connection } from 'mongoose';
 import type { Config } from '../models/config';
 import { createWhatsAppClient, WhatsAppSendError, type WhatsAppClient } from '../models/infra/whatsapp';
 import { createArticleQueries } from '../models/news/article-query';
+import { createAlertClaimRepo } from '../models/news/alert-claim.repo';
 import { createPreferencesRepo } from '../models/news/preferences.repo';
 import { createUserRepo } from '../models/users/user.repo';
 import { createWhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
@@ -53,6 +54,7 @@ export function createWhatsAppActivities(deps: WhatsAppActivityDeps): WhatsAppAc
     whatsapp: createWhatsAppRepo(deps.conn),
     users: createUserRepo(deps.conn),
     preferences: createPreferencesRepo(deps.conn),
+    claims: createAlertClaimRepo(deps.conn),
     articles: createArticleQueries(deps.conn),
     client: deps.client ?? (api ? createWhatsAppClient({ apiUrl: api.url, accessToken: api.accessToken, phoneNumberId: api.phoneNumberId }) : undefined),
     codeSecret: deps.codeSecret,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PLAN_LIMITS, type Plan } from './shared/plan.rules';
 import { validRelay } from './infra/relays';
+import { isTimeZone } from './shared/calendar.rules';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -23,14 +24,7 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
-const ianaTimeZone = z.string().refine((tz) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as America/Sao_Paulo');
+const ianaTimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as America/Sao_Paulo');
 
 /** Documented variable by variable in .env.example; keep the two in step. */
 /** The largest per-minute rate limit: what X-RateLimit-Limit is documented to hold at most. */

@@ -174,7 +174,7 @@ export const preferencesExample = {
   watchlistTickers: ['PETR4', 'VALE3', 'ITUB4'],
   keywords: ['Selic', 'Copom', 'IPCA'],
   keywordWeights: { Selic: 2, Copom: 1, IPCA: 1 },
-  notificationSettings: { email: true, push: false, whatsapp: true, breakingOnly: true, minScore: 70 },
+  notificationSettings: { email: true, push: false, whatsapp: true, breakingOnly: true, minScore: 70, digest: true, digestHour: 8, timeZone: 'America/Sao_Paulo', language: 'pt', quietHours: null },
   relevanceSettings: {
     sectorMultiplier: 1,
     topicMultiplier: 1,

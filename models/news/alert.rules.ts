@@ -1,10 +1,7 @@
 /**
- * Who is alerted of a breaking article (WhatsApp today, issue 15; every channel a reader turns on
- * next): a reader whose preferences follow it by sector, topic, watchlist company or ticker, or by
- * a keyword all of whose terms the article holds. Pure: the candidates' query
- * (preferences.repo alertCandidates) narrows by what an index can answer, and this decides.
+ * What an alert needs of its article and of a reader's preferences (issues 15 and 40), and the
+ * hour an alert counts against. Who is told, and how, is audience.rules.
  */
-import { terms as termsOf } from './text.rules';
 
 /** What an alert needs of its article. */
 export interface AlertTarget {
@@ -27,21 +24,6 @@ export interface AlertFollows {
   watchlistCompanies: string[];
   watchlistTickers: string[];
   keywords: string[];
-}
-
-/** Whether the reader follows the article (a keyword: every one of its terms in the article). */
-export function followsArticle(p: AlertFollows, article: AlertTarget): boolean {
-  const terms = new Set(article.terms);
-  return (
-    p.sectors.includes(article.primarySector) ||
-    p.topics.includes(article.primaryTopic) ||
-    p.watchlistCompanies.some((c) => article.entityIds.includes(c)) ||
-    p.watchlistTickers.some((t) => article.tickers.includes(t)) ||
-    p.keywords.some((k) => {
-      const words = termsOf(k);
-      return words.length > 0 && words.every((t) => terms.has(t));
-    })
-  );
 }
 
 /** The hour an alert counts against (the per-phone hourly cap). */

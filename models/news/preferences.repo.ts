@@ -4,9 +4,13 @@
  * is created with the defaults first, so every edit is an update by `_id`.
  */
 import type { Connection } from 'mongoose';
-import { defaultPreferences, type Preferences } from './preferences.rules';
+import { DEFAULT_NOTIFICATIONS, defaultPreferences, type NotificationSettings, type Preferences } from './preferences.rules';
 import { collectionOf, isDuplicateKey } from '../infra/mongo';
 import type { AlertFollows, AlertTarget } from './alert.rules';
+import type { AlertChannel } from './audience.rules';
+
+/** A reader who may be told of an article: what they follow, and their notification settings. */
+export type AlertCandidate = AlertFollows & { settings: NotificationSettings };
 
 type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
 
@@ -26,7 +30,9 @@ export function createPreferencesRepo(conn: Connection) {
     const doc = await prefs().findOne({ _id: userId });
     if (!doc) return defaultPreferences();
     const { _id: _userId, updatedAt: _updatedAt, ...rest } = doc;
-    return { ...defaultPreferences(), ...rest };
+    const defaults = defaultPreferences();
+    // Settings objects field by field: a document stored before a setting existed has the default.
+    return { ...defaults, ...rest, notificationSettings: { ...defaults.notificationSettings, ...rest.notificationSettings }, relevanceSettings: { ...defaults.relevanceSettings, ...rest.relevanceSettings } };
   }
 
   return {
@@ -52,28 +58,34 @@ export function createPreferencesRepo(conn: Connection) {
     },
 
     /**
-     * A page of the readers who may follow a breaking article, by user id after `after`: WhatsApp
-     * alerts on, a minimum score the article reaches, and one of its lists or any keyword (which
-     * alert.rules followsArticle then decides).
+     * A page of the readers who may be told of a breaking article, by user id after `after`: one
+     * of `channels` on, a minimum score the article reaches, and one of its lists or any keyword
+     * (audience.rules whoIsTold then decides, with their settings).
      */
-    async alertCandidates(article: AlertTarget, after: string | null, limit: number): Promise<AlertFollows[]> {
-      return await collectionOf<AlertFollows>(conn, 'user_preferences')
+    async alertCandidates(article: AlertTarget, after: string | null, limit: number, channels: readonly AlertChannel[]): Promise<AlertCandidate[]> {
+      const docs = await collectionOf<AlertFollows & { notificationSettings?: Partial<NotificationSettings> }>(conn, 'user_preferences')
         .find(
           {
-            'notificationSettings.whatsapp': true,
             'notificationSettings.minScore': { $lte: article.baseScore },
             ...(after ? { _id: { $gt: after } } : {}),
-            $or: [
-              { sectors: article.primarySector },
-              { topics: article.primaryTopic },
-              { watchlistCompanies: { $in: article.entityIds } },
-              { watchlistTickers: { $in: article.tickers } },
-              { 'keywords.0': { $exists: true } },
+            $and: [
+              { $or: channels.map((c) => ({ [`notificationSettings.${c}`]: true })) },
+              {
+                $or: [
+                  { sectors: article.primarySector },
+                  { topics: article.primaryTopic },
+                  { watchlistCompanies: { $in: article.entityIds } },
+                  { watchlistTickers: { $in: article.tickers } },
+                  { 'keywords.0': { $exists: true } },
+                ],
+              },
             ],
           },
-          { projection: { sectors: 1, topics: 1, watchlistCompanies: 1, watchlistTickers: 1, keywords: 1 }, sort: { _id: 1 }, limit },
+          { projection: { sectors: 1, topics: 1, watchlistCompanies: 1, watchlistTickers: 1, keywords: 1, notificationSettings: 1 }, sort: { _id: 1 }, limit },
         )
         .toArray();
+      // Settings stored before a setting existed take its default.
+      return docs.map(({ notificationSettings, ...follows }) => ({ ...follows, settings: { ...DEFAULT_NOTIFICATIONS, ...notificationSettings } }));
     },
   };
 }

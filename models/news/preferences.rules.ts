@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { SECTORS, TOPICS } from './article.rules';
 import { fold } from './text.rules';
+import { isTimeZone } from '../shared/calendar.rules';
 
 export const PREFERENCE_LIMITS = { watchlist: 100, keywords: 50, keywordLength: 50 } as const;
 
@@ -37,12 +38,32 @@ export const KEYWORD = z
   .max(PREFERENCE_LIMITS.keywordLength)
   .regex(new RegExp(`^[${LATIN_LETTER}0-9](?:[${LATIN_LETTER}0-9 &'-]*[${LATIN_LETTER}0-9&'-])?$`), "Latin letters, digits, spaces, &, ' and - only, no space at either end");
 
+/** A time of day, 24-hour `HH:MM`. */
+export const CLOCK_TIME = z.string().max(5).regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'a time of day such as 07:30');
+/** Languages readers' mail is written in. */
+export const READER_LANGUAGES = ['pt', 'en'] as const;
+
+/**
+ * How and when a reader is told (issue 40; decisions.md "Readers' notifications"). The spec's
+ * five fields, then what acting on them needs: the daily digest and its hour, the reader's time
+ * zone and language, and quiet hours (no instant alert between `start` and `end`, which may span
+ * midnight).
+ */
 export const NotificationSettings = z.strictObject({
-  email: z.boolean(),
-  push: z.boolean(),
-  whatsapp: z.boolean(),
-  breakingOnly: z.boolean(),
-  minScore: z.number().min(0).max(100),
+  email: z.boolean().describe('breaking alerts by e-mail'),
+  push: z.boolean().describe("breaking alerts by Web Push to the reader's browsers"),
+  whatsapp: z.boolean().describe('breaking alerts on WhatsApp (a linked, verified phone)'),
+  breakingOnly: z.boolean().describe('the digest lists breaking articles only (instant alerts are always for breaking articles)'),
+  minScore: z.number().min(0).max(100).describe("an article below this score (its baseScore, 0–100) is neither alerted nor in the digest"),
+  digest: z.boolean().describe('a daily e-mail digest of the top articles by the feed\'s relevance'),
+  digestHour: z.number().int().min(0).max(23).describe("the digest's hour, in timeZone"),
+  timeZone: z.string().max(64).refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo').describe("the reader's IANA time zone"),
+  language: z.enum(READER_LANGUAGES).describe('the language of mail and push messages'),
+  quietHours: z
+    .strictObject({ start: CLOCK_TIME, end: CLOCK_TIME })
+    .refine((q) => q.start !== q.end, 'start and end differ')
+    .nullable()
+    .describe('no instant alert from start to end (in timeZone; may span midnight); null: none'),
 });
 
 const MULTIPLIER = z.number().min(0).max(10);
@@ -61,7 +82,18 @@ export type NotificationSettings = z.infer<typeof NotificationSettings>;
 export type RelevanceSettings = z.infer<typeof RelevanceSettings>;
 
 /** Messaging notifications are off until the user turns them on (spec §2.7). */
-export const DEFAULT_NOTIFICATIONS: NotificationSettings = { email: true, push: false, whatsapp: false, breakingOnly: false, minScore: 0 };
+export const DEFAULT_NOTIFICATIONS: NotificationSettings = {
+  email: true,
+  push: false,
+  whatsapp: false,
+  breakingOnly: false,
+  minScore: 0,
+  digest: false,
+  digestHour: 7,
+  timeZone: 'America/Sao_Paulo',
+  language: 'pt',
+  quietHours: null,
+};
 export const DEFAULT_RELEVANCE: RelevanceSettings = {
   sectorMultiplier: 1,
   topicMultiplier: 1,

@@ -42,3 +42,28 @@ export function localDate(at: Date, timeZone: string): string {
   if (!format) dayFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
   return format.format(at);
 }
+
+/**
+ * Whether `tz` is a time zone this runtime knows by its IANA name ("America/Sao_Paulo", "UTC").
+ * Bounded first: the name reaches Intl only when it could be one.
+ */
+export function isTimeZone(tz: string): boolean {
+  if (tz.length === 0 || tz.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One formatter per time zone for the time of day (h23: midnight is 00, never 24). */
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes since local midnight (0–1439) of an instant in a time zone. */
+export function minuteOfDay(at: Date, timeZone: string): number {
+  let format = timeFormats.get(timeZone);
+  if (!format) timeFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })));
+  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  return Number(parts.hour) * 60 + Number(parts.minute);
+}

@@ -4,7 +4,9 @@
  */
 import { WhatsAppSendError, type OutboundMessage } from '../../models/infra/whatsapp';
 import type { ArticleQueries } from '../../models/news/article-query';
-import { alertHour, followsArticle } from '../../models/news/alert.rules';
+import { alertHour } from '../../models/news/alert.rules';
+import type { AlertClaimRepo } from '../../models/news/alert-claim.repo';
+import { whoIsTold } from '../../models/news/audience.rules';
 import type { PreferencesRepo } from '../../models/news/preferences.repo';
 import type { WhatsAppRepo } from '../../models/whatsapp/whatsapp.repo';
 import { sendOnce, type OutboundDeps } from './outbound';
@@ -19,6 +21,7 @@ export interface AlertRecipientsDeps {
   articles: Pick<ArticleQueries, 'alertTarget'>;
   preferences: Pick<PreferencesRepo, 'alertCandidates'>;
   whatsapp: Pick<WhatsAppRepo, 'phonesOf'>;
+  claims: Pick<AlertClaimRepo, 'claim'>;
   now: () => Date;
 }
 
@@ -30,21 +33,28 @@ export interface Recipient {
 }
 
 /**
- * A page of the readers to alert of a breaking article: WhatsApp alerts on, a linked phone, and
- * the article in what they follow (alert.rules), at or above their minimum score. By account id,
- * `limit` after `after`; `next` is where the following page starts (null: none).
+ * A page of the readers to alert of a breaking article on WhatsApp: those the one rule
+ * (audience.rules whoIsTold) tells on WhatsApp, a linked phone reaching them, and the claim of
+ * their one alert for the article taken by WhatsApp (news_alert_claims: a channel before it that
+ * told them first keeps it). By account id, `limit` after `after`; `next` is where the following
+ * page starts (null: none).
  */
 export async function alertRecipients(deps: AlertRecipientsDeps, input: { articleId: string; after: string | null; limit: number }): Promise<{ title: string | null; recipients: Recipient[]; next: string | null }> {
   const article = await deps.articles.alertTarget(input.articleId);
   if (!article?.isBreaking) return { title: article?.title ?? null, recipients: [], next: null };
-  const page = await deps.preferences.alertCandidates(article, input.after, input.limit);
-  const phones = await deps.whatsapp.phonesOf(page.filter((p) => followsArticle(p, article)).map((p) => p._id));
-  const windowStart = deps.now().getTime() - SERVICE_WINDOW_MS;
-  return {
-    title: article.title,
-    recipients: phones.map((c) => ({ userId: c.userId!, phone: c._id, inWindow: (c.lastInboundAt?.getTime() ?? 0) > windowStart })),
-    next: page.length === input.limit ? page[page.length - 1]!._id : null,
-  };
+  const now = deps.now();
+  const page = await deps.preferences.alertCandidates(article, input.after, input.limit, ['whatsapp']);
+  const phones = new Map((await deps.whatsapp.phonesOf(page.map((p) => p._id))).map((c) => [c.userId!, c]));
+  const windowStart = now.getTime() - SERVICE_WINDOW_MS;
+  const recipients: Recipient[] = [];
+  for (const candidate of page) {
+    const contact = phones.get(candidate._id);
+    // The channels this workflow delivers: WhatsApp (push and e-mail join the same rule in their own turn).
+    const told = whoIsTold({ follows: candidate, settings: candidate.settings, reachable: { whatsapp: contact !== undefined } }, article, now, ['whatsapp']);
+    if (!told.told || !contact || !(await deps.claims.claim(article._id, candidate._id, told.channel, now))) continue;
+    recipients.push({ userId: candidate._id, phone: contact._id, inWindow: (contact.lastInboundAt?.getTime() ?? 0) > windowStart });
+  }
+  return { title: article.title, recipients, next: page.length === input.limit ? page[page.length - 1]!._id : null };
 }
 
 export interface SendAlertsDeps extends OutboundDeps {

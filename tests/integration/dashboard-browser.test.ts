@@ -157,9 +157,27 @@ describe('a newcomer in the dashboard', () => {
     await page.getByRole('link', { name: 'Preferences' }).click();
     await page.getByRole('heading', { name: 'Preferences', level: 1 }).waitFor();
     await page.getByRole('checkbox', { name: 'Finance (FIN)' }).check();
+    // How and when to be told (issue 40): the digest at 06:00 in Lisbon, in English, quiet at night, score 55 and up.
+    const notifications = page.getByRole('group', { name: 'Notifications' });
+    await notifications.getByRole('checkbox', { name: 'A daily digest by e-mail' }).check();
+    await notifications.getByLabel('Digest at').selectOption('6');
+    await notifications.getByLabel('Time zone').selectOption('Europe/Lisbon');
+    await notifications.getByLabel('Language of messages').selectOption('en');
+    await notifications.getByLabel('Minimum score (0–100)').fill('55');
+    await notifications.getByRole('checkbox', { name: 'Quiet hours (no alerts)' }).check();
+    await notifications.getByRole('textbox', { name: 'From', exact: true }).fill('23:00');
     await page.getByRole('button', { name: 'Save preferences' }).click();
     await page.getByText('Preferences saved.').waitFor();
     await check('preferences');
+    const userId = (((await (await page.request.get(`${web.origin}/api/auth/session`)).json()) as { data: { user: { id: string } } }).data.user.id);
+    expect((await news.deps.preferences.get(userId)).notificationSettings).toEqual({
+      email: true, push: false, whatsapp: false, breakingOnly: false, minScore: 55, digest: true, digestHour: 6, timeZone: 'Europe/Lisbon', language: 'en', quietHours: { start: '23:00', end: '07:00' },
+    });
+    // Read back after a reload.
+    await page.reload();
+    await notifications.locator('select', { has: page.locator('option[value="Europe/Lisbon"]:checked') }).waitFor({ state: 'attached' });
+    expect(await notifications.getByLabel('Digest at').inputValue()).toBe('6');
+    expect(await notifications.getByRole('textbox', { name: 'To', exact: true }).inputValue()).toBe('07:00');
     await page.getByRole('link', { name: 'Streak & quizzes' }).click();
     await page.getByTestId('streak-current').waitFor();
     await check('reading');

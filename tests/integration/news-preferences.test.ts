@@ -9,12 +9,12 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 async function as() {
-  const { key } = await accountWithKey(svc, 'pro', { mode: 'test' });
+  const { key, userId } = await accountWithKey(svc, 'pro', { mode: 'test' });
   const send = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, body?: object) => {
     const req = request(svc.callback)[method](`/api/users/preferences${path}`).set('X-API-Key', key);
     return body ? req.send(body) : req;
   };
-  return { get: () => send('get', ''), send };
+  return { get: () => send('get', ''), send, userId };
 }
 
 describe('preferences', () => {
@@ -32,7 +32,7 @@ describe('preferences', () => {
         watchlistTickers: [],
         keywords: [],
         keywordWeights: {},
-        notificationSettings: { email: true, push: false, whatsapp: false, breakingOnly: false, minScore: 0 },
+        notificationSettings: { email: true, push: false, whatsapp: false, breakingOnly: false, minScore: 0, digest: false, digestHour: 7, timeZone: 'America/Sao_Paulo', language: 'pt', quietHours: null },
         relevanceSettings: expect.objectContaining({ recencyDecayEnabled: true, recencyDecayHours: 24, sectorMultiplier: 1 }),
       },
     });
@@ -111,7 +111,15 @@ describe('preferences', () => {
   it('changes only the notification and relevance settings sent, within their ranges', async () => {
     const u = await as();
     const n = await u.send('patch', '/notifications', { whatsapp: true, minScore: 60 }).expect(200);
-    expect(n.body.data).toEqual({ email: true, push: false, whatsapp: true, breakingOnly: false, minScore: 60 });
+    expect(n.body.data).toEqual({ email: true, push: false, whatsapp: true, breakingOnly: false, minScore: 60, digest: false, digestHour: 7, timeZone: 'America/Sao_Paulo', language: 'pt', quietHours: null });
+    // The digest, its hour and time zone, the language and quiet hours (issue 40).
+    const later = await u.send('patch', '/notifications', { digest: true, digestHour: 6, timeZone: 'Europe/Lisbon', language: 'en', quietHours: { start: '23:00', end: '06:30' } }).expect(200);
+    expect(later.body.data).toMatchObject({ whatsapp: true, minScore: 60, digest: true, digestHour: 6, timeZone: 'Europe/Lisbon', language: 'en', quietHours: { start: '23:00', end: '06:30' } });
+    for (const bad of [{ timeZone: 'Mars/Olympus' }, { language: 'fr' }, { digestHour: 24 }, { quietHours: { start: '25:00', end: '06:00' } }, { quietHours: { start: '06:00' } }]) {
+      const refused = await u.send('patch', '/notifications', bad).expect(400);
+      expect(refused.body).toMatchObject({ success: false });
+    }
+    expect((await u.send('patch', '/notifications', { quietHours: null }).expect(200)).body.data).toMatchObject({ timeZone: 'Europe/Lisbon', quietHours: null });
     const r = await u.send('patch', '/relevance', { watchlistMultiplier: 3, recencyDecayHours: 48 }).expect(200);
     expect(r.body.data).toMatchObject({ watchlistMultiplier: 3, recencyDecayHours: 48, sectorMultiplier: 1 });
     await u.send('patch', '/relevance', { recencyDecayHours: 0 }).expect(400);
@@ -119,6 +127,16 @@ describe('preferences', () => {
     await u.send('patch', '/notifications', {}).expect(400);
     await u.send('patch', '/notifications', { sms: true }).expect(400);
     expect((await u.get()).body.data.notificationSettings.minScore).toBe(60);
+  });
+
+  it('reads settings stored before the digest, time zone, language and quiet hours existed with their defaults, and edits them one by one', async () => {
+    const u = await as();
+    await svc.deps.mongo.conn.db!.collection('user_preferences').insertOne({
+      _id: u.userId as never, sectors: ['FIN'], sectorWeights: { FIN: 1 }, topics: [], topicWeights: {}, watchlistCompanies: [], watchlistTickers: [], keywords: [], keywordWeights: {},
+      notificationSettings: { email: false, push: false, whatsapp: true, breakingOnly: true, minScore: 40 }, relevanceSettings: {}, updatedAt: new Date(),
+    });
+    expect((await u.get().expect(200)).body.data.notificationSettings).toEqual({ email: false, push: false, whatsapp: true, breakingOnly: true, minScore: 40, digest: false, digestHour: 7, timeZone: 'America/Sao_Paulo', language: 'pt', quietHours: null });
+    expect((await u.send('patch', '/notifications', { digest: true }).expect(200)).body.data).toMatchObject({ whatsapp: true, minScore: 40, digest: true, digestHour: 7 });
   });
 
   it('replaces the whole document: defaults for what is absent, weights only for what is followed', async () => {

@@ -7,7 +7,8 @@ import { WhatsAppSendError, type OutboundMessage } from '../../models/infra/what
 import type { AlertFollows, AlertTarget } from '../../models/news/alert.rules';
 import type { Headline } from '../../models/news/article-query';
 import { terms } from '../../models/news/text.rules';
-import { defaultPreferences, type Preferences } from '../../models/news/preferences.rules';
+import { DEFAULT_NOTIFICATIONS, defaultPreferences, type NotificationSettings, type Preferences } from '../../models/news/preferences.rules';
+import type { AlertCandidate } from '../../models/news/preferences.repo';
 import type { UserDoc } from '../../models/users/user.model';
 import { loginCode, loginCodeHash, signUpUserId } from '../../models/whatsapp/login-code.rules';
 import type { ContactDoc, OutboundDoc } from '../../models/whatsapp/whatsapp.repo';
@@ -71,19 +72,33 @@ describe('alerts', () => {
     terms: terms('Petrobras anuncia dividendos'),
     baseScore: 80,
   };
-  const follows = (id: string, f: Partial<AlertFollows>): AlertFollows => ({ _id: id, sectors: [], topics: [], watchlistCompanies: [], watchlistTickers: [], keywords: [], ...f });
+  const follows = (id: string, f: Partial<AlertFollows>, settings: Partial<NotificationSettings> = {}): AlertCandidate => ({
+    _id: id,
+    sectors: [],
+    topics: [],
+    watchlistCompanies: [],
+    watchlistTickers: [],
+    keywords: [],
+    ...f,
+    settings: { ...DEFAULT_NOTIFICATIONS, whatsapp: true, ...settings },
+  });
   const contacts: Pick<ContactDoc, '_id' | 'userId' | 'lastInboundAt'>[] = [
     { _id: '5511900000001', userId: 'u1', lastInboundAt: new Date(NOW.getTime() - 3_600_000) },
     { _id: '5511900000003', userId: 'u3', lastInboundAt: new Date(NOW.getTime() - 30 * 3_600_000) },
   ];
 
-  function recipientsDeps(candidates: AlertFollows[], target: AlertTarget | null = article) {
+  function recipientsDeps(candidates: AlertCandidate[], target: AlertTarget | null = article, claimed: Record<string, string> = {}) {
     const asked: string[][] = [];
     return {
       asked,
+      claimed,
       deps: {
         articles: { alertTarget: async () => target },
         preferences: { alertCandidates: async (_a: AlertTarget, _after: string | null, limit: number) => candidates.slice(0, limit) },
+        // One channel per reader and article: the first claim wins, its own repeat is yes.
+        claims: {
+          claim: async (articleId: string, userId: string, channel: string) => (claimed[`${articleId}:${userId}`] ??= channel) === channel,
+        },
         whatsapp: {
           phonesOf: async (ids: string[]) => {
             asked.push(ids);
@@ -102,7 +117,7 @@ describe('alerts', () => {
       follows('u3', { keywords: ['Petrobras'] }),
     ]);
     const page = await alertRecipients(deps, { articleId: 'a1', after: null, limit: 10 });
-    expect(asked).toEqual([['u1', 'u3']]);
+    expect(asked).toEqual([['u1', 'u2', 'u3']]);
     expect(page).toEqual({
       title: article.title,
       recipients: [
@@ -111,6 +126,25 @@ describe('alerts', () => {
       ],
       next: null,
     });
+  });
+
+  it('follows the one rule: minimum score, quiet hours, a linked phone, and one alert per reader across channels', async () => {
+    const { deps, claimed } = recipientsDeps(
+      [
+        follows('u1', { sectors: ['energy'] }, { minScore: 90 }), // above the article's 80
+        follows('u3', { watchlistTickers: ['PETR4'] }, { quietHours: { start: '12:00', end: '13:00' } }), // 15:20 UTC is 12:20 in São Paulo
+      ],
+      article,
+    );
+    expect((await alertRecipients(deps, { articleId: 'a1', after: null, limit: 10 })).recipients).toEqual([]);
+    expect(claimed).toEqual({});
+
+    // u1 told by push first: WhatsApp does not tell them again; u3 (no quiet hours now) is claimed for WhatsApp, and a retry still lists them.
+    const again = recipientsDeps([follows('u1', { sectors: ['energy'] }), follows('u3', { keywords: ['Petrobras'] }), follows('u4', { sectors: ['energy'] })], article, { 'a1:u1': 'push' });
+    const first = await alertRecipients(again.deps, { articleId: 'a1', after: null, limit: 10 });
+    expect(first.recipients.map((r) => r.userId)).toEqual(['u3']); // u4 has no linked phone
+    expect(again.claimed).toEqual({ 'a1:u1': 'push', 'a1:u3': 'whatsapp' });
+    expect(await alertRecipients(again.deps, { articleId: 'a1', after: null, limit: 10 })).toEqual(first);
   });
 
   it('gives the next page after the last candidate read, and nobody for an article that is not breaking', async () => {

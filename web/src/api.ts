@@ -2,6 +2,7 @@
  * The dashboard's calls to its own API (same origin, session cookie). Requests that change
  * something carry the session's CSRF token; failures come back in the news envelope.
  */
+import type { NotificationSettings } from '../../models/news/preferences.rules';
 let csrfToken = '';
 
 export const setCsrfToken = (token: string): void => {
@@ -126,7 +127,7 @@ export interface Preferences {
   watchlistTickers: string[];
   keywords: string[];
   keywordWeights: Record<string, number>;
-  notificationSettings: { email: boolean; push: boolean; whatsapp: boolean; breakingOnly: boolean; minScore: number };
+  notificationSettings: NotificationSettings;
   relevanceSettings: Record<string, number | boolean>;
 }
 

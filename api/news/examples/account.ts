@@ -89,6 +89,11 @@ export const notificationSettingsExample = {
   whatsapp: true,
   breakingOnly: false,
   minScore: 60,
+  digest: true,
+  digestHour: 7,
+  timeZone: 'America/Sao_Paulo',
+  language: 'pt',
+  quietHours: { start: '22:00', end: '07:00' },
 } satisfies z.input<typeof NotificationSettingsView>;
 
 /** What the reader changed of the relevance defaults (models/news/preferences.rules.ts DEFAULT_RELEVANCE). */

@@ -1173,11 +1173,35 @@ export interface components {
             relevanceSettings: components["schemas"]["RelevanceSettings"];
         };
         NotificationSettings: {
+            /** @description breaking alerts by e-mail */
             email: boolean;
+            /** @description breaking alerts by Web Push to the reader's browsers */
             push: boolean;
+            /** @description breaking alerts on WhatsApp (a linked, verified phone) */
             whatsapp: boolean;
+            /** @description the digest lists breaking articles only (instant alerts are always for breaking articles) */
             breakingOnly: boolean;
+            /** @description an article below this score (its baseScore, 0–100) is neither alerted nor in the digest */
             minScore: number;
+            /** @description a daily e-mail digest of the top articles by the feed's relevance */
+            digest: boolean;
+            /**
+             * Format: int32
+             * @description the digest's hour, in timeZone
+             */
+            digestHour: number;
+            /** @description the reader's IANA time zone */
+            timeZone: string;
+            /**
+             * @description the language of mail and push messages
+             * @enum {string}
+             */
+            language: "pt" | "en";
+            /** @description no instant alert from start to end (in timeZone; may span midnight); null: none */
+            quietHours: {
+                start: string;
+                end: string;
+            } | null;
         };
         RelevanceSettings: {
             sectorMultiplier: number;
@@ -1213,11 +1237,35 @@ export interface components {
             };
             /** @default {} */
             notificationSettings?: {
+                /** @description breaking alerts by e-mail */
                 email?: boolean;
+                /** @description breaking alerts by Web Push to the reader's browsers */
                 push?: boolean;
+                /** @description breaking alerts on WhatsApp (a linked, verified phone) */
                 whatsapp?: boolean;
+                /** @description the digest lists breaking articles only (instant alerts are always for breaking articles) */
                 breakingOnly?: boolean;
+                /** @description an article below this score (its baseScore, 0–100) is neither alerted nor in the digest */
                 minScore?: number;
+                /** @description a daily e-mail digest of the top articles by the feed's relevance */
+                digest?: boolean;
+                /**
+                 * Format: int32
+                 * @description the digest's hour, in timeZone
+                 */
+                digestHour?: number;
+                /** @description the reader's IANA time zone */
+                timeZone?: string;
+                /**
+                 * @description the language of mail and push messages
+                 * @enum {string}
+                 */
+                language?: "pt" | "en";
+                /** @description no instant alert from start to end (in timeZone; may span midnight); null: none */
+                quietHours?: {
+                    start: string;
+                    end: string;
+                } | null;
             };
             /** @default {} */
             relevanceSettings?: {
@@ -1278,11 +1326,35 @@ export interface components {
             weight?: number;
         };
         NotificationSettingsPatch: {
+            /** @description breaking alerts by e-mail */
             email?: boolean;
+            /** @description breaking alerts by Web Push to the reader's browsers */
             push?: boolean;
+            /** @description breaking alerts on WhatsApp (a linked, verified phone) */
             whatsapp?: boolean;
+            /** @description the digest lists breaking articles only (instant alerts are always for breaking articles) */
             breakingOnly?: boolean;
+            /** @description an article below this score (its baseScore, 0–100) is neither alerted nor in the digest */
             minScore?: number;
+            /** @description a daily e-mail digest of the top articles by the feed's relevance */
+            digest?: boolean;
+            /**
+             * Format: int32
+             * @description the digest's hour, in timeZone
+             */
+            digestHour?: number;
+            /** @description the reader's IANA time zone */
+            timeZone?: string;
+            /**
+             * @description the language of mail and push messages
+             * @enum {string}
+             */
+            language?: "pt" | "en";
+            /** @description no instant alert from start to end (in timeZone; may span midnight); null: none */
+            quietHours?: {
+                start: string;
+                end: string;
+            } | null;
         };
         RelevanceSettingsPatch: {
             sectorMultiplier?: number;
@@ -2911,7 +2983,15 @@ export interface operations {
                      *           "push": false,
                      *           "whatsapp": true,
                      *           "breakingOnly": false,
-                     *           "minScore": 60
+                     *           "minScore": 60,
+                     *           "digest": true,
+                     *           "digestHour": 7,
+                     *           "timeZone": "America/Sao_Paulo",
+                     *           "language": "pt",
+                     *           "quietHours": {
+                     *             "start": "22:00",
+                     *             "end": "07:00"
+                     *           }
                      *         },
                      *         "relevanceSettings": {
                      *           "sectorMultiplier": 1,
@@ -3049,7 +3129,15 @@ export interface operations {
                      *           "push": false,
                      *           "whatsapp": true,
                      *           "breakingOnly": false,
-                     *           "minScore": 60
+                     *           "minScore": 60,
+                     *           "digest": true,
+                     *           "digestHour": 7,
+                     *           "timeZone": "America/Sao_Paulo",
+                     *           "language": "pt",
+                     *           "quietHours": {
+                     *             "start": "22:00",
+                     *             "end": "07:00"
+                     *           }
                      *         },
                      *         "relevanceSettings": {
                      *           "sectorMultiplier": 1,
@@ -3696,7 +3784,15 @@ export interface operations {
                      *         "push": false,
                      *         "whatsapp": true,
                      *         "breakingOnly": false,
-                     *         "minScore": 60
+                     *         "minScore": 60,
+                     *         "digest": true,
+                     *         "digestHour": 7,
+                     *         "timeZone": "America/Sao_Paulo",
+                     *         "language": "pt",
+                     *         "quietHours": {
+                     *           "start": "22:00",
+                     *           "end": "07:00"
+                     *         }
                      *       }
                      *     }
                      */

@@ -656,11 +656,35 @@ export interface components {
             relevanceSettings: components["schemas"]["RelevanceSettings"];
         };
         NotificationSettings: {
+            /** @description breaking alerts by e-mail */
             email: boolean;
+            /** @description breaking alerts by Web Push to the reader's browsers */
             push: boolean;
+            /** @description breaking alerts on WhatsApp (a linked, verified phone) */
             whatsapp: boolean;
+            /** @description the digest lists breaking articles only (instant alerts are always for breaking articles) */
             breakingOnly: boolean;
+            /** @description an article below this score (its baseScore, 0–100) is neither alerted nor in the digest */
             minScore: number;
+            /** @description a daily e-mail digest of the top articles by the feed's relevance */
+            digest: boolean;
+            /**
+             * Format: int32
+             * @description the digest's hour, in timeZone
+             */
+            digestHour: number;
+            /** @description the reader's IANA time zone */
+            timeZone: string;
+            /**
+             * @description the language of mail and push messages
+             * @enum {string}
+             */
+            language: "pt" | "en";
+            /** @description no instant alert from start to end (in timeZone; may span midnight); null: none */
+            quietHours: {
+                start: string;
+                end: string;
+            } | null;
         };
         RelevanceSettings: {
             sectorMultiplier: number;
@@ -696,11 +720,35 @@ export interface components {
             };
             /** @default {} */
             notificationSettings?: {
+                /** @description breaking alerts by e-mail */
                 email?: boolean;
+                /** @description breaking alerts by Web Push to the reader's browsers */
                 push?: boolean;
+                /** @description breaking alerts on WhatsApp (a linked, verified phone) */
                 whatsapp?: boolean;
+                /** @description the digest lists breaking articles only (instant alerts are always for breaking articles) */
                 breakingOnly?: boolean;
+                /** @description an article below this score (its baseScore, 0–100) is neither alerted nor in the digest */
                 minScore?: number;
+                /** @description a daily e-mail digest of the top articles by the feed's relevance */
+                digest?: boolean;
+                /**
+                 * Format: int32
+                 * @description the digest's hour, in timeZone
+                 */
+                digestHour?: number;
+                /** @description the reader's IANA time zone */
+                timeZone?: string;
+                /**
+                 * @description the language of mail and push messages
+                 * @enum {string}
+                 */
+                language?: "pt" | "en";
+                /** @description no instant alert from start to end (in timeZone; may span midnight); null: none */
+                quietHours?: {
+                    start: string;
+                    end: string;
+                } | null;
             };
             /** @default {} */
             relevanceSettings?: {
@@ -2098,7 +2146,12 @@ export interface operations {
                      *           "push": false,
                      *           "whatsapp": true,
                      *           "breakingOnly": true,
-                     *           "minScore": 70
+                     *           "minScore": 70,
+                     *           "digest": true,
+                     *           "digestHour": 8,
+                     *           "timeZone": "America/Sao_Paulo",
+                     *           "language": "pt",
+                     *           "quietHours": null
                      *         },
                      *         "relevanceSettings": {
                      *           "sectorMultiplier": 1,
@@ -2245,7 +2298,12 @@ export interface operations {
                      *           "push": false,
                      *           "whatsapp": true,
                      *           "breakingOnly": true,
-                     *           "minScore": 70
+                     *           "minScore": 70,
+                     *           "digest": true,
+                     *           "digestHour": 8,
+                     *           "timeZone": "America/Sao_Paulo",
+                     *           "language": "pt",
+                     *           "quietHours": null
                      *         },
                      *         "relevanceSettings": {
                      *           "sectorMultiplier": 1,

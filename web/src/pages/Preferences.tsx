@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SECTORS, TOPICS } from '../../../models/news/article.rules';
+import type { NotificationSettings } from '../../../models/news/preferences.rules';
 import { api, type EntityOption, type Preferences, type WhatsAppLink } from '../api';
 import { Failure, Loading, useResource } from './common';
 
@@ -184,6 +185,89 @@ function Settings<T extends Record<string, number | boolean>>({ title, values, o
   );
 }
 
+/** Every time zone this browser knows, the reader's own first (a short list when Intl lacks the list). */
+function timeZones(current: string): string[] {
+  const all = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['America/Sao_Paulo', 'UTC'];
+  return [...new Set([current, ...all])];
+}
+
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+const clock = (h: number) => `${String(h).padStart(2, '0')}:00`;
+
+/**
+ * How and when the reader is told (issue 40): the alert channels, the minimum score, the daily
+ * digest and its hour, the time zone and language of mail, and quiet hours.
+ */
+function NotificationsCard({ values, onChange }: { values: NotificationSettings; onChange(v: NotificationSettings): void }) {
+  const { t } = useTranslation();
+  const set = <K extends keyof NotificationSettings>(key: K, value: NotificationSettings[K]) => onChange({ ...values, [key]: value });
+  const check = (key: 'email' | 'push' | 'whatsapp' | 'digest' | 'breakingOnly') => (
+    <label className="check">
+      <input type="checkbox" checked={values[key]} onChange={(e) => set(key, e.target.checked)} />
+      {t(`prefs.fields.${key}`)}
+    </label>
+  );
+  const quiet = values.quietHours;
+  return (
+    <fieldset className="card settings">
+      <legend>{t('prefs.notifications')}</legend>
+      <p className="muted">{t('prefs.alertsLead')}</p>
+      {check('email')}
+      {check('push')}
+      {check('whatsapp')}
+      <label className="field">
+        <span>{t('prefs.fields.minScore')}</span>
+        <input type="number" min={0} max={100} step={1} value={values.minScore} onChange={(e) => set('minScore', Number(e.target.value))} />
+      </label>
+      {check('digest')}
+      <label className="field">
+        <span>{t('prefs.fields.digestHour')}</span>
+        <select value={values.digestHour} onChange={(e) => set('digestHour', Number(e.target.value))}>
+          {HOURS.map((h) => (
+            <option key={h} value={h}>
+              {clock(h)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {check('breakingOnly')}
+      <label className="field">
+        <span>{t('prefs.fields.timeZone')}</span>
+        <select value={values.timeZone} onChange={(e) => set('timeZone', e.target.value)}>
+          {timeZones(values.timeZone).map((z) => (
+            <option key={z} value={z}>
+              {z.replaceAll('_', ' ')}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>{t('prefs.fields.language')}</span>
+        <select value={values.language} onChange={(e) => set('language', e.target.value as NotificationSettings['language'])}>
+          <option value="pt">Português</option>
+          <option value="en">English</option>
+        </select>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={quiet !== null} onChange={(e) => set('quietHours', e.target.checked ? { start: '22:00', end: '07:00' } : null)} />
+        {t('prefs.fields.quietHours')}
+      </label>
+      {quiet ? (
+        <div className="quiet">
+          <label className="field">
+            <span>{t('prefs.quietFrom')}</span>
+            <input type="time" required value={quiet.start} onChange={(e) => set('quietHours', { ...quiet, start: e.target.value })} />
+          </label>
+          <label className="field">
+            <span>{t('prefs.quietTo')}</span>
+            <input type="time" required value={quiet.end} onChange={(e) => set('quietHours', { ...quiet, end: e.target.value })} />
+          </label>
+        </div>
+      ) : null}
+    </fieldset>
+  );
+}
+
 /**
  * The account's WhatsApp phone: which one is linked, a button to unlink it, and where to enter the
  * code a phone got by sending *entrar* and this account's address (the only way to link one).
@@ -311,7 +395,7 @@ export function PreferencesPage() {
         <h2 id="keywords">{t('prefs.keywords')}</h2>
         <Words label={t('prefs.keywords')} inputLabel={t('prefs.keyword')} heading={false} values={prefs.keywords} onChange={(v) => set({ ...prefs, keywords: v })} />
       </section>
-      <Settings title={t('prefs.notifications')} values={prefs.notificationSettings} onChange={(v) => set({ ...prefs, notificationSettings: v })} />
+      <NotificationsCard values={prefs.notificationSettings} onChange={(v) => set({ ...prefs, notificationSettings: v })} />
       <Settings title={t('prefs.relevance')} values={prefs.relevanceSettings} onChange={(v) => set({ ...prefs, relevanceSettings: v })} />
       <WhatsAppCard />
       <div className="save-bar">

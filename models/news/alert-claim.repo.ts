@@ -1,0 +1,57 @@
+/**
+ * One alert per reader and article across channels (issue 40; audience.rules): the channel that
+ * tells a reader of an article is claimed once (`news_alert_claims`, `_id` = `<article>:<user>`),
+ * a single insert that the unique `_id` makes atomic on MongoDB and FerretDB alike. A retried
+ * activity claiming the same channel again is answered yes (idempotent); another channel, no.
+ * A permanent failure (a push subscription gone, a refused WhatsApp message, a suppressed
+ * address) hands the claim to the next channel by a conditional update. Claims are kept 7 days
+ * (alerts are for articles of the last 24 hours), then the TTL index removes them.
+ */
+import type { Connection } from 'mongoose';
+import type { AlertChannel } from './audience.rules';
+import { buildIndexesRacing, collectionOf, indexesOnce, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+
+export const ALERT_CLAIM_COLLECTION = 'news_alert_claims';
+const KEEP_MS = 7 * 86_400_000;
+
+interface AlertClaimDoc {
+  _id: string;
+  articleId: string;
+  userId: string;
+  channel: AlertChannel;
+  claimedAt: Date;
+  expiresAt: Date;
+}
+
+export function createAlertClaimRepo(conn: Connection) {
+  const claims = () => collectionOf<AlertClaimDoc>(conn, ALERT_CLAIM_COLLECTION);
+  const ensureIndexes = () => indexesOnce(conn, ALERT_CLAIM_COLLECTION, () => buildIndexesRacing(() => claims().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' })));
+  const id = (articleId: string, userId: string) => `${articleId}:${userId}`;
+
+  return {
+    ensureIndexes,
+
+    /** Whether `channel` tells `userId` of `articleId`: the first claim wins, and the same channel's repeat is yes. */
+    async claim(articleId: string, userId: string, channel: AlertChannel, at: Date): Promise<boolean> {
+      await ensureIndexes();
+      try {
+        await writeRacingOnUniqueKey(() => claims().insertOne({ _id: id(articleId, userId), articleId, userId, channel, claimedAt: at, expiresAt: new Date(at.getTime() + KEEP_MS) }));
+        return true;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        return (await claims().findOne({ _id: id(articleId, userId) }, { projection: { channel: 1 } }))?.channel === channel;
+      }
+    },
+
+    /** Hands a claim from a channel that failed for good to the next one; false when another holds it. */
+    async handOver(articleId: string, userId: string, from: AlertChannel, to: AlertChannel): Promise<boolean> {
+      const res = await claims().updateOne({ _id: id(articleId, userId), channel: { $in: [from, to] } }, { $set: { channel: to } });
+      return res.matchedCount === 1;
+    },
+
+    /** The channel that told a reader of an article, if any. */
+    channelOf: async (articleId: string, userId: string): Promise<AlertChannel | null> => (await claims().findOne({ _id: id(articleId, userId) }, { projection: { channel: 1 } }))?.channel ?? null,
+  };
+}
+
+export type AlertClaimRepo = ReturnType<typeof createAlertClaimRepo>;
