@@ -215,6 +215,13 @@ describe('createWebhookSender', () => {
     expect(attempt).toMatchObject({ status: 'network-error', error: 'could not resolve nowhere.example' });
   });
 
+  it('times out a resolver that never answers, as a timeout and not a DNS failure', async () => {
+    const never = () => new Promise<LookupAddress[]>(() => undefined);
+    const { body, headers } = message(newWebhookSecret());
+    const attempt = await sender({ lookup: never, timeoutMs: 50 }).send('https://slow-dns.example/hook', headers, body);
+    expect(attempt).toMatchObject({ status: 'timeout', error: 'timed out after 50 ms resolving slow-dns.example' });
+  });
+
   it('needs a User-Agent', () => {
     expect(() => createWebhookSender({ userAgent: ' ' })).toThrow(/userAgent/);
   });
