@@ -3,42 +3,27 @@
  * Polite: a User-Agent naming the bot on every request, robots.txt honoured on request,
  * conditional GETs, at most N concurrent requests per origin across all workers (hostSlots).
  * Safe: every address a host resolves to is checked before connecting and the connection goes to
- * the checked address (no second lookup, so DNS rebinding cannot slip a private address in),
- * redirects are followed by hand and each hop checked again, bodies are capped after
- * decompression, and one timeout covers each request including its body.
+ * the checked address (no second lookup, so DNS rebinding cannot slip a private address in: both
+ * steps live in safe-connect.ts, shared with the webhook sender), redirects are followed by hand
+ * and each hop checked again, bodies are capped after decompression, and one timeout covers each
+ * request including its body.
  */
-import { type LookupAddress, promises as dns } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import robotsParser from 'robots-parser';
-import { Agent, request } from 'undici';
-import {
-  addressRefusal,
-  codingsToUndo,
-  describeUrl,
-  FetchError,
-  hasZlibHeader,
-  ipLiteral,
-  isAllowlisted,
-  isRedirect,
-  parseFetchUrl,
-  parseRetryAfter,
-  urlRefusal,
-  visitKey,
-} from './polite-fetch.rules';
+import { type Agent, request } from 'undici';
+import { codingsToUndo, describeUrl, FetchError, hasZlibHeader, isRedirect, parseFetchUrl, parseRetryAfter, urlRefusal, visitKey } from './polite-fetch.rules';
+import { checkedAddresses, type Lookup, pinnedAgent, systemLookup } from './safe-connect';
 
 export { FetchError, retryable, type FetchErrorCode } from './polite-fetch.rules';
+export type { Lookup } from './safe-connect';
 
 /** A cross-process limiter of concurrent requests per origin; `acquire` resolves with its release. */
 export interface HostSlots {
   acquire(origin: string, signal?: AbortSignal): Promise<() => Promise<void>>;
 }
-
-/** Resolves a host name to every address it has (tests substitute their own). */
-export type Lookup = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface PoliteFetcherOptions {
   /** Names the bot and where to read about it, e.g. `NewsletterPlatformBot/0.1 (+https://example.com/bot)`. */
@@ -85,51 +70,16 @@ const brotliDecompress = promisify(zlib.brotliDecompress);
 /** robots.txt verdicts: the file's rules, or everything allowed (4xx) or disallowed (unreachable). */
 type RobotsVerdict = { rules: ReturnType<typeof robotsParser> } | { all: boolean };
 
-const systemLookup: Lookup = (hostname) => dns.lookup(hostname, { all: true });
-
 /** The first value of a response header. */
 function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
-/**
- * A lookup that answers only with the addresses already checked, so the connection cannot go
- * anywhere else. Node asks for all addresses (happy eyeballs) or one, of a family or any.
- */
-function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
-    const fitting = family ? addresses.filter((a) => a.family === family) : addresses;
-    if (fitting.length === 0) return callback(Object.assign(new Error('no checked address of that family'), { code: 'ENOTFOUND' }), '', 0);
-    if (options.all) return (callback as (err: null, addresses: LookupAddress[]) => void)(null, fitting);
-    callback(null, fitting[0]!.address, fitting[0]!.family);
-  };
-}
-
 /** Drops a body we will not read; destroying an unread body reports an abort nobody needs. */
 function discard(body: Readable): void {
   body.on('error', () => undefined);
   body.destroy();
-}
-
-/** Waits for `work`, or rejects with the signal's reason when it aborts first. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
@@ -143,29 +93,6 @@ export function createPoliteFetcher(options: PoliteFetcherOptions): PoliteFetche
   const allowHosts = options.allowHosts ?? [];
   const lookup = options.lookup ?? systemLookup;
   const robotsCache = new LRUCache<string, Promise<RobotsVerdict>>({ max: 10_000, ttl: options.robotsCacheMs ?? 60 * 60 * 1000 });
-
-  /** Every address the URL's host has, each checked; throws `refused` naming the first bad one. */
-  async function checkedAddresses(url: URL, signal: AbortSignal): Promise<LookupAddress[]> {
-    const allowlisted = isAllowlisted(url, allowHosts);
-    const literal = ipLiteral(url);
-    let addresses: LookupAddress[];
-    if (literal) {
-      addresses = [{ address: literal, family: literal.includes(':') ? 6 : 4 }];
-    } else {
-      try {
-        addresses = await abortable(lookup(url.hostname), signal);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw new FetchError('network', `could not resolve ${url.hostname}`, { cause: err });
-      }
-      if (addresses.length === 0) throw new FetchError('network', `could not resolve ${url.hostname}`);
-    }
-    for (const { address } of addresses) {
-      const refusal = addressRefusal(address, allowlisted);
-      if (refusal) throw new FetchError('refused', `refused ${describeUrl(url)}: ${literal ? 'address' : 'resolves to'} ${address} (${refusal})`);
-    }
-    return addresses;
-  }
 
   /** Reads a body, giving up as soon as it passes the cap. */
   async function readCapped(body: Readable, url: URL): Promise<Buffer> {
@@ -216,10 +143,10 @@ export function createPoliteFetcher(options: PoliteFetcherOptions): PoliteFetche
     const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
     let agent: Agent | undefined;
     try {
-      const addresses = await checkedAddresses(url, signal);
+      const addresses = await checkedAddresses(url, { allowHosts, lookup, signal });
       // One agent per request: its only lookup is the checked addresses, and no pooled connection
       // outlives the check. Polite fetching is a few requests per host, so keep-alive buys little.
-      agent = new Agent({ connect: { lookup: pinnedLookup(addresses) } });
+      agent = pinnedAgent(addresses);
       const headers: Record<string, string> = { 'user-agent': userAgent, accept: req.accept ?? '*/*', 'accept-encoding': 'gzip, deflate, br' };
       if (req.etag) headers['if-none-match'] = req.etag;
       if (req.lastModified) headers['if-modified-since'] = req.lastModified;
