@@ -42,6 +42,7 @@ export const KEYWORD = z
 export const CLOCK_TIME = z.string().max(5).regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'a time of day such as 07:30');
 /** Languages readers' mail is written in. */
 export const READER_LANGUAGES = ['pt', 'en'] as const;
+export type ReaderLanguage = (typeof READER_LANGUAGES)[number];
 
 /**
  * How and when a reader is told (issue 40; decisions.md "Readers' notifications"). The spec's

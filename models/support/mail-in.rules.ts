@@ -21,7 +21,8 @@ import EmailReplyParser from 'email-reply-parser';
 import { parseHTML } from 'linkedom';
 import type PostalMime from 'postal-mime';
 import { detectType, MAX_ATTACHMENT_BYTES, SNIFF_BYTES } from './attachment.rules';
-import { headerSafe, messageIdOrNull, tokenOf } from './mail-out.rules';
+import { headerSafe } from '../shared/mail-text.rules';
+import { messageIdOrNull, tokenOf } from './mail-out.rules';
 
 type Email = PostalMime.Email;
 type Attachment = PostalMime.Attachment;

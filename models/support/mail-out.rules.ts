@@ -16,6 +16,7 @@
  *   or script): paragraphs from blank lines, <br> for the other line breaks.
  */
 import type { TICKET_ISSUES } from './ticket.rules';
+import { escapeHtml, headerSafe } from '../shared/mail-text.rules';
 
 export const MAIL_LANGUAGES = ['pt', 'en'] as const;
 export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
@@ -96,18 +97,6 @@ export function tokenOf(desk: { address: string }, address: string): string | nu
 
 // ---- Header values -----------------------------------------------------------------------------
 
-/** Control characters (C0, DEL, C1), the Unicode line and paragraph separators, and bidi overrides. */
-// eslint-disable-next-line no-control-regex -- control characters are what is removed
-const UNSAFE_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
-
-/**
- * A value safe in a header: every control character (CR and LF above all) and line separator made
- * a space, runs of spaces collapsed, trimmed, and at most `max` characters (cut with "…").
- */
-export function headerSafe(value: string, max = 200): string {
-  const flat = value.slice(0, max * 4).replace(UNSAFE_IN_HEADER, ' ').replace(/ {2,}/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
-}
 
 /** A msg-id as it may go in Message-ID, In-Reply-To and References: `<left@right>`, printable, no spaces. */
 // eslint-disable-next-line no-control-regex -- control characters are what is refused
@@ -324,10 +313,6 @@ export function sizeLabel(bytes: number, lang: MailLanguage): string {
   return `${(bytes / (1024 * 1024)).toFixed(1).replace('.', TEXTS[lang].decimal)} MB`;
 }
 
-/** Text with `& < > " '` escaped, safe in an HTML element or a quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** Control characters other than tab and line breaks removed, line breaks made LF. */
 // eslint-disable-next-line no-control-regex -- control characters are what is removed

@@ -4,11 +4,11 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import PostalMime from 'postal-mime';
 import { messageIdOf, ourMessageId } from '../../models/support/mail-ids';
 import { threadCandidates, ticketNumberOf } from '../../models/support/mail-in.rules';
+import { headerSafe } from '../../models/shared/mail-text.rules';
 import {
   base32,
   composeAcknowledgement,
   composeReply,
-  headerSafe,
   messageIdOrNull,
   REFERENCES_MAX,
   replyAddressOf,

@@ -1,0 +1,112 @@
+/**
+ * Mail to readers (issue 40): breaking alerts, and the headers mailbox providers' bulk-sender
+ * rules expect of a list. Pure: text and HTML in the reader's language, everything the article
+ * holds escaped in the HTML and flattened in headers.
+ *
+ * Each list's mail carries (RFC 2369, RFC 2919, RFC 8058, RFC 3834; Gmail's and Yahoo's sender
+ * guidelines):
+ * - `List-Id` naming the list (`alerts.<domain>`, `digest.<domain>`);
+ * - `List-Unsubscribe: <https://…/unsubscribe/<token>>` and `List-Unsubscribe-Post:
+ *   List-Unsubscribe=One-Click`: a provider's POST to that address switches the list off, no
+ *   sign-in, no cookie (the token says who and which list);
+ * - `Precedence: bulk` and `Auto-Submitted: auto-generated`, so autoresponders stay quiet;
+ * - `Feedback-ID` (Gmail's feedback loop groups complaints by it).
+ */
+import { escapeHtml, headerSafe } from '../shared/mail-text.rules';
+import type { ReaderLanguage } from './preferences.rules';
+
+/** The lists a reader is on: a setting each, which one-click unsubscribe switches off. */
+export const READER_LISTS = ['alerts', 'digest'] as const;
+export type ReaderList = (typeof READER_LISTS)[number];
+
+/** The setting of notificationSettings a list's unsubscribe turns off. */
+export const SETTING_OF_LIST: Record<ReaderList, 'email' | 'digest'> = { alerts: 'email', digest: 'digest' };
+
+export interface ListHeadersInput {
+  list: ReaderList;
+  /** The domain of the sender's address: lists are named under it. */
+  domain: string;
+  unsubscribeUrl: string;
+}
+
+const LIST_NAMES: Record<ReaderList, string> = { alerts: 'Breaking alerts', digest: 'Daily digest' };
+
+/** The headers of a list's mail (values hold no CR or LF: every part is ours or checked). */
+export function listHeaders({ list, domain, unsubscribeUrl }: ListHeadersInput): Record<string, string> {
+  return {
+    'List-Id': `"${LIST_NAMES[list]}" <${list}.${domain}>`,
+    'List-Unsubscribe': `<${unsubscribeUrl}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    Precedence: 'bulk',
+    'Auto-Submitted': 'auto-generated',
+    'Feedback-ID': `${list}:news:newsletter-platform`,
+  };
+}
+
+/** What a breaking alert says of its article. */
+export interface AlertArticle {
+  title: string;
+  summary: string | null;
+  sourceName: string;
+  url: string;
+  publishedAt: Date;
+}
+
+export interface ReaderMailLinks {
+  unsubscribeUrl: string;
+  preferencesUrl: string;
+}
+
+const WORDS = {
+  pt: {
+    breaking: 'Urgente',
+    from: 'Fonte',
+    read: 'Ler a notícia',
+    why: 'Você recebe este alerta porque segue este assunto e ligou os alertas urgentes por e-mail.',
+    manage: 'Ajustar notificações',
+    unsubscribe: 'Parar os alertas por e-mail',
+    at: (d: Date) => d.toLocaleString('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' }),
+  },
+  en: {
+    breaking: 'Breaking',
+    from: 'Source',
+    read: 'Read the article',
+    why: 'You get this alert because you follow this subject and turned on breaking alerts by e-mail.',
+    manage: 'Notification settings',
+    unsubscribe: 'Stop alerts by e-mail',
+    at: (d: Date) => d.toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC',
+  },
+} as const;
+
+/** A breaking alert's subject, text and HTML. */
+export function composeAlertMail(article: AlertArticle, language: ReaderLanguage, links: ReaderMailLinks): { subject: string; text: string; html: string } {
+  const w = WORDS[language];
+  const title = headerSafe(article.title, 180);
+  const summary = article.summary?.trim() ?? '';
+  const text = [
+    `${w.breaking}: ${article.title}`,
+    '',
+    ...(summary ? [summary, ''] : []),
+    `${w.from}: ${article.sourceName} — ${w.at(article.publishedAt)}`,
+    `${w.read}: ${article.url}`,
+    '',
+    '-- ',
+    w.why,
+    `${w.manage}: ${links.preferencesUrl}`,
+    `${w.unsubscribe}: ${links.unsubscribeUrl}`,
+    '',
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="${language === 'pt' ? 'pt-BR' : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head>
+<body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1b1f24;background:#ffffff">
+<p style="margin:0 0 8px;font-size:13px;font-weight:bold;color:#b42318;text-transform:uppercase">${escapeHtml(w.breaking)}</p>
+<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">${escapeHtml(article.title)}</h1>
+${summary ? `<p style="margin:0 0 12px;font-size:15px;line-height:1.5">${escapeHtml(summary)}</p>` : ''}
+<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(w.from)}: ${escapeHtml(article.sourceName)} — ${escapeHtml(w.at(article.publishedAt))}</p>
+<p style="margin:0 0 24px"><a href="${escapeHtml(article.url)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(w.read)}</a></p>
+<hr style="border:none;border-top:1px solid #d0d7de">
+<p style="font-size:12px;color:#57606a">${escapeHtml(w.why)}<br><a href="${escapeHtml(links.preferencesUrl)}" style="color:#1d4ed8">${escapeHtml(w.manage)}</a> · <a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#1d4ed8">${escapeHtml(w.unsubscribe)}</a></p>
+</body></html>
+`;
+  return { subject: `${w.breaking}: ${title}`, text, html };
+}
