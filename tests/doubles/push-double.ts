@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createECDH, createPublicKey, createDecipheriv, hkdfSync, randomBytes, verify, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import path from 'node:path';
@@ -72,14 +72,15 @@ interface Subscription {
 }
 
 /**
- * Makes a throw-away self-signed P-256 certificate for 127.0.0.1 in `dir` (kept if already there,
- * so a restarted double is still trusted by clients that read the file). Returns its files.
+ * Makes a throw-away self-signed P-256 certificate for 127.0.0.1 in `dir`, valid for two days. One
+ * made in the last day is kept, so a restarted double is still trusted by clients that read the
+ * file before; an older one is replaced before it can expire under a running double.
  */
 export function makeSelfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
   mkdirSync(dir, { recursive: true });
   const certFile = path.join(dir, 'push-double.crt');
   const keyFile = path.join(dir, 'push-double.key');
-  if (existsSync(certFile) && existsSync(keyFile)) return { certFile, keyFile };
+  if (existsSync(certFile) && existsSync(keyFile) && Date.now() - statSync(certFile).mtimeMs < 24 * 60 * 60 * 1000) return { certFile, keyFile };
   execFileSync(
     '/usr/bin/openssl',
     ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { checkVapid, decryptPushPayload, pushDoubleControl, startPushDouble, type PushDouble } from '../doubles/push-double';
+import { checkVapid, decryptPushPayload, makeSelfSignedCertificate, pushDoubleControl, startPushDouble, type PushDouble } from '../doubles/push-double';
 
 const b64u = (text: string) => Buffer.from(text, 'base64url');
 
@@ -153,6 +153,11 @@ describe('the push service (RFC 8030) over HTTPS', () => {
       req.on('error', reject);
       req.end(body);
     });
+
+  it('keeps its certificate for a restart in the same directory, so clients that read it still trust it', () => {
+    expect(double.caFile).toBe(path.join(certDir, 'push-double.crt'));
+    expect(readFileSync(makeSelfSignedCertificate(certDir).certFile, 'utf8')).toBe(ca);
+  });
 
   it('hands out a subscription as a browser does: an https endpoint on itself and base64url keys', async () => {
     const sub = await control.subscribe();
