@@ -339,6 +339,17 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, or a name and <address>')
     .default('Newsletter Platform <no-reply@localhost>'),
+  /**
+   * The sender of readers' alerts and digests (issue 40), when not MAIL_FROM: providers ask that
+   * list mail and transactional mail (sign-in codes) come from different addresses.
+   */
+  READER_MAIL_FROM: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, or a name and <address>')
+      .optional(),
+  ),
 
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
@@ -453,7 +464,7 @@ export interface Config {
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
   /** smtpUrl is undefined in development when the supervisor provides Mailpit ({@link smtpUrl}). */
-  mail: { smtpUrl: string | undefined; from: string };
+  mail: { smtpUrl: string | undefined; from: string; readerFrom: string };
   whatsapp: {
     /** Undefined when the channel is not configured (no access token or phone number id). */
     api: { url: string; accessToken: string; phoneNumberId: string } | undefined;
@@ -724,7 +735,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
       relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
     },
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, readerFrom: e.READER_MAIL_FROM ?? e.MAIL_FROM },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN, mailpit: e.MAILPIT_BIN },

@@ -11,6 +11,7 @@ import { createSupportInboundActivities, createSupportInboundRelayActivities, cr
 import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
 import { createWhatsAppActivities } from '../activities/whatsapp.activities';
+import { createNotifyActivities } from '../activities/notify.activities';
 import { createBillingRelayActivities, createWhatsAppRelayActivities } from '../activities/relay.activities';
 import { createStripe } from '../models/infra/stripe';
 import { createLlmClient } from '../models/infra/llm';
@@ -126,6 +127,13 @@ export const QUEUES: QueueDefinition[] = [
     // Webhook bursts: many customers' workflows at once, each a small database write.
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 20,
+  },
+  {
+    queue: TASK_QUEUES.notify,
+    activities: (d) => createNotifyActivities({ conn: d.conn, config: d.config }),
+    // Alerts wait on the mail server and the Cloud API; pages of readers are small reads.
+    maxConcurrentActivities: 10,
+    maxConcurrentWorkflowTasks: 10,
   },
   {
     queue: TASK_QUEUES.whatsapp,

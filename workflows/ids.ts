@@ -23,6 +23,8 @@ export const TASK_QUEUES = {
   billing: 'billing',
   /** WhatsApp: one conversation workflow per phone number, breaking-news alerts. */
   whatsapp: 'whatsapp',
+  /** Readers' notifications (issue 40): breaking alerts on every channel. */
+  notify: 'news-notify',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -62,6 +64,8 @@ export const workflowIds = {
   whatsappConversation: (phone: string) => `whatsapp-${phone}`,
   /** The WhatsApp alerts of one breaking article (started once per article). */
   whatsappAlerts: (articleId: string) => `whatsapp-alerts-${articleId}`,
+  /** The breaking alerts of one article on every channel (issue 40). */
+  newsAlerts: (articleId: string) => `news-alerts-${articleId}`,
 };
 
 /** The WhatsApp message relay's schedule (every minute), per deployment prefix. */

@@ -19,3 +19,4 @@ export { billingRelayWorkflow } from './billing/relay.workflow';
 export { whatsappConversationWorkflow } from './whatsapp/conversation.workflow';
 export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';
 export { whatsappAlertsWorkflow } from './whatsapp/alerts.workflow';
+export { newsAlertsWorkflow } from './news/alerts.workflow';

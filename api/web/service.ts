@@ -10,6 +10,7 @@ import { accountRoutes } from './account.routes';
 import { authRoutes } from './auth.routes';
 import { staffRoutes } from './staff.routes';
 import { opsRoutes } from './ops.routes';
+import { unsubscribeRoutes } from './unsubscribe.routes';
 import { consoleRoutes } from './console';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
@@ -31,7 +32,7 @@ export const webService: ServiceDefinition<WebDeps> = {
   description: webDescription,
   tagDescriptions: webTags,
   envelope: newsEnvelope,
-  routes: [...authRoutes, ...accountRoutes, ...staffRoutes, ...opsRoutes],
+  routes: [...authRoutes, ...accountRoutes, ...staffRoutes, ...opsRoutes, ...unsubscribeRoutes],
   middleware: [
     (deps) => securityHeaders(deps.config.env === 'production'),
     (deps) => async (ctx, next) => {

@@ -115,6 +115,15 @@ export function mailFailure(err: unknown): Error {
   return new Error(`the mail server refused the message: ${cause.message}`, { cause });
 }
 
+/**
+ * Headers of printable ASCII go as written: nodemailer would otherwise MIME-encode a value with
+ * quotes or angle brackets (List-Id's `"name" <id>`), which readers of those headers do not decode.
+ * Anything else (non-ASCII) is left to nodemailer's encoding.
+ */
+function asWritten(headers: Record<string, string>): Record<string, string | { prepared: true; value: string }> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, /^[\x20-\x7e]{0,900}$/.test(value) ? { prepared: true as const, value } : value]));
+}
+
 /** The mailer of a process: one pool of SMTP connections to SMTP_URL (or the dev Mailpit), sending as MAIL_FROM. */
 export function createMailer(config: Pick<Config, 'mail' | 'devServices'>, timeouts: MailerTimeouts = {}): Mailer {
   const transport = nodemailer.createTransport(smtpOptions(smtpUrl(config), timeouts), { from: config.mail.from });
@@ -131,7 +140,7 @@ export function createMailer(config: Pick<Config, 'mail' | 'devServices'>, timeo
           ...(messageId === undefined ? {} : { messageId }),
           ...(inReplyTo === undefined ? {} : { inReplyTo }),
           ...(references?.length ? { references } : {}),
-          ...(headers === undefined ? {} : { headers }),
+          ...(headers === undefined ? {} : { headers: asWritten(headers) }),
           ...(attachments?.length ? { attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content as Buffer })) } : {}),
         });
         return { response: String(info.response ?? '') };

@@ -173,6 +173,9 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
       (await articles().find({ isBreaking: true }, { projection: HEADLINE, sort: SORTS.publishedAt as never, limit, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as Headline[],
 
     /** What an alert of this article needs (null: no such article). */
+    /** What a reader's alert mail says of an article. */
+    alertArticle: async (id: string): Promise<{ title: string; summary: string | null; sourceName: string; sourceUrl: string; publishedAt: Date } | null> =>
+      await articles().findOne({ _id: id }, { projection: { title: 1, summary: 1, sourceName: 1, sourceUrl: 1, publishedAt: 1 }, maxTimeMS: READ_TIME_LIMIT_MS }),
     alertTarget: async (id: string): Promise<AlertTarget | null> =>
       (await articles().findOne({ _id: id }, { projection: { title: 1, isBreaking: 1, primarySector: 1, primaryTopic: 1, entityIds: 1, tickers: 1, terms: 1, baseScore: 1 }, maxTimeMS: READ_TIME_LIMIT_MS })) as AlertTarget | null,
   };

@@ -12,6 +12,13 @@ export function createUserRepo(conn: Connection) {
   return {
     findById: (id: string) => Users.findById(id).lean<UserDoc>().exec(),
 
+    /** The proven address of each of these users that has one (readers' mail goes nowhere else). */
+    async verifiedEmails(ids: string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const users = await Users.find({ _id: { $in: ids } }, { email: 1, emailVerifiedAt: 1, unverifiedEmail: 1 }).lean<UserDoc[]>();
+      return new Map(users.flatMap((u) => (verifiedEmailOf(u) ? [[u._id, verifiedEmailOf(u)!] as const] : [])));
+    },
+
     /**
      * The oldest user whose address this is, proven (addresses are stored lower-cased): never one
      * that only typed it on WhatsApp (email.rules.ts), whether it holds it as `unverifiedEmail`

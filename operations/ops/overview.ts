@@ -72,6 +72,7 @@ export function workflowFamilies(prefix: string): WorkflowFamily[] {
     byId('subscription', 'subscriptionWorkflow', 'subscription-', '<stripeCustomerId>', q(TASK_QUEUES.billing)),
     byId('whatsappConversation', 'whatsappConversationWorkflow', 'whatsapp-', '<phone>', q(TASK_QUEUES.whatsapp)),
     byId('whatsappAlerts', 'whatsappAlertsWorkflow', 'whatsapp-alerts-', '<articleId>', q(TASK_QUEUES.whatsapp)),
+    byId('newsAlerts', 'newsAlertsWorkflow', 'news-alerts-', '<articleId>', q(TASK_QUEUES.notify)),
     { family: 'schedule:quiz-daily-generation', workflowType: 'quizDailyWorkflow', idPattern: `${quizScheduleId(prefix)} runs: ${prefix}quiz-daily-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.quiz) },
     { family: 'schedule:billing-event-relay', workflowType: 'billingRelayWorkflow', idPattern: `${billingRelayScheduleId(prefix)} runs: ${prefix}billing-event-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.billing) },
     { family: 'schedule:support-mail-relay', workflowType: 'supportMailRelayWorkflow', idPattern: `${supportMailRelayScheduleId(prefix)} runs: ${prefix}support-mail-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.supportMail) },

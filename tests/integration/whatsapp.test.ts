@@ -283,7 +283,7 @@ describe('breaking-news alerts', () => {
     const api = await startNewsService(env);
     let worker;
     try {
-      worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, testConfig(env), { ...env, WORKER_QUEUES: 'platform-ops,news-ingest,whatsapp' });
+      worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, testConfig(env), { ...env, WORKER_QUEUES: 'platform-ops,news-ingest,news-notify,whatsapp' });
       const now = Date.now();
       const reader = async (prefs: Record<string, unknown>, alerts: boolean, lastWroteAgoMs: number | null, linked = true) => {
         const userId = `alerts-${randomUUID().slice(0, 8)}`;
@@ -315,7 +315,9 @@ describe('breaking-news alerts', () => {
         const result = await api.deps.temporal.client.workflow.getHandle(`news-import-${id}`).result();
         return { id, result, breakingIds: (await api.deps.imports.get(id))?.breakingIds ?? [] };
       };
-      const alertsOf = async (articleIds: string[]) => await Promise.all(articleIds.map((a) => api.deps.temporal.client.workflow.getHandle(`whatsapp-alerts-${a}`).result()));
+      // Alerts on every channel (issue 40): the WhatsApp part of each article's run.
+      const alertsOf = async (articleIds: string[]) =>
+        await Promise.all(articleIds.map(async (a) => ((await api.deps.temporal.client.workflow.getHandle(`news-alerts-${a}`).result()) as { whatsapp: unknown }).whatsapp as { recipients: number; sent: number; capped: number; refused: number }));
 
       const first = await importLines([line(1, 'Petrobras anuncia descoberta no pré-sal', true), line(2, 'Boletim de energia', false)]);
       expect(first.result).toMatchObject({ state: 'completed', inserted: 2, alerts: 1 });
@@ -343,8 +345,8 @@ describe('breaking-news alerts', () => {
       expect(archive.breakingIds).toEqual([]);
       if (process.env.RECORD_HISTORY === '1') {
         const dir = path.resolve(__dirname, '../fixtures/histories');
-        writeFileSync(path.join(dir, 'whatsappAlertsWorkflow.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`whatsapp-alerts-${first.breakingIds[0]}`).fetchHistory())}\n`);
-        writeFileSync(path.join(dir, 'newsImportWorkflow-alerts.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`news-import-${first.id}`).fetchHistory())}\n`);
+        writeFileSync(path.join(dir, 'newsAlertsWorkflow.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`news-alerts-${first.breakingIds[0]}`).fetchHistory())}\n`);
+        writeFileSync(path.join(dir, 'newsImportWorkflow-every-channel.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`news-import-${first.id}`).fetchHistory())}\n`);
       }
     } finally {
       killGroup(worker);

@@ -35,6 +35,7 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   subscription: () => workflowIds.subscription('cus_1'),
   whatsappConversation: () => workflowIds.whatsappConversation('5511999990000'),
   whatsappAlerts: () => workflowIds.whatsappAlerts('a1'),
+  newsAlerts: () => workflowIds.newsAlerts('a1'),
 };
 
 describe('the families of workflows', () => {

@@ -1,8 +1,9 @@
 /**
  * newsImportWorkflow on the time-skipping test server with its activities mocked (no database,
  * no storage): the counts it returns, how an unusable import is failed, retries of an outage, and
- * the WhatsApp alerts of breaking articles it starts (children on the deployment's WhatsApp queue,
- * once per article, left running after the import).
+ * the alerts of breaking articles it starts (newsAlertsWorkflow children on the deployment's
+ * notify queue, once per article, left running after the import, whether WhatsApp is set up or not:
+ * e-mail is always there).
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
@@ -32,11 +33,13 @@ async function importRun(acts: ReturnType<typeof activities>, taskQueue?: string
   return { importId, result };
 }
 
-it('applies the import and returns its counts; no alerts where WhatsApp is off', async () => {
-  const acts = activities({ breaking: ['a1'], whatsapp: false });
+it('applies the import and returns its counts; alerts start where WhatsApp is off too (e-mail is always there)', async () => {
+  const articleId = randomUUID();
+  const acts = activities({ breaking: [articleId], whatsapp: false });
   const { importId, result } = await importRun(acts);
 
-  expect(result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 0, enrichments: 0 });
+  expect(result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 1, enrichments: 0 });
+  await suite.client.getHandle(workflowIds.newsAlerts(articleId)).terminate('test over');
   expect(acts.applyImport.mock.calls).toEqual([[importId]]);
   expect(acts.breakingOfImport.mock.calls).toEqual([[importId]]);
   expect(acts.failImport).not.toHaveBeenCalled();
@@ -74,7 +77,7 @@ it('a database or storage outage is waited out: the import is retried until it a
   expect(acts.failImport).not.toHaveBeenCalled();
 });
 
-it('starts the WhatsApp alerts of each breaking article on the deployment\'s WhatsApp queue, once per article, and leaves them running', async () => {
+it('starts the alerts of each breaking article on the deployment\'s notify queue, once per article, and leaves them running', async () => {
   const prefix = `t${randomUUID().slice(0, 6)}-`;
   const newsQueue = taskQueueName(prefix, TASK_QUEUES.news);
   const [a1, a2, a3] = [randomUUID(), randomUUID(), randomUUID()];
@@ -83,10 +86,10 @@ it('starts the WhatsApp alerts of each breaking article on the deployment\'s Wha
   expect(first.result).toEqual({ state: 'completed', inserted: 3, duplicates: 1, invalid: 2, alerts: 2, enrichments: 0 });
 
   for (const articleId of [a1, a2]) {
-    const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
+    const child = suite.client.getHandle(workflowIds.newsAlerts(articleId));
     const described = await child.describe();
-    expect(described.type).toBe('whatsappAlertsWorkflow');
-    expect(described.taskQueue).toBe(taskQueueName(prefix, TASK_QUEUES.whatsapp));
+    expect(described.type).toBe('newsAlertsWorkflow');
+    expect(described.taskQueue).toBe(taskQueueName(prefix, TASK_QUEUES.notify));
     expect(described.status.name).toBe('RUNNING'); // abandoned by the finished import, as meant
     const started = (await child.fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
     expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!)).toEqual({ articleId });
@@ -95,18 +98,18 @@ it('starts the WhatsApp alerts of each breaking article on the deployment\'s Wha
   // A later import naming an article already alerted starts only the new one.
   const second = await importRun(activities({ breaking: [a2, a3], whatsapp: true }), newsQueue);
   expect(second.result).toMatchObject({ state: 'completed', alerts: 1 });
-  expect((await suite.client.getHandle(workflowIds.whatsappAlerts(a3)).describe()).status.name).toBe('RUNNING');
+  expect((await suite.client.getHandle(workflowIds.newsAlerts(a3)).describe()).status.name).toBe('RUNNING');
 
-  for (const articleId of [a1, a2, a3]) await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
+  for (const articleId of [a1, a2, a3]) await suite.client.getHandle(workflowIds.newsAlerts(articleId)).terminate('test over');
 });
 
-it('a worker on an unprefixed queue starts the alerts on the plain WhatsApp queue', async () => {
+it('a worker on an unprefixed queue starts the alerts on the plain notify queue', async () => {
   const articleId = randomUUID();
   const { result } = await importRun(activities({ breaking: [articleId], whatsapp: true }));
 
   expect(result).toMatchObject({ alerts: 1 });
-  const child = suite.client.getHandle(workflowIds.whatsappAlerts(articleId));
-  expect((await child.describe()).taskQueue).toBe(TASK_QUEUES.whatsapp);
+  const child = suite.client.getHandle(workflowIds.newsAlerts(articleId));
+  expect((await child.describe()).taskQueue).toBe(TASK_QUEUES.notify);
   await child.terminate('test over');
 });
 

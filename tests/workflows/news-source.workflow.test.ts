@@ -116,7 +116,7 @@ function enrichActivities(outcomes: unknown[], alerts = true) {
 describe('the budget wait', () => {
   const budget = workflowSuite();
 
-  it("enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its WhatsApp alerts on the deployment's WhatsApp queue", async () => {
+  it("enrichment waits for the budget to renew (a timer until then), then enriches; a fresh breaking article starts its alerts on the deployment's notify queue", async () => {
     const articleId = randomUUID();
     const prefix = `t${randomUUID().slice(0, 6)}-`;
     const now = await budget.env.currentTimeMs(); // the server's clock
@@ -128,9 +128,9 @@ describe('the budget wait', () => {
     const worker = await mockedActivitiesWorker(budget.env, acts, { bundle: budget.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
     const result = await worker.run(() => budget.client.execute(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] }));
     expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
-    const child = budget.client.getHandle(workflowIds.whatsappAlerts(articleId));
+    const child = budget.client.getHandle(workflowIds.newsAlerts(articleId));
     const described = await child.describe();
-    expect([described.type, described.taskQueue, described.status.name]).toEqual(['whatsappAlertsWorkflow', taskQueueName(prefix, TASK_QUEUES.whatsapp), 'RUNNING']);
+    expect([described.type, described.taskQueue, described.status.name]).toEqual(['newsAlertsWorkflow', taskQueueName(prefix, TASK_QUEUES.notify), 'RUNNING']);
     await child.terminate('test over');
     expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
     expect(acts.enrichArticle).toHaveBeenCalledTimes(2);
@@ -163,7 +163,7 @@ it('an answer that never validated is not retried: the failure is recorded and t
   expect(flaky.alertsEnabled).not.toHaveBeenCalled();
 });
 
-it("a breaking article's alerts follow the enrichment's answer on whether this deployment alerts, with no activity to ask", async () => {
+it("a breaking article's alerts start whether or not this deployment has WhatsApp (e-mail is always there), with no activity to ask", async () => {
   const now = await suite.env.currentTimeMs();
   for (const enabled of [true, false]) {
     const articleId = randomUUID();
@@ -172,11 +172,12 @@ it("a breaking article's alerts follow the enrichment's answer on whether this d
     const worker = await mockedActivitiesWorker(suite.env, acts, { bundle: suite.bundle, taskQueue: taskQueueName(prefix, TASK_QUEUES.newsSources) });
     const handle = await suite.client.start(newsEnrichWorkflow, { taskQueue: worker.taskQueue, workflowId: workflowIds.newsEnrich(articleId), args: [{ articleId }] });
     const result = await worker.run(() => handle.result());
-    expect(result).toEqual({ state: 'enriched', published: true, alerted: enabled });
-    // The activity that asks is not called (it would have answered the opposite).
+    expect(result).toEqual({ state: 'enriched', published: true, alerted: true });
     expect(acts.alertsEnabled).not.toHaveBeenCalled();
     const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(scheduled).toEqual(['enrichArticle']);
-    if (enabled) await suite.client.getHandle(workflowIds.whatsappAlerts(articleId)).terminate('test over');
+    const child = suite.client.getHandle(workflowIds.newsAlerts(articleId));
+    expect((await child.describe()).taskQueue).toBe(taskQueueName(prefix, TASK_QUEUES.notify));
+    await child.terminate('test over');
   }
 });

@@ -6,6 +6,7 @@ import { setLanguage } from './i18n';
 import { SessionContext, useSession, type SessionState } from './session';
 import { Loading } from './pages/common';
 import { SignIn } from './pages/SignIn';
+import { UnsubscribePage } from './pages/Unsubscribe';
 import { preloadable } from './preloadable';
 
 /**
@@ -129,6 +130,7 @@ export function App() {
       ) : (
         <Routes>
           <Route path="/sign-in" element={session ? <AfterSignIn /> : <SignIn />} />
+          <Route path="/unsubscribe/:token" element={<UnsubscribePage />} />
           <Route path="/account/*" element={session ? <Account /> : <RedirectToSignIn />} />
           <Route
             path="/staff/*"

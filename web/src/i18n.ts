@@ -146,6 +146,14 @@ const en = {
     GOV: 'Government', ESP: 'Sports', CRY: 'Crypto', FIP: 'Personal finance', CIE: 'Science', DEF: 'Defence', CUL: 'Culture', EDU: 'Education', AMB: 'Environment', SOC: 'Society', TUR: 'Tourism',
     'M&A': 'Mergers & acquisitions', IPO: 'IPOs', REG: 'Regulation', DIV: 'Dividends', EARN: 'Earnings', MACRO: 'Macroeconomy', RATES: 'Interest rates', DEBT: 'Debt', BUYBACK: 'Buybacks', GUIDANCE: 'Guidance', LEGAL: 'Legal', ESG: 'ESG', LABOR: 'Labour', CONTRACT: 'Contracts', PRODUCT: 'Products', MGMT: 'Management',
   },
+  unsubscribe: {
+    title: 'Unsubscribe',
+    ask: 'Stop these e-mails? You can turn them on again in your notification settings.',
+    confirm: 'Unsubscribe',
+    done: { alerts: 'Done: no more breaking alerts by e-mail.', digest: 'Done: no more daily digests.' },
+    unknown: 'This unsubscribe link is not valid. Sign in to change your notification settings.',
+    manage: 'Notification settings',
+  },
   reading: {
     title: 'Reading streak & quizzes',
     current: 'Current streak',
@@ -309,6 +317,14 @@ const pt: Dict = {
     FIN: 'Finanças', TEC: 'Tecnologia', SAU: 'Saúde', ENE: 'Energia', MAT: 'Materiais', IND: 'Indústria', CON: 'Consumo', IMO: 'Imobiliário', AGR: 'Agronegócio', TRA: 'Transporte', COM: 'Comunicações', SER: 'Serviços',
     GOV: 'Governo', ESP: 'Esportes', CRY: 'Cripto', FIP: 'Finanças pessoais', CIE: 'Ciência', DEF: 'Defesa', CUL: 'Cultura', EDU: 'Educação', AMB: 'Meio ambiente', SOC: 'Sociedade', TUR: 'Turismo',
     'M&A': 'Fusões e aquisições', IPO: 'IPOs', REG: 'Regulação', DIV: 'Dividendos', EARN: 'Resultados', MACRO: 'Macroeconomia', RATES: 'Juros', DEBT: 'Dívida', BUYBACK: 'Recompras', GUIDANCE: 'Projeções', LEGAL: 'Jurídico', ESG: 'ESG', LABOR: 'Trabalho', CONTRACT: 'Contratos', PRODUCT: 'Produtos', MGMT: 'Gestão',
+  },
+  unsubscribe: {
+    title: 'Cancelar inscrição',
+    ask: 'Parar estes e-mails? Você pode ligá-los de novo nas suas configurações de notificação.',
+    confirm: 'Cancelar inscrição',
+    done: { alerts: 'Pronto: sem mais alertas urgentes por e-mail.', digest: 'Pronto: sem mais resumos diários.' },
+    unknown: 'Este link de cancelamento não é válido. Entre na sua conta para mudar as notificações.',
+    manage: 'Configurações de notificação',
   },
   reading: {
     title: 'Sequência de leitura e quizzes',

@@ -27,3 +27,19 @@ export interface NewsActivities {
   finishReenrichment(input: { operationId: string; state: 'completed' | 'cancelled' | 'failed'; error: string | null }): Promise<void>;
   alertsEnabled(): Promise<boolean>;
 }
+
+/**
+ * The activities of breaking alerts on every channel (newsAlertsWorkflow, queue `news-notify`):
+ * who is told on which channel, a page at a time, and each channel's batch. WhatsApp's batch is
+ * the WhatsApp alerts' own `sendAlerts` (its hourly cap and templates), served on this queue too.
+ */
+export interface NewsAlertActivities {
+  alertAudience(input: { articleId: string; after: string | null; limit: number }): Promise<{
+    title: string | null;
+    whatsapp: { userId: string; phone: string; inWindow: boolean }[];
+    email: { userId: string; to: string; language: 'pt' | 'en' }[];
+    next: string | null;
+  }>;
+  sendMailAlerts(input: { articleId: string; recipients: { userId: string; to: string; language: 'pt' | 'en' }[] }): Promise<{ sent: number; failed: number; skipped: number }>;
+  sendAlerts(input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }>;
+}

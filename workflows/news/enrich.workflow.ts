@@ -10,6 +10,7 @@ import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
+import type { newsAlertsWorkflow } from './alerts.workflow';
 
 
 const { enrichArticle } = proxyActivities<NewsActivities>({
@@ -56,6 +57,11 @@ export async function newsEnrichWorkflow(input: { articleId: string }): Promise<
  * the `alertsEnabled` activity.
  */
 async function startAlerts(articleId: string, enabled: boolean | undefined): Promise<boolean> {
+  // Issue 40: alerts on every channel (e-mail is always there), one workflow per article.
+  if (patched('news-alerts-every-channel')) {
+    const every = { workflowId: workflowIds.newsAlerts(articleId), ownQueue: TASK_QUEUES.newsSources, queue: TASK_QUEUES.notify, args: [{ articleId }] as [{ articleId: string }], once: true };
+    return await startDetached<typeof newsAlertsWorkflow>('newsAlertsWorkflow', every);
+  }
   const known = patched('news-enrich-alerts-in-answer') && enabled !== undefined;
   if (!(known ? enabled : await alertsEnabled())) return false;
   const o = { workflowId: workflowIds.whatsappAlerts(articleId), ownQueue: TASK_QUEUES.newsSources, queue: TASK_QUEUES.whatsapp, args: [{ articleId }] as [{ articleId: string }], once: true };

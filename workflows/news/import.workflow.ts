@@ -13,6 +13,7 @@ import { startDetached } from '../detached';
 import { TASK_QUEUES, workflowIds } from '../ids';
 import { RETRY, withNonRetryable } from '../retry-policies';
 import type { whatsappAlertsWorkflow } from '../whatsapp/alerts.workflow';
+import type { newsAlertsWorkflow } from './alerts.workflow';
 import type { newsEnrichWorkflow } from './enrich.workflow';
 
 export const { applyImport } = proxyActivities<NewsActivities>({
@@ -40,11 +41,19 @@ async function startEnrichments(importId: string): Promise<number> {
   return started;
 }
 
-/** Starts the WhatsApp alerts of the breaking articles an import inserted (once per article); how many were started. */
+/** Starts the alerts of the breaking articles an import inserted (once per article); how many were started. */
 async function startAlerts(importId: string): Promise<number> {
   const { articleIds, whatsapp } = await breakingOfImport(importId);
-  if (!whatsapp) return 0;
   let started = 0;
+  // Issue 40: alerts on every channel (e-mail is always there), one workflow per article.
+  if (patched('news-alerts-every-channel')) {
+    for (const articleId of articleIds) {
+      const o = { workflowId: workflowIds.newsAlerts(articleId), ownQueue: TASK_QUEUES.news, queue: TASK_QUEUES.notify, args: [{ articleId }] as [{ articleId: string }], once: true };
+      if (await startDetached<typeof newsAlertsWorkflow>('newsAlertsWorkflow', o)) started += 1;
+    }
+    return started;
+  }
+  if (!whatsapp) return 0;
   for (const articleId of articleIds) {
     const o = { workflowId: workflowIds.whatsappAlerts(articleId), ownQueue: TASK_QUEUES.news, queue: TASK_QUEUES.whatsapp, args: [{ articleId }] as [{ articleId: string }], once: true };
     if (await startDetached<typeof whatsappAlertsWorkflow>('whatsappAlertsWorkflow', o)) started += 1;

@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058)
+         * @description The List-Unsubscribe address of every reader mail. A mailbox provider posts `List-Unsubscribe=One-Click` (form-encoded) to it with no cookie; the page the link opens posts when the reader confirms. Switches the token's list off (breaking alerts by e-mail, or the daily digest) and answers 200, never a redirect. Idempotent. 404 for a token we did not sign.
+         */
+        post: operations["postUnsubscribeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1017,6 +1037,15 @@ export interface components {
                 url: string;
                 namespace: string;
             };
+        };
+        Unsubscribed: {
+            /**
+             * @description alerts: breaking alerts by e-mail; digest: the daily digest
+             * @enum {string}
+             */
+            list: "alerts" | "digest";
+            /** @constant */
+            unsubscribed: true;
         };
     };
     responses: {
@@ -3234,6 +3263,11 @@ export interface operations {
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22whatsappAlertsWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
+                     *               "workflowType": "newsAlertsWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsAlertsWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
                      *               "workflowType": "billingRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22billingRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
@@ -3464,6 +3498,15 @@ export interface operations {
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22whatsapp-alerts-%22%20AND%20%60WorkflowType%60%20%3D%20%22whatsappAlertsWorkflow%22"
                      *           },
                      *           {
+                     *             "family": "newsAlerts",
+                     *             "workflowType": "newsAlertsWorkflow",
+                     *             "idPattern": "news-alerts-<articleId>",
+                     *             "idPrefix": "news-alerts-",
+                     *             "taskQueue": "news-notify",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-alerts-\" AND `WorkflowType` = \"newsAlertsWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-alerts-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsAlertsWorkflow%22"
+                     *           },
+                     *           {
                      *             "family": "schedule:quiz-daily-generation",
                      *             "workflowType": "quizDailyWorkflow",
                      *             "idPattern": "quiz-daily-generation runs: quiz-daily-<scheduled time>",
@@ -3527,6 +3570,56 @@ export interface operations {
             400: components["responses"]["NewsBadRequest"];
             401: components["responses"]["NewsUnauthorizedSession"];
             403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postUnsubscribeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the token of a reader mail’s List-Unsubscribe address
+                 * @example YWxpY2U~alerts~c2lnbmVkLWJ5LXVzLW9ubHk
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "list": "alerts",
+                     *         "unsubscribed": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["Unsubscribed"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
             429: components["responses"]["NewsTooManyRequests"];
             500: components["responses"]["NewsInternalError"];
             503: components["responses"]["NewsServiceUnavailable"];

@@ -1,0 +1,52 @@
+/**
+ * The readers' notification activities (issue 40; queue `news-notify`): who is told of a breaking
+ * article on which channel, and each channel's batch: e-mail here, WhatsApp through the WhatsApp
+ * activities' own `sendAlerts` (its hourly cap and templates). Errors: a mail server out of reach
+ * is retried (DEPENDENCY_UNAVAILABLE), WhatsApp's failures are mapped by its activities.
+ */
+import type { Connection } from 'mongoose';
+import type { Config } from '../models/config';
+import { createMailer, type Mailer } from '../models/infra/mail';
+import { createAlertClaimRepo } from '../models/news/alert-claim.repo';
+import { createArticleQueries } from '../models/news/article-query';
+import { createPreferencesRepo } from '../models/news/preferences.repo';
+import { createReaderMailRepo } from '../models/news/reader-mail.repo';
+import { createUserRepo } from '../models/users/user.repo';
+import { createWhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
+import { alertAudience, sendMailAlerts } from '../operations/news/alerts';
+import type { NewsAlertActivities } from '../workflows/news/activities';
+import { withAttempt } from './attempt';
+import { createWhatsAppActivities } from './whatsapp.activities';
+
+export interface NotifyActivityDeps {
+  conn: Connection;
+  config: Pick<Config, 'mail' | 'devServices' | 'web' | 'whatsapp'>;
+  /** Undefined: made from the configuration (tests pass their own). */
+  mailer?: Mailer;
+  now?: () => Date;
+}
+
+/** The domain of an address written `a@b` or `Name <a@b>`. */
+const domainOf = (from: string) => /@([^\s<>@]+?)>?$/.exec(from.trim())?.[1] ?? 'localhost';
+
+export function createNotifyActivities(deps: NotifyActivityDeps): NewsAlertActivities {
+  const now = deps.now ?? (() => new Date());
+  const ports = {
+    articles: createArticleQueries(deps.conn),
+    preferences: createPreferencesRepo(deps.conn),
+    whatsapp: createWhatsAppRepo(deps.conn),
+    users: createUserRepo(deps.conn),
+    claims: createAlertClaimRepo(deps.conn),
+    readerMail: createReaderMailRepo(deps.conn),
+    mailer: deps.mailer ?? createMailer(deps.config),
+    whatsappEnabled: deps.config.whatsapp.api !== undefined,
+    mail: { from: deps.config.mail.readerFrom, domain: domainOf(deps.config.mail.readerFrom), webUrl: deps.config.web.url.replace(/\/+$/, ''), secret: deps.config.web.secret },
+    now,
+  };
+  const whatsapp = createWhatsAppActivities({ conn: deps.conn, config: deps.config, codeSecret: undefined, ...(deps.now ? { now: deps.now } : {}) });
+  return {
+    alertAudience: (input) => alertAudience(ports, input),
+    sendMailAlerts: (input) => withAttempt(({ signal }) => sendMailAlerts(ports, input, signal)),
+    sendAlerts: (input) => whatsapp.sendAlerts(input),
+  };
+}

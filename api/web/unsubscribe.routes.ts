@@ -1,0 +1,37 @@
+/**
+ * One-click unsubscribe (issue 40; RFC 8058), outside /api/: a mailbox provider posts to a reader
+ * mail's List-Unsubscribe address with no Origin, no cookie and no CSRF token, so these routes
+ * take no session and the same-origin check (which guards /api/) does not apply. The token is the
+ * whole authority, and all it can do is switch one list off. `GET /unsubscribe/{token}` is the
+ * dashboard's page (a link opened in a mail client): it asks before anything changes, since link
+ * scanners open links, then posts here. The use cases: operations/news/unsubscribe.ts.
+ */
+import { z } from 'zod';
+import { unsubscribe } from '../../operations/news/unsubscribe';
+import { READER_LISTS } from '../../models/news/reader-mail.rules';
+import { publicRoute } from '../shared/auth';
+import { routeFactory } from '../shared/route';
+import type { WebDeps } from './deps';
+
+const route = routeFactory<WebDeps>();
+
+const TOKEN_EXAMPLE = 'YWxpY2U~alerts~c2lnbmVkLWJ5LXVzLW9ubHk';
+const Params = z.object({ token: z.string().min(1).max(400).describe('the token of a reader mail’s List-Unsubscribe address') }).meta({ id: 'UnsubscribeParams' });
+const DoneView = z.object({ list: z.enum(READER_LISTS).describe('alerts: breaking alerts by e-mail; digest: the daily digest'), unsubscribed: z.literal(true) }).meta({ id: 'Unsubscribed' });
+
+export const unsubscribeRoutes = [
+  route({
+    method: 'post',
+    path: '/unsubscribe/:token',
+    summary: 'One-click unsubscribe (RFC 8058)',
+    description:
+      "The List-Unsubscribe address of every reader mail. A mailbox provider posts `List-Unsubscribe=One-Click` (form-encoded) to it with no cookie; the page the link opens posts when the reader confirms. Switches the token's list off (breaking alerts by e-mail, or the daily digest) and answers 200, never a redirect. Idempotent. 404 for a token we did not sign.",
+    tags: ['account'],
+    auth: publicRoute,
+    params: Params,
+    response: DoneView,
+    errors: [404],
+    example: { params: { token: TOKEN_EXAMPLE }, response: { list: 'alerts', unsubscribed: true } },
+    handler: ({ params, deps }) => unsubscribe({ preferences: deps.preferences, secret: deps.config.web.secret }, params.token),
+  }),
+];
