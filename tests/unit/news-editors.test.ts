@@ -468,6 +468,7 @@ describe('enrichArticle over a corrected article (enrich-article.ts)', () => {
       leases: { acquire: async () => ({ release: async () => undefined }) },
       config: { news: { enrichment: { model: 'gpt-4o-mini', dailyTokens: 1_000_000, concurrency: 1, maxInputTokens: 4_000, maxOutputTokens: 1_000 } } } as EnrichDeps['config'],
       catalogue: async () => ({ dictionary: buildDictionary([PETRO, TESOURO]), byCnpj: new Map() }),
+      events: { appendArticles: async () => [] },
       now: () => NOW,
     };
     expect(await enrichArticle(deps, id(1))).toMatchObject({ state: 'enriched' });
