@@ -148,3 +148,10 @@ export function watermark(mark: number, seen: ReadonlyMap<number, number>, now: 
   }
   return w;
 }
+
+/** A Last-Event-ID as a stream sent it (digits), or undefined for anything else (ignored: the stream starts live). */
+export function parseStreamId(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) ? n : undefined;
+}
