@@ -23,8 +23,12 @@ const route = routeFactory<NewsDeps>();
 
 /** How long EventSource waits before reconnecting (the `retry:` field). */
 export const RETRY_MS = 3_000;
-/** A stream slot is held this long without a renewal (each keep-alive renews it): a dead process's slots free by themselves. */
+/**
+ * A stream slot is held this long without a renewal (each keep-alive renews it), at least four
+ * keep-alive intervals: a dead process's slots free by themselves.
+ */
 export const STREAM_LEASE_TTL_MS = 60_000;
+const leaseTtlOf = (deps: NewsDeps) => Math.max(STREAM_LEASE_TTL_MS, 4 * deps.stream.keepAliveMs);
 /** Retry-After of a 429 for a key with all its streams open. */
 const SLOTS_RETRY_AFTER_SECONDS = 30;
 
@@ -35,7 +39,7 @@ const breakingOnlyFor = (auth: KeyPrincipal): boolean => !auth.scopes.includes('
 async function holdSlot(deps: NewsDeps, auth: KeyPrincipal): Promise<Lease> {
   const limit = PLAN_LIMITS[auth.plan].streamsPerKey;
   try {
-    return await deps.stream.leases.acquire(`news-stream:${auth.keyId}`, limit, { waitMs: 0, ttlMs: STREAM_LEASE_TTL_MS });
+    return await deps.stream.leases.acquire(`news-stream:${auth.keyId}`, limit, { waitMs: 0, ttlMs: leaseTtlOf(deps) });
   } catch (err) {
     if (err instanceof LeaseWaitTimeout) {
       throw new AppError('RATE_LIMITED', `This API key has ${limit} event streams open, the most the ${planName(auth.plan)} plan allows per key: close one first`, {
@@ -90,7 +94,7 @@ async function openStream(deps: NewsDeps, ctx: Context, auth: KeyPrincipal, quer
     // The slot is renewed with each keep-alive; a slot lost (the database was away past its TTL
     // and another stream took it) ends the stream: the client reconnects and queues for one.
     keptAlive: () => {
-      lease.renew(STREAM_LEASE_TTL_MS).then(
+      lease.renew(leaseTtlOf(deps)).then(
         (held) => {
           if (!held) close();
         },
