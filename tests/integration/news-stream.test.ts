@@ -18,7 +18,7 @@ jest.setTimeout(60_000);
 
 const HOUR = 3_600_000;
 const tag = randomUUID().slice(0, 8);
-const ENV = { MONGODB_DB: `news_stream_${tag}`, TASK_QUEUE_PREFIX: `news-stream-${tag}-`, NEWS_STREAM_POLL_MS: '100' };
+const ENV = { MONGODB_DB: `news_stream_${tag}`, TASK_QUEUE_PREFIX: `news-stream-${tag}-`, NEWS_STREAM_POLL_MS: '100', NEWS_STREAM_KEEPALIVE_SECONDS: '1' };
 
 interface SseEvent {
   event: string;
@@ -31,6 +31,8 @@ class Stream {
   readonly events: SseEvent[] = [];
   retry: number | undefined;
   lastId: string | undefined;
+  /** Keep-alive comments received. */
+  keepAlives = 0;
   closed = false;
   private taken = 0;
   private buffer = '';
@@ -72,6 +74,7 @@ class Stream {
     let id: string | undefined;
     const data: string[] = [];
     for (const line of block.split('\n')) {
+      if (line.startsWith(': keep-alive')) this.keepAlives += 1;
       if (line.startsWith(':')) continue;
       const [field, ...rest] = line.split(':');
       const value = rest.join(':').replace(/^ /, '');
@@ -121,6 +124,12 @@ class Stream {
       () => `no matching event; got ${JSON.stringify(this.events.slice(this.taken)).slice(0, 2_000)}`,
     );
     return found!;
+  }
+
+  /** Waits for `n` keep-alives more than were counted when called. */
+  keptAlive(n: number, deadlineMs = 10_000): Promise<void> {
+    const target = this.keepAlives + n;
+    return this.until(() => this.keepAlives >= target, deadlineMs, () => `fewer than ${n} keep-alives`);
   }
 
   /** Waits until the stream has sent its opening (retry and the cursor). */
@@ -299,6 +308,22 @@ it('caps the streams of a key across both processes (Starter: 2), and frees a sl
   // Another key of the same account has slots of its own.
   const other = await first.deps.apiKeys.create({ userId, name: 'second', mode: 'live', scopes: ['*'], expiresAt: null });
   await open(0, other.key);
+});
+
+it('keeps an idle stream alive with comments carrying its id, renewing its slot each time', async () => {
+  const { key, keyId } = await accountWithKey(first, 'pro');
+  const stream = await open(0, key);
+  const slots = first.deps.mongo.conn.db!.collection<{ _id: string; holder: string | null; until: Date }>('leases');
+  const held = async () => (await slots.find({ _id: { $regex: `^news-stream:${keyId}#` } as never, holder: { $ne: null } }).toArray()).map((d) => d.until.getTime());
+  const [before] = await held();
+  await stream.keptAlive(2);
+  expect(stream.lastId).toMatch(/^\d+$/);
+  const [after] = await held();
+  expect(after).toBeGreaterThan(before!);
+  stream.close();
+  const until = Date.now() + 10_000;
+  while ((await held()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  expect(await held()).toEqual([]);
 });
 
 it('appends one event per article however often its publication is repeated (a retry after the insert, racing writers)', async () => {
