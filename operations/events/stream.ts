@@ -126,6 +126,8 @@ class Stream implements NewsSubscription {
     readonly filter: EventFilter,
     readonly modules: readonly IncludeModule[],
     public cursor: number,
+    /** Unsent bytes past which the stream is ended as too slow. */
+    private readonly maxBuffered: number,
     private readonly leave: (s: Stream) => void,
   ) {
     this.key = modulesKey(modules);
@@ -156,8 +158,6 @@ class Stream implements NewsSubscription {
     this.push(keepAliveFrame(id));
     this.sink?.keptAlive?.();
   }
-
-  maxBuffered = Infinity;
 
   /**
    * Starts writing to `sink`: the opening frames first (a resume's), then those held meanwhile
@@ -244,8 +244,7 @@ export class NewsEventHub {
     if (this.streams.size >= this.settings.maxStreams) {
       throw new AppError('RATE_LIMITED', `This server has the most event streams it serves open (${this.settings.maxStreams}): retry in a few seconds`, { headers: { 'Retry-After': '5' } });
     }
-    const stream = new Stream(request.filter, request.modules, this.mark, (s) => this.leave(s));
-    stream.maxBuffered = this.settings.maxBufferedBytes;
+    const stream = new Stream(request.filter, request.modules, this.mark, this.settings.maxBufferedBytes, (s) => this.leave(s));
     this.streams.add(stream);
     if (!this.running) this.start();
     return stream;
