@@ -18,6 +18,7 @@ import { LlmError, type LlmClient } from '../models/infra/llm';
 import type { PoliteFetcher } from '../models/infra/polite-fetch';
 import type { Storage } from '../models/infra/storage';
 import { createArticleRepo } from '../models/news/article.repo';
+import { createEventLogRepo } from '../models/events/event-log.repo';
 import { createEnrichmentUsageRepo } from '../models/news/enrichment-usage.repo';
 import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo';
 import { cachedEntityCatalogue, loadDictionary } from '../models/news/entity-catalogue';
@@ -81,6 +82,7 @@ function newsRepos(conn: Connection) {
     sources: createSourceRepo(conn),
     feedItems: createFeedItemRepo(conn),
     articles: createArticleRepo(conn),
+    events: createEventLogRepo(conn),
     enrichmentUsage: createEnrichmentUsageRepo(conn),
     entityCandidates: createEntityCandidateRepo(conn),
     // One copy of the entity catalogue per worker, read again after a minute (entity-catalogue.ts).

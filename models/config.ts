@@ -149,6 +149,17 @@ export const EnvSchema = z.object({
   NEWS_ENRICH_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(100_000).default(4_000),
   /** The most output tokens one enrichment answer may take. */
   NEWS_ENRICH_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(500).max(16_000).default(2_500),
+  /**
+   * The news event stream (GET /api/stream, issue 40): how often each API process reads the event
+   * log while streams are open, the keep-alive comment's interval, how long a stream lasts before
+   * the server ends it (±10 %; the client reconnects and resumes), the most events a resume sends
+   * again (more: a reset), and the streams one process serves.
+   */
+  NEWS_STREAM_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
+  NEWS_STREAM_KEEPALIVE_SECONDS: z.coerce.number().int().min(1).max(120).default(15),
+  NEWS_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1_800),
+  NEWS_STREAM_RESUME_MAX: z.coerce.number().int().min(1).max(100_000).default(5_000),
+  NEWS_STREAM_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(2_000),
 
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
@@ -439,6 +450,8 @@ export interface Config {
     keyCacheMs: number;
     fetch: { userAgent: string; allowHosts: string[]; timeoutMs: number; maxBytes: number; hostConcurrency: number; rawPageRetentionDays: number };
     enrichment: { model: string; dailyTokens: number; concurrency: number; maxInputTokens: number; maxOutputTokens: number };
+    /** The event stream (issue 40; operations/events/stream.ts). */
+    stream: { pollMs: number; keepAliveMs: number; streamMaxMs: number; resumeMax: number; maxStreams: number };
   };
   ai: {
     baseUrl: string | undefined;
@@ -693,6 +706,13 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         concurrency: e.NEWS_ENRICH_CONCURRENCY,
         maxInputTokens: e.NEWS_ENRICH_MAX_INPUT_TOKENS,
         maxOutputTokens: e.NEWS_ENRICH_MAX_OUTPUT_TOKENS,
+      },
+      stream: {
+        pollMs: e.NEWS_STREAM_POLL_MS,
+        keepAliveMs: e.NEWS_STREAM_KEEPALIVE_SECONDS * 1000,
+        streamMaxMs: e.NEWS_STREAM_MAX_SECONDS * 1000,
+        resumeMax: e.NEWS_STREAM_RESUME_MAX,
+        maxStreams: e.NEWS_STREAM_MAX_STREAMS,
       },
     },
     ai: {

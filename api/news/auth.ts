@@ -59,11 +59,16 @@ async function countMonth(ctx: Context, deps: NewsDeps, p: KeyPrincipal): Promis
   }
 }
 
-/** A valid, active API key holding `scope` (`*` holds every scope), within its plan's limits. */
-export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrincipal> {
+/**
+ * A valid, active API key holding `scope` (`*` holds every scope), within its plan's limits. A
+ * list of scopes is any of them (the event stream: read:articles, or read:breaking for breaking
+ * events only); the route reads which from the principal's scopes.
+ */
+export function apiKey(scope: Exclude<KeyScope, '*'> | readonly Exclude<KeyScope, '*'>[] | null): AuthPolicy<KeyPrincipal> {
+  const anyOf: readonly KeyScope[] = scope === null ? [] : typeof scope === 'string' ? [scope] : scope;
   return {
     scheme: 'apiKeyAuth',
-    describe: scope ? `API key with scope ${scope}` : 'API key',
+    describe: anyOf.length > 0 ? `API key with scope ${anyOf.join(' or ')}` : 'API key',
     rateLimited: true,
     async authenticate(ctx, _services, rawDeps) {
       const deps = rawDeps as NewsDeps;
@@ -80,8 +85,8 @@ export function apiKey(scope: Exclude<KeyScope, '*'> | null): AuthPolicy<KeyPrin
       // Counted per account, whichever key: more keys are not more volume. Before the scope check:
       // a key hammering a route it may not use is still limited.
       await deps.accountLimiters[principal.plan].consume(ctx, `account:${record.userId}`);
-      if (scope && !record.scopes.includes('*') && !record.scopes.includes(scope)) {
-        throw new AppError('FORBIDDEN', `This API key lacks the scope ${scope} (it has ${record.scopes.join(', ')})`);
+      if (anyOf.length > 0 && !record.scopes.includes('*') && !anyOf.some((s) => record.scopes.includes(s))) {
+        throw new AppError('FORBIDDEN', `This API key lacks the scope ${anyOf.join(' or ')} (it has ${record.scopes.join(', ')})`);
       }
       await countMonth(ctx, deps, principal);
       const now = Date.now();

@@ -643,3 +643,72 @@ export const CatalogueQuery = PageQuery.extend({
 export const EntityPatchBody = EntityPatch.meta({ id: 'EntityPatchRequest' });
 
 export const CandidateAliasBody = z.strictObject({ entityId: z.uuid().describe('The catalogue entity the name is another name of') }).meta({ id: 'CandidateAliasRequest' });
+
+// ---- The event stream (GET /api/stream, issue 40) ---------------------------------------------------
+
+/** Values a stream filter lists at most, per kind. */
+export const STREAM_FILTER_MAX = 50;
+
+/**
+ * A comma-separated list of a query string (the parameter repeated works too), each value once;
+ * an empty value (two commas, one at an end) is refused. Documented as a list (style form,
+ * explode false), as `include` is.
+ */
+function commaList<T extends z.ZodType>(item: T, max: number, what: string) {
+  return z.preprocess(
+    (raw, ctx) => {
+      const parts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((p) => typeof p === 'string') ? (raw as string[]) : undefined;
+      if (!parts) return raw;
+      const listed = parts.flatMap((p) => p.split(','));
+      if (listed.includes('')) ctx.issues.push({ code: 'custom', message: `An empty ${what} (two commas, or one at an end)`, input: raw });
+      return [...new Set(listed.filter(Boolean))];
+    },
+    z.array(item).max(max),
+  );
+}
+
+export const StreamQuery = z
+  .object({
+    sector: commaList(SECTOR, SECTORS.length, 'sector')
+      .optional()
+      .describe('Events of articles of any of these primary sectors (sector=ENE,FIN)'),
+    topic: commaList(TOPIC, TOPICS.length, 'topic')
+      .optional()
+      .describe('Events of articles of any of these primary topics (topic=DIV,EARN)'),
+    ticker: commaList(TICKER, STREAM_FILTER_MAX, 'ticker')
+      .optional()
+      .describe(`Events of articles mentioning any of these B3 tickers (ticker=PETR4,VALE3; at most ${STREAM_FILTER_MAX})`),
+    entity: commaList(z.uuid(), STREAM_FILTER_MAX, 'entity id')
+      .optional()
+      .describe(`Events of articles mentioning any of these catalogue entities (ids of GET /api/entities; at most ${STREAM_FILTER_MAX})`),
+    include: IncludeList.optional().describe(INCLUDE_DESCRIPTION),
+    lastEventId: z
+      .string()
+      .max(15)
+      .regex(/^\d{1,15}$/, 'lastEventId must be an id this stream sent')
+      .optional()
+      .describe('Resume after this id (as the Last-Event-ID header, which EventSource sends by itself when it reconnects; the header wins)'),
+  })
+  .meta({ id: 'NewsStreamQuery' });
+
+/** An event's data, JSON text, at most this long (an article with every module is well under it). */
+const STREAM_DATA_MAX = 256 * 1024;
+
+/** One Server-Sent Event of GET /api/stream: its name, its id and its data (JSON text). */
+export const NewsStreamEvent = z
+  .object({
+    event: z.enum(['article.published', 'article.breaking', 'reset']),
+    id: z
+      .string()
+      .regex(/^\d{1,15}$/)
+      .max(15)
+      .describe('The cursor a reconnecting client sends back as Last-Event-ID (keep-alive comments carry it too)'),
+    data: z
+      .string()
+      .max(STREAM_DATA_MAX)
+      .describe(
+        'JSON. article.published and article.breaking: {seq, type, timestamp, article} where article is as GET /api/articles/{id} shows it (ArticleView) with the include modules asked for; ' +
+          'seq numbers events (a resumed stream may send one again: deduplicate by seq). reset: {reason} (history_window_passed, too_many_events, stream_overflow): reload what you show from the lists, then read on',
+      ),
+  })
+  .meta({ id: 'NewsStreamEvent' });

@@ -28,6 +28,7 @@ import {
   type WhatsAppWebhookBundle,
 } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
+import { makeNewsStreamDeps, type NewsStreamDeps } from './stream.deps';
 
 /** The articles, and the imports, sources and enrichment that feed them (the news service's own). */
 export interface NewsroomBundle {
@@ -64,6 +65,8 @@ function newsroomBundle(infra: Infra): NewsroomBundle {
 }
 
 export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle {
+  /** The event stream (GET /api/stream): the event log, this process's hub, the per-key stream leases. */
+  stream: NewsStreamDeps;
   /** The clock (tests set it). */
   now: () => Date;
 }
@@ -80,6 +83,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     ...whatsapp,
     ...whatsappWebhookBundle(infra, whatsapp.whatsapp),
     ...newsroomBundle(infra),
+    stream: makeNewsStreamDeps(infra),
     now: () => new Date(),
   };
 }

@@ -68,7 +68,7 @@ export const newsTags: Record<string, string> = {
   'api keys': 'Create, list and revoke the account\'s API keys (with the account\'s bearer token). A key\'s value is shown once, when it is created.',
   usage: "The account's use against its plan: this minute, this month, the sandbox's day, and per key.",
   preferences: 'What the account follows (sectors, topics, companies, tickers, sources) and how it wants alerts: the personalised feed and notifications read them.',
-  articles: 'Articles, newest first or by score, urgency or relevance; full-text search; breaking news; the personalised feed. `include` adds the enrichment modules of your plan.',
+  articles: 'Articles, newest first or by score, urgency or relevance; full-text search; breaking news; the personalised feed; and a live stream of articles as they are published (Server-Sent Events, GET /api/stream). `include` adds the enrichment modules of your plan.',
   entities: 'Companies, people, tickers and places the articles mention, with their articles.',
   admin: 'Editors and administrators: news sources, imports of articles, re-enrichment and entity candidates (bearer token with news.admin).',
   subscriptions: "Plans and prices, the account's subscription, Stripe Checkout and the customer portal, and Stripe's webhook.",

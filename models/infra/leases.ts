@@ -27,6 +27,11 @@ interface SlotDoc {
 export interface Lease {
   /** Frees the slot; does nothing when the lease already ran out and another holder took it. */
   release(): Promise<void>;
+  /**
+   * Keeps the slot `ttlMs` more (a long hold: an open stream renews on each keep-alive). False when
+   * the lease had run out and another holder took the slot (or it was released): it is lost.
+   */
+  renew(ttlMs: number): Promise<boolean>;
 }
 
 export interface AcquireOptions {
@@ -121,6 +126,11 @@ export function createLeases(conn: Connection): Leases {
         // Only our own hold is freed: after expiry the slot may be someone else's.
         await slots().updateOne({ _id: slotId, holder }, { $set: { holder: null } });
         released = true;
+      },
+      async renew(ttlMs) {
+        if (released) return false;
+        const res = await slots().updateOne({ _id: slotId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } });
+        return res.matchedCount === 1;
       },
     };
   }

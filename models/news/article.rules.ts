@@ -316,7 +316,13 @@ export interface PresentedArticle extends PresentedModules {
 }
 
 /** The article of spec §2.1: base fields always, each requested module's fields only when asked. */
-export function presentArticle(a: ArticleDoc, modules: readonly IncludeModule[]): PresentedArticle {
+/** What presentArticle reads of an article (an event's snapshot holds just this). */
+export type PresentableArticle = Pick<
+  ArticleDoc,
+  '_id' | 'sourceName' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'primarySector' | 'primaryTopic' | 'contentType' | 'urgencyLevel' | 'isBreaking' | 'language' | 'alsoReportedBy' | 'modules'
+>;
+
+export function presentArticle(a: PresentableArticle, modules: readonly IncludeModule[]): PresentedArticle {
   const out: PresentedArticle = {
     id: a._id,
     sourceName: a.sourceName,

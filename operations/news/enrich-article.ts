@@ -32,6 +32,7 @@ import type { FeedItemDoc, FeedItemRepo } from '../../models/news/sources/feed-i
 import { itemText } from './pipeline';
 import type { SourceRepo } from '../../models/news/sources/source.repo';
 import type { SourceDoc } from '../../models/news/sources/source.rules';
+import { publishEvents, type PublishDeps } from '../events/publish';
 
 /** Where an article to enrich is found, and where a failed enrichment is recorded. */
 export interface EnrichTargetDeps {
@@ -57,6 +58,8 @@ export interface EnrichDeps extends EnrichTargetDeps {
    * (entity-catalogue.ts cachedEntityCatalogue).
    */
   catalogue: () => Promise<EntityCatalogue>;
+  /** The news event log: a published article's event is appended there (operations/events/publish.ts). */
+  events: PublishDeps['events'];
   /**
    * The activity attempt's end (activities/attempt.ts): stops the wait for a concurrency slot and
    * the model call when the attempt is cancelled or abandoned.
@@ -181,6 +184,14 @@ export async function enrichArticle(deps: EnrichDeps, articleId: string): Promis
   if (target.article) {
     const a = target.article;
     await together(queued, applyKeepingCorrection(deps, a, { ...fields, urgencyRank: urgencyRank(fields.urgencyLevel), relevance: relevanceOf(a.publishedAt, fields.baseScore) }));
+    // A retry after the article was inserted but before its item was marked published (the
+    // attempt before died in between): its publication may not have reached the event log yet.
+    // Appending is idempotent, so it is appended (or found) now; `published` stays false, as
+    // the first attempt's answer never came back.
+    if (target.item && (target.item.state === 'extracted' || target.item.state === 'failed')) {
+      const stored = await deps.articles.findById(a._id);
+      if (stored) await publishEvents(deps, [stored]);
+    }
     return { state: 'enriched', published: false, isBreaking: fields.isBreaking, publishedAt: a.publishedAt.toISOString() };
   }
   const [, published] = await together(queued, publishItem(deps, target.item!, target.source, fields, now));
@@ -232,7 +243,7 @@ async function together<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
 }
 
 /** Stores an enriched item as its article; false when another article holds its URL (it is reported there). */
-async function publishItem(deps: Pick<EnrichDeps, 'articles' | 'feedItems' | 'sources'>, item: FeedItemDoc, source: SourceDoc | null, fields: Omit<ArticleDoc, keyof ArticleDoc & ('_id' | 'sourceName' | 'sourceUrl' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'isExclusive' | 'language' | 'createdAt' | 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms')>, now: Date): Promise<boolean> {
+async function publishItem(deps: Pick<EnrichDeps, 'articles' | 'feedItems' | 'sources' | 'events'>, item: FeedItemDoc, source: SourceDoc | null, fields: Omit<ArticleDoc, keyof ArticleDoc & ('_id' | 'sourceName' | 'sourceUrl' | 'title' | 'subtitle' | 'summary' | 'publishedAt' | 'isExclusive' | 'language' | 'createdAt' | 'sourceKey' | 'urgencyRank' | 'relevance' | 'search' | 'terms')>, now: Date): Promise<boolean> {
   const { feedItems: items, articles } = deps;
   const url = item.page?.canonicalUrl ?? item.url;
   const base = {
@@ -258,6 +269,9 @@ async function publishItem(deps: Pick<EnrichDeps, 'articles' | 'feedItems' | 'so
     await items.set(item._id, { state: 'duplicate', sameAs: holder?._id ?? null }, now);
     return false;
   }
+  // Before the item is marked published: a retry from here on finds the article (the resumed
+  // path of enrichArticle), and appends again idempotently.
+  await publishEvents(deps, [doc]);
   // Reports that reached the item while it was being published.
   const latest = await items.get(item._id);
   for (const r of latest?.alsoReportedBy ?? []) await articles.addReport(doc._id, r);

@@ -16,6 +16,7 @@ import type { ArticleRepo } from '../../models/news/article.repo';
 import type { ArticleDoc } from '../../models/news/article.rules';
 import { IMPORT_ENRICH_MAX, ZERO_COUNTS, type ImportCounts, type ImportDoc, type ImportRepo } from '../../models/news/import.repo';
 import { articleIdFor, buildArticle, ImportLine, type EntityDictionary } from '../../models/news/ingest.rules';
+import { publishEvents, type PublishDeps } from '../events/publish';
 
 /** Lines per batch: counts are saved (and the activity heartbeats) after each. */
 export const IMPORT_BATCH_LINES = 1_000;
@@ -23,6 +24,8 @@ export const IMPORT_BATCH_LINES = 1_000;
 export interface IngestDeps {
   imports: Pick<ImportRepo, 'get' | 'start' | 'progress' | 'finish'>;
   articles: Pick<ArticleRepo, 'insertNew'>;
+  /** The news event log: the fresh articles an import inserts are appended there (operations/events/publish.ts). */
+  events: PublishDeps['events'];
   /** The entity catalogue as import links mentions to it, read once per run (loadDictionary). */
   dictionary: (signal?: AbortSignal) => Promise<EntityDictionary>;
   storage: Storage;
@@ -118,7 +121,12 @@ async function applyLines(deps: IngestDeps, imports: IngestDeps['imports'], reco
     counts.duplicates += duplicates;
     counts.linesDone = batch[batch.length - 1]!.line;
     const fresh = new Set(insertedIds);
-    const alertable = docs.filter((d) => d.isBreaking && fresh.has(d._id) && now.getTime() - d.publishedAt.getTime() <= ALERT_MAX_AGE_MS);
+    const recent = docs.filter((d) => fresh.has(d._id) && now.getTime() - d.publishedAt.getTime() <= ALERT_MAX_AGE_MS);
+    const alertable = recent.filter((d) => d.isBreaking);
+    // News, not archive: the articles published within the day are events. Before the batch's
+    // progress is saved: a repeated batch counts its own earlier inserts as inserted
+    // (insertNew), and appending them again finds them in the log.
+    await publishEvents(deps, recent);
     const room = IMPORT_ENRICH_MAX - enrichAsked;
     const toEnrich = docs.filter((d) => wantsEnrichment.has(d._id) && fresh.has(d._id)).slice(0, Math.max(0, room)).map((d) => d._id);
     enrichAsked += toEnrich.length;

@@ -229,6 +229,22 @@ describe('news', () => {
     expect(page.data.map((a) => [a.title, a.isBreaking, a.urgencyLevel])).toEqual([[A0.title, true, 'HIGH']]);
   });
 
+  it('GET /api/stream (the import\'s breaking article, resumed from before it, read as a stream, then closed)', async () => {
+    const event = await news.deps.stream.log.byArticle(idOf[A0.title]!);
+    expect(event).toMatchObject({ type: 'article.breaking' });
+    // Server-Sent Events that stay open: openapi-fetch hands the body over as it comes.
+    const { data: stream, response } = await keyClient.GET('/api/stream', { params: { query: { sector: ['FIN'], include: ['sentiment'], lastEventId: String(event!._id - 1) } }, parseAs: 'stream' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream!.getReader();
+    let text = '';
+    while (!text.includes('event: article.breaking')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/^retry: 3000\nid: \d+\n\n/);
+    expect(text).toContain(`"seq":${event!._id}`);
+    expect(text).toContain(`"title":${JSON.stringify(A0.title)}`);
+    await reader.cancel();
+  });
+
   it('GET /api/articles/{id} with entities and translations', async () => {
     const { data } = await ok(keyClient.GET('/api/articles/{id}', { params: { path: { id: idOf[A0.title]! }, query: { include: ['entities', 'translations'] } } }));
     expect(data).toMatchObject({ id: idOf[A0.title], title: A0.title, summary: A0.summary, primarySector: 'FIN', primaryTopic: 'DIV', translations: { en: { title: 'Zetania announces special dividends' } } });

@@ -91,6 +91,23 @@ it('takes over a lease that ran out, and the late release does not free the new 
   await taker.release();
 });
 
+it('keeps a renewed lease past its first TTL, and a lease lost to a taker is not renewed', async () => {
+  const key = keyOf('renew');
+  const held = await leases.acquire(key, 1, { ttlMs: 400 });
+  await sleep(250);
+  expect(await held.renew(2_000)).toBe(true);
+  await sleep(300); // past the first TTL, within the renewed one
+  await expect(otherProcess.acquire(key, 1, { waitMs: 0 })).rejects.toBeInstanceOf(LeaseWaitTimeout);
+  await held.release();
+  expect(await held.renew(2_000)).toBe(false);
+
+  const lost = await leases.acquire(key, 1, { ttlMs: 200 });
+  const taker = await otherProcess.acquire(key, 1, { waitMs: 5_000 });
+  expect(await lost.renew(2_000)).toBe(false);
+  await expect(leases.acquire(key, 1, { waitMs: 0 })).rejects.toBeInstanceOf(LeaseWaitTimeout);
+  await taker.release();
+});
+
 it('gives up after waitMs with a clear error, and stops waiting when aborted', async () => {
   const key = keyOf('wait');
   const held = await leases.acquire(key, 1);

@@ -155,7 +155,7 @@ describe('from feed to enriched article', () => {
     expect(enrich.status.name).toBe('COMPLETED');
   });
 
-  it('an article the model classifies as breaking is listed in /api/articles/breaking', async () => {
+  it('an article the model classifies as breaking is listed in /api/articles/breaking, and its publication is one article.breaking event', async () => {
     const { key } = await accountWithKey(svc, 'business');
     const breaking = (((await control('info')) as { scenarios: { breaking: string[] } }).scenarios.breaking).filter((u) => u.startsWith(rssSite.origin));
     expect(breaking.length).toBeGreaterThan(0);
@@ -163,6 +163,8 @@ describe('from feed to enriched article', () => {
       const item = await until(() => items().findOne({ url }), (i) => i?.state === 'published', 60_000);
       const listed = (await withKey(svc, key, '/api/articles/breaking?limit=100').expect(200)).body.data as { id: string; isBreaking: boolean; urgencyLevel: string }[];
       expect(listed.find((a) => a.id === item!.articleId)).toMatchObject({ isBreaking: true, urgencyLevel: 'CRITICAL' });
+      // Appended by the publishing activity, before the item was marked published (issue 40).
+      expect(await svc.deps.stream.log.byArticle(item!.articleId)).toMatchObject({ key: `article:${item!.articleId}`, type: 'article.breaking', article: { _id: item!.articleId, isBreaking: true } });
     }
   });
 

@@ -465,9 +465,10 @@ describe('enrichArticle over a corrected article (enrich-article.ts)', () => {
       enrichmentUsage: { reserve: async () => true, settle: async () => undefined },
       entityCandidates: { mention: async () => undefined },
       llm,
-      leases: { acquire: async () => ({ release: async () => undefined }) },
+      leases: { acquire: async () => ({ release: async () => undefined, renew: async () => true }) },
       config: { news: { enrichment: { model: 'gpt-4o-mini', dailyTokens: 1_000_000, concurrency: 1, maxInputTokens: 4_000, maxOutputTokens: 1_000 } } } as EnrichDeps['config'],
       catalogue: async () => ({ dictionary: buildDictionary([PETRO, TESOURO]), byCnpj: new Map() }),
+      events: { appendArticles: async () => [] },
       now: () => NOW,
     };
     expect(await enrichArticle(deps, id(1))).toMatchObject({ state: 'enriched' });

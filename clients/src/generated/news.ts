@@ -445,6 +445,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Articles as they are published (Server-Sent Events)
+         * @description A stream of Server-Sent Events (text/event-stream) that stays open: an `article.published` event for each article published (by the newsroom's sources or a fresh import), `article.breaking` instead for a breaking one, each with {seq, type, timestamp, article}, the article as GET /api/articles/{id} shows it with the include modules asked for (gated by the plan as the lists are). Filters: sector, topic, ticker, entity, each a comma-separated list (any of its values; every filter given must match). Needs read:articles, or read:breaking, which gets `article.breaking` events only. EventSource cannot send the X-API-Key header: read the stream with fetch (or `curl -N`), never with the key in the URL. Events reach the stream within about a second of publication (NEWS_STREAM_POLL_MS, 250 ms). `retry:` sets the reconnection delay; events and the keep-alive comment (every 15 s) carry an id: send the last one back as the Last-Event-ID header (or `lastEventId`) when reconnecting, and the stream first sends the matching events published since (one may come twice: deduplicate by seq), or `reset` ({reason}) when that id is older than 24 hours or more than 5,000 events would be sent again: then reload from the lists and read on. The server ends a stream after 30 minutes (±10 %): reconnect with the last id. Opening a stream counts one request against the minute limit and the monthly quota; events are not counted. A key holds at most Starter 2, Pro 10, Business 50 streams at once (across all servers); past it, 429.
+         */
+        get: operations["getApiStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/entities": {
         parameters: {
             query?: never;
@@ -1593,6 +1613,14 @@ export interface components {
             ageHours: number;
             halfLifeHours: number;
             factor: number;
+        };
+        NewsStreamEvent: {
+            /** @enum {string} */
+            event: "article.published" | "article.breaking" | "reset";
+            /** @description The cursor a reconnecting client sends back as Last-Event-ID (keep-alive comments carry it too) */
+            id: string;
+            /** @description JSON. article.published and article.breaking: {seq, type, timestamp, article} where article is as GET /api/articles/{id} shows it (ArticleView) with the include modules asked for; seq numbers events (a resumed stream may send one again: deduplicate by seq). reset: {reason} (history_window_passed, too_many_events, stream_overflow): reload what you show from the lists, then read on */
+            data: string;
         };
         Entity: {
             /** Format: uuid */
@@ -4706,6 +4734,66 @@ export interface operations {
                         data: components["schemas"]["FeedArticle"][];
                         pagination: components["schemas"]["NewsPagination"];
                     };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiStream: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Events of articles of any of these primary sectors (sector=ENE,FIN)
+                 * @example [
+                 *       "FIN",
+                 *       "ENE"
+                 *     ]
+                 */
+                sector?: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
+                /** @description Events of articles of any of these primary topics (topic=DIV,EARN) */
+                topic?: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
+                /** @description Events of articles mentioning any of these B3 tickers (ticker=PETR4,VALE3; at most 50) */
+                ticker?: string[];
+                /** @description Events of articles mentioning any of these catalogue entities (ids of GET /api/entities; at most 50) */
+                entity?: string[];
+                /**
+                 * @description Include modules, comma-separated (include=sentiment,entities): each adds its fields to every article answered, when the API key's plan includes it. A module the plan does not include is a 403 naming the plan that has it; an unknown name is a 400. The modules: sentiment (Pro and Business) adds sentimentScore, sentimentLabel, sentimentConfidence: how the news reads for investors: a score from -1 (very negative) to 1 (very positive), its label (MUITO_NEGATIVO … MUITO_POSITIVO) and the confidence (0–1); market_impact (Pro and Business) adds marketImpact: the expected market impact: level, horizon, scope, confidence (0–1) and the B3 tickers affected; entities (Pro and Business) adds entities: the catalogue entities the article mentions (companies, people, institutions, tickers…), most prominent first, each with its id (GET /api/entities/{id}), type, name, ticker, mention count, prominence (0–1), whether it is in the title, and the sentiment toward it (-1 to 1); translations (Starter, Pro and Business) adds translations: the title, subtitle and summary in Portuguese (pt) and English (en); scoring (Pro and Business) adds scoring: quality scores from 0 to 100: relevance, credibility, depth, timeliness, originality, and overall (the baseScore lists sort by); classification (Starter, Pro and Business) adds classification: the secondary sectors and topics (besides primarySector and primaryTopic) and keywords; meta (Starter, Pro and Business) adds meta: the source's tier (1: major outlets and official releases … 3: blogs and aggregators), whether it is paywalled, its word count and reading time in minutes. A module the article has no data for is null (entities: an empty list).
+                 * @example [
+                 *       "sentiment"
+                 *     ]
+                 */
+                include?: ("sentiment" | "market_impact" | "entities" | "translations" | "scoring" | "classification" | "meta")[];
+                /** @description Resume after this id (as the Last-Event-ID header, which EventSource sends by itself when it reconnects; the header wins) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event": "article.breaking",
+                     *       "id": "48213",
+                     *       "data": "{\"seq\":48213,\"type\":\"article.breaking\",\"timestamp\":\"2026-11-24T14:31:07.412Z\",\"article\":{\"id\":\"87b0ff5b-31cc-5090-82c4-c41f1da1d6b0\",\"sourceName\":\"InfoMoney\",\"title\":\"Banco Central anuncia leilão extraordinário de até US$ 3 bilhões após dólar passar de R$ 5,90\",\"subtitle\":\"Venda no mercado à vista começa às 14h30; Ibovespa recua 1,8%\",\"summary\":\"O Banco Central vai vender até US$ 3 bilhões no mercado à vista depois que o dólar subiu 2,1% pela manhã, com dúvidas sobre o cumprimento da meta fiscal de 2027. É a primeira intervenção extraordinária desde março.\",\"publishedAt\":\"2026-11-24T17:12:48.000Z\",\"primarySector\":\"FIN\",\"primaryTopic\":\"MACRO\",\"contentType\":\"BREAKING\",\"urgencyLevel\":\"CRITICAL\",\"isBreaking\":true,\"language\":\"pt\",\"alsoReportedBy\":[{\"sourceName\":\"Agência Brasil\",\"url\":\"https://agenciabrasil.ebc.com.br/economia/noticia/2026-11/banco-central-anuncia-leilao-de-ate-us-3-bilhoes\"}],\"sentimentScore\":-0.58,\"sentimentLabel\":\"NEGATIVO\",\"sentimentConfidence\":0.79,\"marketImpact\":{\"level\":\"HIGH\",\"horizon\":\"INTRADAY\",\"scope\":\"MARKET\",\"confidence\":0.81,\"affectedTickers\":[\"VALE3\",\"SUZB3\",\"EMBR3\"]}}}"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["NewsStreamEvent"];
                 };
             };
             400: components["responses"]["NewsBadRequest"];
