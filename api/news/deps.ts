@@ -13,6 +13,9 @@ import { createImportRepo, type ImportRepo } from '../../models/news/import.repo
 import { createReenrichmentRepo, type ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import { createSourceRepo, type SourceRepo } from '../../models/news/sources/source.repo';
 import { createListTotals } from '../../models/infra/list-totals';
+import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
+import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import type { Lookup } from '../../models/infra/safe-connect';
 import {
   billingBundle,
   billingWebhookBundle,
@@ -63,7 +66,18 @@ function newsroomBundle(infra: Infra): NewsroomBundle {
   };
 }
 
-export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle {
+/** Customers' webhook endpoints (issue 40), their secrets sealed under a key derived from WEB_SECRET. */
+export interface WebhooksBundle {
+  webhookEndpoints: WebhookEndpointRepo;
+  /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
+  webhookLookup?: Lookup;
+}
+
+function webhooksBundle(infra: Infra): WebhooksBundle {
+  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
+}
+
+export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle, WebhooksBundle {
   /** The clock (tests set it). */
   now: () => Date;
 }
@@ -80,6 +94,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     ...whatsapp,
     ...whatsappWebhookBundle(infra, whatsapp.whatsapp),
     ...newsroomBundle(infra),
+    ...webhooksBundle(infra),
     now: () => new Date(),
   };
 }
