@@ -38,6 +38,14 @@ const SECRET_ONCE = 'Store this signing secret now: it will not be shown again.'
 const endpointDeps = (deps: NewsDeps): WebhookEndpointDeps => ({ webhookEndpoints: deps.webhookEndpoints, allowHosts: deps.config.news.fetch.allowHosts, lookup: deps.webhookLookup, now: deps.now });
 const withSecret = ({ endpoint, secret }: EndpointWithSecret) => ({ ...presentWebhookEndpoint(endpoint), secret });
 
+/** What can be done with the endpoint an answer names (OpenAPI links: the fuzzer's stateful phase follows them too). */
+const links = [
+  { name: 'read', method: 'get' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'change', method: 'patch' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'rotateSecret', method: 'post' as const, path: `${base}/:id/secret/rotate`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'remove', method: 'delete' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+];
+
 const caps = `Starter ${PLAN_LIMITS.starter.webhookEndpoints}, Pro ${PLAN_LIMITS.pro.webhookEndpoints}, Business ${PLAN_LIMITS.business.webhookEndpoints}`;
 
 export const webhookRoutes = [
@@ -66,6 +74,7 @@ export const webhookRoutes = [
     body: WebhookEndpointBody,
     status: 201,
     response: WebhookEndpointWithSecretView,
+    links,
     errors: [409],
     example: {
       body: { url: tradingEndpointExample.url, eventTypes: ['article.breaking'], filters: tradingEndpointExample.filters, description: tradingEndpointExample.description },

@@ -150,6 +150,19 @@ describe('webhook endpoints', () => {
     expect(await repo.signingSecrets(first.id, later)).toEqual(['whsec_dGhpcmQgc2VjcmV0IGZvciB0aGUgdGVzdCBvbmx5ISE=', second]);
   });
 
+  it('rotations racing each other lose no secret: each answered secret still signs, the last one first', async () => {
+    const owner = await accountWithKey(svc, 'pro');
+    const made = (await api(owner.key).create({ url: 'https://hooks.customer.example/racing', eventTypes: ['article.published'] }).expect(201)).body.data;
+    const answers = await Promise.all([1, 2, 3].map(() => api(owner.key).rotate(made.id)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    const signing = await svc.deps.webhookEndpoints.signingSecrets(made.id, new Date());
+    expect(signing).toHaveLength(4);
+    expect(new Set(signing).size).toBe(4);
+    expect(signing).toEqual(expect.arrayContaining([made.secret, ...answers.map((r) => r.body.data.secret)]));
+    expect(answers.map((r) => r.body.data.secret)).toContain(signing[0]);
+    expect(signing[3]).toBe(made.secret);
+  });
+
   it.each([
     ['a private address', 'http://10.0.0.1/hook'],
     ['a private address over https', 'https://10.0.0.1/hook'],
