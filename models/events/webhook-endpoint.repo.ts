@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { EventType, WebhookFilters } from './webhook.rules';
 import type { SecretBox } from './secret-box';
+import { PLAN_LIMITS, PLANS } from '../shared/plan.rules';
 import { collectionOf, indexesOnce, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 
 export const WEBHOOK_ENDPOINTS = 'webhook_endpoints';
@@ -73,8 +74,8 @@ interface CountDoc {
 
 /** The newest first. */
 const NEWEST = { createdAt: -1, _id: -1 } as const;
-/** No account may hold more than the largest plan's cap; a list never returns more. */
-export const ENDPOINTS_LISTED = 100;
+/** No account may hold more than the largest plan's cap, so a list of that many is the whole list. */
+export const ENDPOINTS_LISTED = Math.max(...PLANS.map((p) => PLAN_LIMITS[p].webhookEndpoints));
 
 export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
   const endpoints = () => collectionOf<WebhookEndpointDoc>(conn, WEBHOOK_ENDPOINTS);
