@@ -24,6 +24,8 @@ import { keyAlreadyCreated } from '../../operations/news/api-keys';
 import { INCLUDE_MODULES, PLANS, type IncludeModule } from '../../models/shared/plan.rules';
 import { KEYWORD, NotificationSettings, Preferences, PREFERENCE_LIMITS, RelevanceSettings, SECTOR, TICKER, TOPIC, WEIGHT } from '../../models/news/preferences.rules';
 import { WebhookPayload } from '../../models/whatsapp/webhook.rules';
+import { DISABLED_REASONS, ENDPOINT_STATES, WEBHOOK_ENDPOINT_ID, type WebhookEndpointDoc } from '../../models/events/webhook-endpoint.repo';
+import { EVENT_TYPE, EVENT_TYPES, WEBHOOK_LIMITS, WebhookEndpointInput, WebhookFilters } from '../../models/events/webhook.rules';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
 
 // ---- Path parameters ----------------------------------------------------------------------------
@@ -712,3 +714,67 @@ export const NewsStreamEvent = z
       ),
   })
   .meta({ id: 'NewsStreamEvent' });
+
+// ---- Webhook endpoints (issue 40) ------------------------------------------------------------------
+
+export const WebhookEndpointIdParams = z
+  .object({ id: z.string().max(25).regex(WEBHOOK_ENDPOINT_ID, 'a webhook endpoint id (we_ and 22 characters)') })
+  .meta({ id: 'WebhookEndpointIdParams' });
+
+export const WebhookFiltersView = WebhookFilters.meta({
+  id: 'WebhookFilters',
+  description: 'Which articles the endpoint hears about: an article passes when it matches a value of every list given; no list, every article of the event types',
+});
+
+export const WebhookEndpointView = z
+  .object({
+    id: Text(25),
+    url: Text(WEBHOOK_LIMITS.urlLength),
+    description: Text(WEBHOOK_LIMITS.descriptionLength).nullable(),
+    eventTypes: z.array(EVENT_TYPE).max(EVENT_TYPES.length),
+    filters: WebhookFiltersView,
+    state: z.enum(ENDPOINT_STATES),
+    disabledReason: z.enum(DISABLED_REASONS).nullable().describe('gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled through this API'),
+    failingSince: IsoDateTime.nullable().describe('Since when every delivery has failed; null while deliveries succeed'),
+    secretCreatedAt: IsoDateTime.describe('When the current signing secret was made'),
+    previousSecretExpiresAt: IsoDateTime.nullable().describe('Until when the secret a rotation replaced still signs deliveries too; null when there is none'),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'WebhookEndpoint', description: 'An endpoint that receives signed webhooks (Standard Webhooks). Its signing secret is never shown here' });
+
+/** An endpoint just made, or whose secret was just rotated: its record and, this once, the secret. */
+export const WebhookEndpointWithSecretView = WebhookEndpointView.extend({
+  secret: Text(64).describe('The signing secret (whsec_…): shown in this answer only, store it now'),
+}).meta({ id: 'WebhookEndpointWithSecret' });
+
+export const WebhookEndpointBody = WebhookEndpointInput.extend({ filters: WebhookFiltersView.optional() }).meta({ id: 'WebhookEndpointRequest' });
+
+export const WebhookEndpointPatchBody = WebhookEndpointInput.partial()
+  .extend({
+    description: z.string().max(WEBHOOK_LIMITS.descriptionLength).nullable().optional().describe('null or "" clears it'),
+    filters: WebhookFiltersView.optional().describe('Replaces the filters whole; {} hears every article'),
+    state: z.enum(ENDPOINT_STATES).optional().describe('disabled stops deliveries; enabled starts them again (and clears a failing streak)'),
+  })
+  .refine((patch) => Object.values(patch).some((v) => v !== undefined), 'change at least one field')
+  .meta({ id: 'WebhookEndpointPatch' });
+
+export const WebhookEndpointDeleted = z.object({ id: Text(25), deleted: z.literal(true) }).meta({ id: 'WebhookEndpointDeleted' });
+
+export const presentWebhookEndpoint = (e: WebhookEndpointDoc): z.input<typeof WebhookEndpointView> => {
+  const previous = e.secrets.slice(1).find((s) => s.expiresAt !== null);
+  return {
+    id: e._id,
+    url: e.url,
+    description: e.description,
+    eventTypes: e.eventTypes,
+    filters: e.filters,
+    state: e.state,
+    disabledReason: e.disabledReason,
+    failingSince: e.failingSince?.toISOString() ?? null,
+    secretCreatedAt: (e.secrets[0]?.createdAt ?? e.createdAt).toISOString(),
+    previousSecretExpiresAt: previous?.expiresAt?.toISOString() ?? null,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  };
+};

@@ -13,6 +13,9 @@ import { createImportRepo, type ImportRepo } from '../../models/news/import.repo
 import { createReenrichmentRepo, type ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import { createSourceRepo, type SourceRepo } from '../../models/news/sources/source.repo';
 import { createListTotals } from '../../models/infra/list-totals';
+import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
+import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import type { Lookup } from '../../models/infra/safe-connect';
 import {
   billingBundle,
   billingWebhookBundle,
@@ -64,7 +67,18 @@ function newsroomBundle(infra: Infra): NewsroomBundle {
   };
 }
 
-export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle {
+/** Customers' webhook endpoints (issue 40), their secrets sealed under a key derived from WEB_SECRET. */
+export interface WebhooksBundle {
+  webhookEndpoints: WebhookEndpointRepo;
+  /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
+  webhookLookup?: Lookup;
+}
+
+function webhooksBundle(infra: Infra): WebhooksBundle {
+  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
+}
+
+export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle, WebhooksBundle {
   /** The event stream (GET /api/stream): the event log, this process's hub, the per-key stream leases. */
   stream: NewsStreamDeps;
   /** The clock (tests set it). */
@@ -84,6 +98,7 @@ export function makeNewsDeps(infra: Infra): NewsDeps {
     ...whatsappWebhookBundle(infra, whatsapp.whatsapp),
     ...newsroomBundle(infra),
     stream: makeNewsStreamDeps(infra),
+    ...webhooksBundle(infra),
     now: () => new Date(),
   };
 }

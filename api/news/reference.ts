@@ -8,11 +8,11 @@ import { firstRequestBlocks, overview } from '../shared/reference';
 const number = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleString('en-GB'));
 
 const planTable = [
-  '| Plan | Requests a minute (account) | Requests a month (live keys) | Active keys | Include modules |',
-  '|---|---|---|---|---|',
+  '| Plan | Requests a minute (account) | Requests a month (live keys) | Active keys | Webhook endpoints | Include modules |',
+  '|---|---|---|---|---|---|',
   ...PLANS.map((p) => {
     const l = PLAN_LIMITS[p];
-    return `| ${planName(p)} | ${number(l.perMinute)} | ${number(l.perMonth)} | ${l.activeKeys} | ${l.modules.length === INCLUDE_MODULES.length ? 'all' : l.modules.join(', ')} |`;
+    return `| ${planName(p)} | ${number(l.perMinute)} | ${number(l.perMonth)} | ${l.activeKeys} | ${l.webhookEndpoints} | ${l.modules.length === INCLUDE_MODULES.length ? 'all' : l.modules.join(', ')} |`;
   }),
 ].join('\n');
 
@@ -67,6 +67,7 @@ export const newsDescription = overview({
 export const newsTags: Record<string, string> = {
   'api keys': 'Create, list and revoke the account\'s API keys (with the account\'s bearer token). A key\'s value is shown once, when it is created.',
   usage: "The account's use against its plan: this minute, this month, the sandbox's day, and per key.",
+  webhooks: 'Endpoints of the account that receive signed webhooks (Standard Webhooks) of articles published and breaking news: register, change, enable or disable, remove, rotate the signing secret. The secret is shown once, when the endpoint is made and at each rotation.',
   preferences: 'What the account follows (sectors, topics, companies, tickers, sources) and how it wants alerts: the personalised feed and notifications read them.',
   articles: 'Articles, newest first or by score, urgency or relevance; full-text search; breaking news; the personalised feed; and a live stream of articles as they are published (Server-Sent Events, GET /api/stream). `include` adds the enrichment modules of your plan.',
   entities: 'Companies, people, tickers and places the articles mention, with their articles.',

@@ -16,6 +16,7 @@ import { preferenceRoutes } from './preferences.routes';
 import { usageRoutes } from './usage.routes';
 import { whatsappRoutes } from './whatsapp.routes';
 import { streamRoutes } from './stream.routes';
+import { webhookRoutes } from './webhooks.routes';
 
 export { makeNewsDeps, type NewsDeps } from './deps';
 
@@ -26,7 +27,7 @@ export const newsService: ServiceDefinition<NewsDeps> = {
   description: newsDescription,
   tagDescriptions: newsTags,
   envelope: newsEnvelope,
-  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...streamRoutes, ...entityRoutes, ...importRoutes, ...sourceRoutes, ...editorialRoutes, ...reenrichRoutes, ...billingRoutes, ...whatsappRoutes, ...opsRoutes<NewsDeps>('news')],
+  routes: [...keyRoutes, ...usageRoutes, ...preferenceRoutes, ...articleRoutes, ...streamRoutes, ...entityRoutes, ...importRoutes, ...sourceRoutes, ...editorialRoutes, ...reenrichRoutes, ...billingRoutes, ...whatsappRoutes, ...webhookRoutes, ...opsRoutes<NewsDeps>('news')],
   extraSecuritySchemes: {
     apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key, created in the dashboard (API keys) or with POST /api/keys, and shown once. Its account\'s plan sets the include modules and limits; its scopes, the operations it may call. nws_live_… keys count against the plan; nws_test_… keys against the sandbox\'s daily cap.' },
   },

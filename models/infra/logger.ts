@@ -18,6 +18,10 @@ export const REDACTED_PATHS = [
   '*.apiKey',
   '*.accessKey',
   '*.secretKey',
+  // Webhook endpoints' signing secrets (whsec_…), in clear or sealed.
+  '*.secrets',
+  '*.signingSecrets',
+  '*.ciphertext',
   '*.jwtSecret',
   '*.accessToken',
   '*.appSecret',
@@ -34,6 +38,12 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
+/** A Standard Webhooks signing secret (ours, or Stripe's), wherever in a message it appears. */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=_-]+/g;
+
+/** Text with every whsec_… value replaced, as a path redacted. */
+export const scrubSecrets = (text: string): string => (text.includes('whsec_') ? text.replace(WEBHOOK_SECRET, 'whsec_[redacted]') : text);
+
 export function createLogger(options: { name: string; level: string; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
@@ -43,6 +53,13 @@ export function createLogger(options: { name: string; level: string; destination
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
+      // The message and its interpolated arguments: a secret pasted into one (an error's text) is
+      // not written. Fields are redacted by path above.
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<typeof method>);
+        },
+      },
     },
     options.destination,
   );

@@ -18,6 +18,8 @@ export interface PlanLimits {
   perMonth: number | null;
   /** Keys the account may hold at once (active: neither revoked nor expired), live and test together. */
   activeKeys: number;
+  /** Webhook endpoints the account may register (enabled and disabled together). */
+  webhookEndpoints: number;
   modules: readonly IncludeModule[];
   /** Event streams (GET /api/stream) one key may hold open at once, across every API process. */
   streamsPerKey: number;
@@ -26,9 +28,9 @@ export interface PlanLimits {
 const STARTER_MODULES = ['translations', 'classification', 'meta'] as const;
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  starter: { perMinute: 100, perMonth: 500_000, activeKeys: 5, modules: STARTER_MODULES, streamsPerKey: 2 },
-  pro: { perMinute: 500, perMonth: 3_000_000, activeKeys: 20, modules: INCLUDE_MODULES, streamsPerKey: 10 },
-  business: { perMinute: 2_000, perMonth: null, activeKeys: 100, modules: INCLUDE_MODULES, streamsPerKey: 50 },
+  starter: { perMinute: 100, perMonth: 500_000, activeKeys: 5, webhookEndpoints: 5, modules: STARTER_MODULES, streamsPerKey: 2 },
+  pro: { perMinute: 500, perMonth: 3_000_000, activeKeys: 20, webhookEndpoints: 20, modules: INCLUDE_MODULES, streamsPerKey: 10 },
+  business: { perMinute: 2_000, perMonth: null, activeKeys: 100, webhookEndpoints: 100, modules: INCLUDE_MODULES, streamsPerKey: 50 },
 };
 
 export const isPlan = (v: string): v is Plan => (PLANS as readonly string[]).includes(v);

@@ -307,6 +307,18 @@ describe('news', () => {
     expect(prefs.data).toMatchObject({ sectors: ['TEC'], sectorWeights: { TEC: 2 }, topics: [], keywords: [] });
   });
 
+  it('GET /api/webhooks/endpoints and /api/webhooks/endpoints/{id}: an endpoint registered through the client', async () => {
+    // An allow-listed development address (NEWS_FETCH_ALLOW_HOSTS), so no DNS is asked.
+    const port = news.deps.config.news.fetch.allowHosts.map((h) => /^127\.0\.0\.1:(\d+)/.exec(h)?.[1]).find(Boolean);
+    const made = await ok(keyClient.POST('/api/webhooks/endpoints', { body: { url: `http://127.0.0.1:${port}/hooks/clients`, eventTypes: ['article.breaking'], filters: { sectors: ['FIN'] } } }), 201);
+    expect(made.data.secret).toMatch(/^whsec_/);
+    const list = await ok(keyClient.GET('/api/webhooks/endpoints'));
+    expect(list.data).toEqual([expect.objectContaining({ id: made.data.id, eventTypes: ['article.breaking'], state: 'enabled' })]);
+    const { data } = await ok(keyClient.GET('/api/webhooks/endpoints/{id}', { params: { path: { id: made.data.id } } }));
+    expect(data).toMatchObject({ id: made.data.id, filters: { sectors: ['FIN'] }, previousSecretExpiresAt: null });
+    expect(data).not.toHaveProperty('secret');
+  });
+
   it('GET /api/subscriptions/me', async () => {
     const { data } = await ok(accountClient.GET('/api/subscriptions/me'));
     expect(data).toMatchObject({ status: 'none', plan: 'pro', subscriptionId: null, subscribedPlan: null });

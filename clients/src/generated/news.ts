@@ -1049,6 +1049,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook endpoints
+         * @description Newest first. Never their signing secrets.
+         */
+        get: operations["getApiWebhooksEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (its secret shown once)
+         * @description Deliveries are signed as Standard Webhooks say (webhook-id, webhook-timestamp, webhook-signature): verify them with the secret in this answer, which is never shown again (rotate it to get a new one). The URL must be https, with no credentials, and its host must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused with 400). An account holds at most its plan's number of endpoints (Starter 5, Pro 20, Business 100); past it, 409.
+         */
+        post: operations["postApiWebhooksEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Never its signing secret. Another account's endpoint is 404, as an unknown one.
+         */
+        get: operations["getApiWebhooksEndpointsId"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Nothing more is delivered to it; its place counts no more against the plan.
+         */
+        delete: operations["deleteApiWebhooksEndpointsId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable or disable a webhook endpoint
+         * @description Only the fields sent change; filters are replaced whole. A new URL is checked as at registration. state disabled stops deliveries; enabled starts them again, also for an endpoint disabled because it kept failing.
+         */
+        patch: operations["patchApiWebhooksEndpointsId"];
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret (the new one shown once)
+         * @description Deliveries are signed with the new secret at once, and for 24 hours with the old one too (two signatures in webhook-signature), so receivers can switch without losing one. The new secret is in this answer only.
+         */
+        post: operations["postApiWebhooksEndpointsIdSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ops/smoke": {
         parameters: {
             query?: never;
@@ -2271,6 +2343,88 @@ export interface components {
         };
         PhoneLinkRequest: {
             code: string;
+        };
+        /** @description An endpoint that receives signed webhooks (Standard Webhooks). Its signing secret is never shown here */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters: components["schemas"]["WebhookFilters"];
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled through this API */
+            disabledReason: ("gone" | "failing" | "owner") | null;
+            /** @description Since when every delivery has failed; null while deliveries succeed */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the current signing secret was made
+             */
+            secretCreatedAt: string;
+            /** @description Until when the secret a rotation replaced still signs deliveries too; null when there is none */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Which articles the endpoint hears about: an article passes when it matches a value of every list given; no list, every article of the event types */
+        WebhookFilters: {
+            sectors?: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
+            topics?: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
+            tickers?: string[];
+            entityIds?: string[];
+        };
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters: components["schemas"]["WebhookFilters"];
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled through this API */
+            disabledReason: ("gone" | "failing" | "owner") | null;
+            /** @description Since when every delivery has failed; null while deliveries succeed */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the current signing secret was made
+             */
+            secretCreatedAt: string;
+            /** @description Until when the secret a rotation replaced still signs deliveries too; null when there is none */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret (whsec_…): shown in this answer only, store it now */
+            secret: string;
+        };
+        WebhookEndpointRequest: {
+            url: string;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters?: components["schemas"]["WebhookFilters"];
+            description?: string;
+        };
+        WebhookEndpointPatch: {
+            url?: string;
+            eventTypes?: ("article.published" | "article.breaking" | "webhook.test")[];
+            /** @description Replaces the filters whole; {} hears every article */
+            filters?: components["schemas"]["WebhookFilters"];
+            /** @description null or "" clears it */
+            description?: string | null;
+            /**
+             * @description disabled stops deliveries; enabled starts them again (and clears a failing streak)
+             * @enum {string}
+             */
+            state?: "enabled" | "disabled";
+        };
+        WebhookEndpointDeleted: {
+            id: string;
+            /** @constant */
+            deleted: true;
         };
         SmokeResult: {
             workflowId: string;
@@ -7261,6 +7415,429 @@ export interface operations {
             400: components["responses"]["NewsBadRequest"];
             401: components["responses"]["NewsUnauthorizedBearer"];
             403: components["responses"]["NewsForbiddenBearer"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *           "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *           "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *           "eventTypes": [
+                     *             "article.breaking"
+                     *           ],
+                     *           "filters": {
+                     *             "entityIds": [
+                     *               "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *             ]
+                     *           },
+                     *           "state": "enabled",
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-24T14:02:11.000Z",
+                     *           "updatedAt": "2026-11-24T14:02:11.000Z"
+                     *         },
+                     *         {
+                     *           "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *           "url": "https://arquivo.mesa-exemplo.com.br/webhooks/artigos",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "article.published",
+                     *             "article.breaking"
+                     *           ],
+                     *           "filters": {
+                     *             "sectors": [
+                     *               "ENE"
+                     *             ]
+                     *           },
+                     *           "state": "disabled",
+                     *           "disabledReason": "owner",
+                     *           "failingSince": null,
+                     *           "secretCreatedAt": "2026-11-20T09:30:00.000Z",
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-20T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-25T18:45:20.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                 *       "eventTypes": [
+                 *         "article.breaking"
+                 *       ],
+                 *       "filters": {
+                 *         "entityIds": [
+                 *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                 *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                 *         ]
+                 *       },
+                 *       "description": "Mesa de operações: urgentes de Petrobras e Vale"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this signing secret now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "secret": "whsec_KmOQ+ynR+vWKsMPN7v+xT2223XCD7jac08Jh71l/Jug="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-24T14:02:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    deleteApiWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_KZPHMt1y7wWBB3HD95vO4w */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointDeleted"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    patchApiWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_KZPHMt1y7wWBB3HD95vO4w */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "disabled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *         "url": "https://arquivo.mesa-exemplo.com.br/webhooks/artigos",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "article.published",
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "sectors": [
+                     *             "ENE"
+                     *           ]
+                     *         },
+                     *         "state": "disabled",
+                     *         "disabledReason": "owner",
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-20T09:30:00.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-20T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-25T18:45:20.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiWebhooksEndpointsIdSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this signing secret now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-25T10:15:00.000Z",
+                     *         "previousSecretExpiresAt": "2026-11-26T10:15:00.000Z",
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-25T10:15:00.000Z",
+                     *         "secret": "whsec_o2lBgWbqUL1ei3nR4uDNtBINt3CcTD8VBgk/U11szgc="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedApiKey"];
+            403: components["responses"]["NewsForbiddenApiKey"];
             404: components["responses"]["NewsNotFound"];
             413: components["responses"]["NewsPayloadTooLarge"];
             415: components["responses"]["NewsUnsupportedMediaType"];

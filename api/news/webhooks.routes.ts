@@ -1,0 +1,150 @@
+/**
+ * The account's webhook endpoints (issue 40, part 5): register, list, read, change (enable,
+ * disable), remove, and rotate the signing secret. Authenticated by an API key of the account
+ * with the scope read:articles (or *): the endpoints deliver articles, so a key that may read
+ * them may say where they go; the account's minute limit and quota count these requests as any
+ * other. A signing secret is in two answers only, the creation's and the rotation's, and is
+ * stored sealed (models/events/secret-box.ts), never logged.
+ *
+ * Errors: 400 for a body or URL refused (the URL's scheme, credentials, or a host on a private,
+ * loopback, link-local or metadata address, or that does not resolve), nothing changed; 404 for an
+ * unknown endpoint or another account's; 409 when the account already holds its plan's number of
+ * endpoints.
+ */
+import { z } from 'zod';
+import { ENDPOINTS_LISTED } from '../../models/events/webhook-endpoint.repo';
+import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret, type EndpointWithSecret, type WebhookEndpointDeps } from '../../operations/events/webhook-endpoints';
+import { PLAN_LIMITS } from '../../models/shared/plan.rules';
+import { reply, routeFactory } from '../shared/route';
+import { apiKey } from './auth';
+import {
+  presentWebhookEndpoint,
+  WebhookEndpointBody,
+  WebhookEndpointDeleted,
+  WebhookEndpointIdParams,
+  WebhookEndpointPatchBody,
+  WebhookEndpointView,
+  WebhookEndpointWithSecretView,
+} from './contracts';
+import type { NewsDeps } from './deps';
+import { ARCHIVE_ENDPOINT_ID, archiveEndpointExample, newTradingEndpointExample, rotatedTradingEndpointExample, TRADING_ENDPOINT_ID, tradingEndpointExample } from './examples/webhooks';
+
+const route = routeFactory<NewsDeps>();
+const owner = apiKey('read:articles');
+const tags = ['webhooks'];
+const base = '/api/webhooks/endpoints';
+const SECRET_ONCE = 'Store this signing secret now: it will not be shown again.';
+
+const endpointDeps = (deps: NewsDeps): WebhookEndpointDeps => ({ webhookEndpoints: deps.webhookEndpoints, allowHosts: deps.config.news.fetch.allowHosts, lookup: deps.webhookLookup, now: deps.now });
+const withSecret = ({ endpoint, secret }: EndpointWithSecret) => ({ ...presentWebhookEndpoint(endpoint), secret });
+
+/** What can be done with the endpoint an answer names (OpenAPI links: the fuzzer's stateful phase follows them too). */
+const links = [
+  { name: 'read', method: 'get' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'change', method: 'patch' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'rotateSecret', method: 'post' as const, path: `${base}/:id/secret/rotate`, parameters: { id: '$response.body#/data/id' } },
+  { name: 'remove', method: 'delete' as const, path: `${base}/:id`, parameters: { id: '$response.body#/data/id' } },
+];
+
+const caps = `Starter ${PLAN_LIMITS.starter.webhookEndpoints}, Pro ${PLAN_LIMITS.pro.webhookEndpoints}, Business ${PLAN_LIMITS.business.webhookEndpoints}`;
+
+export const webhookRoutes = [
+  route({
+    method: 'get',
+    path: base,
+    summary: "The account's webhook endpoints",
+    description: 'Newest first. Never their signing secrets.',
+    tags,
+    auth: owner,
+    response: z.array(WebhookEndpointView).max(ENDPOINTS_LISTED),
+    example: { response: [tradingEndpointExample, archiveEndpointExample] },
+    handler: async ({ auth, deps }) => (await listWebhookEndpoints(endpointDeps(deps), auth.sub)).map(presentWebhookEndpoint),
+  }),
+
+  route({
+    method: 'post',
+    path: base,
+    summary: 'Register a webhook endpoint (its secret shown once)',
+    description:
+      'Deliveries are signed as Standard Webhooks say (webhook-id, webhook-timestamp, webhook-signature): verify them with the secret in this answer, which is never shown again (rotate it to get a new one). ' +
+      'The URL must be https, with no credentials, and its host must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused with 400). ' +
+      `An account holds at most its plan's number of endpoints (${caps}); past it, 409.`,
+    tags,
+    auth: owner,
+    body: WebhookEndpointBody,
+    status: 201,
+    response: WebhookEndpointWithSecretView,
+    links,
+    errors: [409],
+    example: {
+      body: { url: tradingEndpointExample.url, eventTypes: ['article.breaking'], filters: tradingEndpointExample.filters, description: tradingEndpointExample.description },
+      response: newTradingEndpointExample,
+      message: SECRET_ONCE,
+    },
+    handler: async ({ body, auth, deps }) => {
+      const made = await createWebhookEndpoint(endpointDeps(deps), auth.sub, auth.plan, body);
+      return reply({ status: 201, message: SECRET_ONCE, data: withSecret(made), headers: { Location: `${base}/${made.endpoint._id}` } });
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: `${base}/:id`,
+    summary: 'One webhook endpoint',
+    description: 'Never its signing secret. Another account\'s endpoint is 404, as an unknown one.',
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    response: WebhookEndpointView,
+    errors: [404],
+    example: { params: { id: TRADING_ENDPOINT_ID }, response: tradingEndpointExample },
+    handler: async ({ params, auth, deps }) => presentWebhookEndpoint(await getWebhookEndpoint(endpointDeps(deps), auth.sub, params.id)),
+  }),
+
+  route({
+    method: 'patch',
+    path: `${base}/:id`,
+    summary: 'Change, enable or disable a webhook endpoint',
+    description: 'Only the fields sent change; filters are replaced whole. A new URL is checked as at registration. state disabled stops deliveries; enabled starts them again, also for an endpoint disabled because it kept failing.',
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    body: WebhookEndpointPatchBody,
+    response: WebhookEndpointView,
+    errors: [404],
+    example: { params: { id: ARCHIVE_ENDPOINT_ID }, body: { state: 'disabled' }, response: archiveEndpointExample },
+    handler: async ({ params, body, auth, deps }) => presentWebhookEndpoint(await changeWebhookEndpoint(endpointDeps(deps), auth.sub, params.id, body)),
+  }),
+
+  route({
+    method: 'delete',
+    path: `${base}/:id`,
+    summary: 'Remove a webhook endpoint',
+    description: 'Nothing more is delivered to it; its place counts no more against the plan.',
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    response: WebhookEndpointDeleted,
+    errors: [404],
+    example: { params: { id: ARCHIVE_ENDPOINT_ID }, response: { id: ARCHIVE_ENDPOINT_ID, deleted: true } },
+    handler: async ({ params, auth, deps }) => {
+      await removeWebhookEndpoint(endpointDeps(deps), auth.sub, params.id);
+      return { id: params.id, deleted: true as const };
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: `${base}/:id/secret/rotate`,
+    summary: "Rotate a webhook endpoint's signing secret (the new one shown once)",
+    description:
+      'Deliveries are signed with the new secret at once, and for 24 hours with the old one too (two signatures in webhook-signature), so receivers can switch without losing one. The new secret is in this answer only.',
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    response: WebhookEndpointWithSecretView,
+    errors: [404],
+    example: { params: { id: TRADING_ENDPOINT_ID }, response: rotatedTradingEndpointExample, message: SECRET_ONCE },
+    handler: async ({ params, auth, deps }) => reply({ message: SECRET_ONCE, data: withSecret(await rotateWebhookSecret(endpointDeps(deps), auth.sub, params.id)) }),
+  }),
+];
