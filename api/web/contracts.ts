@@ -15,6 +15,7 @@ import { AUDIT_ACTIONS, AUDIT_ID_MAX, AUDITED_CHANGE_MAX, AUDIT_ID_PATTERN, STAF
 import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
 import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
+import { READER_LISTS } from '../../models/news/reader-mail.rules';
 
 const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const AccountUsageView = z.object({
@@ -198,3 +199,11 @@ export const OpsOverviewView = z
     temporalUi: z.object({ url: Text(2_000).describe('TEMPORAL_UI_URL'), namespace: Text(200) }),
   })
   .meta({ id: 'OpsOverview' });
+
+// ---- One-click unsubscribe (issue 40) ------------------------------------------------------------
+
+export const UnsubscribeParams = z.object({ token: z.string().min(1).max(400).describe('the token of a reader mail’s List-Unsubscribe address') }).meta({ id: 'UnsubscribeParams' });
+export const UnsubscribedView = z
+  .object({ list: z.enum(READER_LISTS).describe('alerts: breaking alerts by e-mail; digest: the daily digest'), unsubscribed: z.literal(true) })
+  .meta({ id: 'Unsubscribed' });
+

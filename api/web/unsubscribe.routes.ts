@@ -6,18 +6,15 @@
  * dashboard's page (a link opened in a mail client): it asks before anything changes, since link
  * scanners open links, then posts here. The use cases: operations/news/unsubscribe.ts.
  */
-import { z } from 'zod';
 import { unsubscribe } from '../../operations/news/unsubscribe';
-import { READER_LISTS } from '../../models/news/reader-mail.rules';
 import { publicRoute } from '../shared/auth';
 import { routeFactory } from '../shared/route';
+import { UnsubscribeParams, UnsubscribedView } from './contracts';
 import type { WebDeps } from './deps';
 
 const route = routeFactory<WebDeps>();
 
 const TOKEN_EXAMPLE = 'YWxpY2U~alerts~c2lnbmVkLWJ5LXVzLW9ubHk';
-const Params = z.object({ token: z.string().min(1).max(400).describe('the token of a reader mail’s List-Unsubscribe address') }).meta({ id: 'UnsubscribeParams' });
-const DoneView = z.object({ list: z.enum(READER_LISTS).describe('alerts: breaking alerts by e-mail; digest: the daily digest'), unsubscribed: z.literal(true) }).meta({ id: 'Unsubscribed' });
 
 export const unsubscribeRoutes = [
   route({
@@ -28,8 +25,8 @@ export const unsubscribeRoutes = [
       "The List-Unsubscribe address of every reader mail. A mailbox provider posts `List-Unsubscribe=One-Click` (form-encoded) to it with no cookie; the page the link opens posts when the reader confirms. Switches the token's list off (breaking alerts by e-mail, or the daily digest) and answers 200, never a redirect. Idempotent. 404 for a token we did not sign.",
     tags: ['account'],
     auth: publicRoute,
-    params: Params,
-    response: DoneView,
+    params: UnsubscribeParams,
+    response: UnsubscribedView,
     errors: [404],
     example: { params: { token: TOKEN_EXAMPLE }, response: { list: 'alerts', unsubscribed: true } },
     handler: ({ params, deps }) => unsubscribe({ preferences: deps.preferences, secret: deps.config.web.secret }, params.token),

@@ -13,6 +13,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
+import { unsubscribeToken } from '../../models/news/reader-mail-ids';
 import { checkoutObject, deliver, stripeEvent } from '../helpers/billing';
 import { latestCode } from '../helpers/mailpit';
 import { startNewsService, type NewsService } from '../helpers/news';
@@ -267,5 +268,25 @@ describe('a newcomer in the dashboard', () => {
     const after = await page.request.get(`${web.origin}/api/auth/session`);
     expect(((await after.json()) as { data: { user: unknown } }).data.user).toBeNull();
     expect(consoleErrors).toEqual([]);
+  });
+
+  it("opens an alert mail's unsubscribe link signed out: the page asks first, then switches the alerts off", async () => {
+    const user = (await news.deps.users.findByVerifiedEmail(email))!;
+    await news.deps.preferences.update(user._id, { $set: { 'notificationSettings.email': true } });
+    await page.goto(`${web.origin}/unsubscribe/${unsubscribeToken(web.deps.config.web.secret, user._id, 'alerts')}`);
+    const confirm = page.getByRole('button', { name: /^(Unsubscribe|Cancelar inscrição)$/ });
+    await confirm.waitFor();
+    // Opening the link (as a mail scanner does) changed nothing.
+    expect((await news.deps.preferences.get(user._id)).notificationSettings.email).toBe(true);
+    await check('unsubscribe-ask');
+    await confirm.click();
+    await page.getByRole('status').filter({ hasText: /no more breaking alerts by e-mail|sem mais alertas urgentes por e-mail/ }).waitFor();
+    expect((await news.deps.preferences.get(user._id)).notificationSettings.email).toBe(false);
+    await check('unsubscribe-done');
+    // A link we did not sign says so.
+    await page.goto(`${web.origin}/unsubscribe/bm9ib2R5~alerts~${'A'.repeat(22)}`);
+    await page.getByRole('button', { name: /^(Unsubscribe|Cancelar inscrição)$/ }).click();
+    await page.getByRole('alert').filter({ hasText: /not valid|não é válido/ }).waitFor();
+    consoleErrors.length = 0; // the 404 of that post, logged by the browser as a failed request
   });
 });
