@@ -14,7 +14,9 @@ import { createReaderMailRepo } from '../models/news/reader-mail.repo';
 import { createUserRepo } from '../models/users/user.repo';
 import { createWhatsAppRepo } from '../models/whatsapp/whatsapp.repo';
 import { alertAudience, sendMailAlerts } from '../operations/news/alerts';
-import type { NewsAlertActivities } from '../workflows/news/activities';
+import { digestDue, sendDigestPage } from '../operations/news/digest';
+import type { DigestCandidate } from '../models/news/digest.rules';
+import type { NewsAlertActivities, NewsDigestActivities } from '../workflows/news/activities';
 import { withAttempt } from './attempt';
 import { createWhatsAppActivities } from './whatsapp.activities';
 
@@ -29,7 +31,7 @@ export interface NotifyActivityDeps {
 /** The domain of an address written `a@b` or `Name <a@b>`. */
 const domainOf = (from: string) => /@([^\s<>@]+?)>?$/.exec(from.trim())?.[1] ?? 'localhost';
 
-export function createNotifyActivities(deps: NotifyActivityDeps): NewsAlertActivities {
+export function createNotifyActivities(deps: NotifyActivityDeps): NewsAlertActivities & NewsDigestActivities {
   const now = deps.now ?? (() => new Date());
   const ports = {
     articles: createArticleQueries(deps.conn),
@@ -40,13 +42,33 @@ export function createNotifyActivities(deps: NotifyActivityDeps): NewsAlertActiv
     readerMail: createReaderMailRepo(deps.conn),
     mailer: deps.mailer ?? createMailer(deps.config),
     whatsappEnabled: deps.config.whatsapp.api !== undefined,
-    mail: { from: deps.config.mail.readerFrom, domain: domainOf(deps.config.mail.readerFrom), webUrl: deps.config.web.url.replace(/\/+$/, ''), secret: deps.config.web.secret },
+    mail: {
+      from: deps.config.mail.readerFrom,
+      domain: domainOf(deps.config.mail.readerFrom),
+      webUrl: deps.config.web.url.replace(/\/+$/, ''),
+      secret: deps.config.web.secret,
+      returnPath: deps.config.mail.readerReturnPath,
+    },
     now,
+  };
+  // A digest run's pages share its slot's candidates: read once per process and slot.
+  let slotCandidates: { slot: number; read: Promise<DigestCandidate[]> } | null = null;
+  const candidates = (slot: Date, read: () => Promise<DigestCandidate[]>): Promise<DigestCandidate[]> => {
+    if (slotCandidates?.slot !== slot.getTime()) {
+      const entry = { slot: slot.getTime(), read: read() };
+      entry.read.catch(() => {
+        if (slotCandidates === entry) slotCandidates = null;
+      });
+      slotCandidates = entry;
+    }
+    return slotCandidates.read;
   };
   const whatsapp = createWhatsAppActivities({ conn: deps.conn, config: deps.config, codeSecret: undefined, ...(deps.now ? { now: deps.now } : {}) });
   return {
     alertAudience: (input) => alertAudience(ports, input),
     sendMailAlerts: (input) => withAttempt(({ signal }) => sendMailAlerts(ports, input, signal)),
     sendAlerts: (input) => whatsapp.sendAlerts(input),
+    digestDue: ({ slot }) => digestDue(ports, new Date(slot)),
+    sendDigestPage: (input) => withAttempt(({ signal }) => sendDigestPage({ ...ports, candidates }, { ...input, slot: new Date(input.slot) }, signal)),
   };
 }

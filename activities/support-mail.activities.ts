@@ -19,6 +19,9 @@ import { createMailAuthenticator, type MailAuthResolver } from '../models/infra/
 import { relayMatcher } from '../models/infra/relays';
 import { createInboundMailRepo } from '../models/support/inbound-mail.repo';
 import { forwardStoredMail, giveUpInboundMail, processInboundMail, type InboundProcessDeps } from '../operations/support/inbound-process';
+import { readerMailBounced, readerMailComplained } from '../operations/news/reader-mail-feedback';
+import { createReaderMailRepo } from '../models/news/reader-mail.repo';
+import { createPreferencesRepo } from '../models/news/preferences.repo';
 import { deliverMail, forwardQueuedMail, giveUpMail, mailOutboxOf, type MailDeliveryDeps, type MailOutbox } from '../operations/support/mail-delivery';
 import type { SupportInboundRelayActivities, SupportMailRelayActivities } from '../workflows/relay';
 import type { SupportInboundActivities, SupportInboundOutcome, SupportMailActivities } from '../workflows/support/activities';
@@ -92,7 +95,17 @@ export function inboundDepsOf(deps: SupportMailActivityDeps & { resolver?: MailA
     authenticate: createMailAuthenticator({ ...(deps.resolver ? { resolver: deps.resolver } : {}), mta: desk.address.split('@')[1]! }),
     desk: { address: desk.address, secret: desk.secret },
     trustedRelay: relayMatcher(desk.inbound.trustedRelays),
+    readerMail: readerMailFeedbackOf(deps.conn),
     now: () => new Date(),
+  };
+}
+
+/** Bounces and complaints about readers' mail, which returns to the same mailbox (operations/news/reader-mail-feedback.ts). */
+function readerMailFeedbackOf(conn: Connection): NonNullable<InboundProcessDeps['readerMail']> {
+  const feedback = { readerMail: createReaderMailRepo(conn), preferences: createPreferencesRepo(conn), now: () => new Date() };
+  return {
+    bounced: (original, recipients) => readerMailBounced(feedback, original, recipients),
+    complained: (original, feedbackType) => readerMailComplained(feedback, original, feedbackType),
   };
 }
 

@@ -24,6 +24,12 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+/** `local+tag@domain` of `local@domain` (a sub-address the same mailbox receives). */
+const plusAddress = (address: string, tag: string): string => {
+  const at = address.lastIndexOf('@');
+  return `${address.slice(0, at)}+${tag}${address.slice(at)}`;
+};
 const ianaTimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as America/Sao_Paulo');
 
 /** Documented variable by variable in .env.example; keep the two in step. */
@@ -361,6 +367,14 @@ export const EnvSchema = z.object({
       .regex(/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, or a name and <address>')
       .optional(),
   ),
+  /**
+   * Where readers' mail bounces go (its SMTP MAIL FROM): the inbound mailbox, so that a returned
+   * alert or digest suppresses its address. Empty: the support desk's address with `+bounces`
+   * (SUPPORT_MAIL_ADDRESS's receiver takes it).
+   */
+  READER_MAIL_RETURN_PATH: z.preprocess(emptyAsUndefined, z.string().regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must be an address').optional()),
+  /** Whether the worker keeps the daily digest's schedule (every 15 minutes: mails the readers whose hour it is). */
+  NEWS_DIGEST_SCHEDULE_ENABLED: bool.default(true),
 
   // Dev services (ops/): binaries are found here, on PATH, or in the cache, else built from source.
   PLATFORM_CACHE_DIR: z.string().min(1).optional(),
@@ -450,6 +464,8 @@ export interface Config {
     keyCacheMs: number;
     fetch: { userAgent: string; allowHosts: string[]; timeoutMs: number; maxBytes: number; hostConcurrency: number; rawPageRetentionDays: number };
     enrichment: { model: string; dailyTokens: number; concurrency: number; maxInputTokens: number; maxOutputTokens: number };
+    /** Whether the worker keeps the daily digest's schedule (issue 40). */
+    digestScheduled: boolean;
     /** The event stream (issue 40; operations/events/stream.ts). */
     stream: { pollMs: number; keepAliveMs: number; streamMaxMs: number; resumeMax: number; maxStreams: number };
   };
@@ -477,7 +493,7 @@ export interface Config {
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
   /** smtpUrl is undefined in development when the supervisor provides Mailpit ({@link smtpUrl}). */
-  mail: { smtpUrl: string | undefined; from: string; readerFrom: string };
+  mail: { smtpUrl: string | undefined; from: string; readerFrom: string; readerReturnPath: string };
   whatsapp: {
     /** Undefined when the channel is not configured (no access token or phone number id). */
     api: { url: string; accessToken: string; phoneNumberId: string } | undefined;
@@ -707,6 +723,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         maxInputTokens: e.NEWS_ENRICH_MAX_INPUT_TOKENS,
         maxOutputTokens: e.NEWS_ENRICH_MAX_OUTPUT_TOKENS,
       },
+      digestScheduled: e.NEWS_DIGEST_SCHEDULE_ENABLED,
       stream: {
         pollMs: e.NEWS_STREAM_POLL_MS,
         keepAliveMs: e.NEWS_STREAM_KEEPALIVE_SECONDS * 1000,
@@ -755,7 +772,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
       relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
     },
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, readerFrom: e.READER_MAIL_FROM ?? e.MAIL_FROM },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, readerFrom: e.READER_MAIL_FROM ?? e.MAIL_FROM, readerReturnPath: e.READER_MAIL_RETURN_PATH ?? plusAddress(e.SUPPORT_MAIL_ADDRESS.toLowerCase(), 'bounces') },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
       bins: { temporal: e.TEMPORAL_BIN, minio: e.MINIO_BIN, ferretdb: e.FERRETDB_BIN, stripeMock: e.STRIPE_MOCK_BIN, mailpit: e.MAILPIT_BIN },

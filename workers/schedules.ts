@@ -7,12 +7,13 @@
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { billingRelayScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
+import { billingRelayScheduleId, newsDigestScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
 import { supportMailRelayWorkflow } from '../workflows/support/mail-relay.workflow';
 import { supportInboundRelayWorkflow } from '../workflows/support/inbound-relay.workflow';
 import { whatsappRelayWorkflow, type WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
 import { billingRelayWorkflow, type BillingRelayInput } from '../workflows/billing/relay.workflow';
 import { quizDailyWorkflow, type QuizDailyInput } from '../workflows/quiz/generation.workflow';
+import { newsDigestWorkflow } from '../workflows/news/digest.workflow';
 
 export function quizScheduleOptions(config: Config): ScheduleOptions {
   const { hour, minute, timeZone } = config.quiz.generation;
@@ -123,3 +124,28 @@ export const whatsappRelayScheduleOptions = (config: Config): ScheduleOptions =>
     queue: TASK_QUEUES.whatsapp,
     purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")',
   });
+
+/**
+ * The daily digest's schedule (issue 40; docs/decisions.md "Events out"): every 15 minutes, a run
+ * mails the readers whose digest hour has just begun in their time zone (digest.rules). A run still
+ * going when the next is due is let finish and the next waits (BUFFER_ONE: the next slot's readers
+ * are other readers, so none is skipped); runs missed during an outage are taken within 2 hours
+ * (a digest that late is still worth reading, and each is sent once per reader and day).
+ */
+export function newsDigestScheduleOptions(config: Config): ScheduleOptions {
+  const prefix = config.temporal.taskQueuePrefix;
+  return {
+    scheduleId: newsDigestScheduleId(prefix),
+    spec: { intervals: [{ every: '15 minutes' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: newsDigestWorkflow,
+      workflowId: `${prefix}news-digest`,
+      taskQueue: taskQueueName(prefix, TASK_QUEUES.notify),
+      args: [{}],
+      workflowExecutionTimeout: '6 hours',
+    },
+    policies: { overlap: 'BUFFER_ONE', catchupWindow: '2 hours' },
+    memo: { purpose: "Mails each reader's daily digest at their hour, in their time zone (docs/decisions.md \"Events out\")" },
+  };
+}

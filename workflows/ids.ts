@@ -23,7 +23,7 @@ export const TASK_QUEUES = {
   billing: 'billing',
   /** WhatsApp: one conversation workflow per phone number, breaking-news alerts. */
   whatsapp: 'whatsapp',
-  /** Readers' notifications (issue 40): breaking alerts on every channel. */
+  /** Readers' notifications (issue 40): breaking alerts on every channel, the daily digest. */
   notify: 'news-notify',
 } as const;
 
@@ -66,7 +66,12 @@ export const workflowIds = {
   whatsappAlerts: (articleId: string) => `whatsapp-alerts-${articleId}`,
   /** The breaking alerts of one article on every channel (issue 40). */
   newsAlerts: (articleId: string) => `news-alerts-${articleId}`,
+  /** A digest run asked for by hand (the CLI, a test) for one slot (its ISO instant). */
+  newsDigestManual: (slot: string) => `news-digest-manual-${slot}`,
 };
+
+/** The daily digest's schedule (every 15 minutes; its runs are `<prefix>news-digest-<scheduled time>`), per deployment prefix (issue 40). */
+export const newsDigestScheduleId = (prefix: string): string => `${prefix}news-digest`;
 
 /** The WhatsApp message relay's schedule (every minute), per deployment prefix. */
 export const whatsappRelayScheduleId = (prefix: string): string => `${prefix}whatsapp-message-relay`;

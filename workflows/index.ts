@@ -20,3 +20,4 @@ export { whatsappConversationWorkflow } from './whatsapp/conversation.workflow';
 export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';
 export { whatsappAlertsWorkflow } from './whatsapp/alerts.workflow';
 export { newsAlertsWorkflow } from './news/alerts.workflow';
+export { newsDigestWorkflow } from './news/digest.workflow';

@@ -29,6 +29,8 @@ export interface MailMessage {
   headers?: Record<string, string>;
   /** Attached files, read as they are sent (a stream is never held whole). */
   attachments?: { filename: string; contentType: string; content: NodeJS.ReadableStream | Buffer }[];
+  /** The return path (SMTP MAIL FROM): where bounces go, when not the From (readers' mail: our inbound mailbox). */
+  envelopeFrom?: string;
 }
 
 /** What the SMTP server answered to an accepted message. */
@@ -128,7 +130,7 @@ function asWritten(headers: Record<string, string>): Record<string, string | { p
 export function createMailer(config: Pick<Config, 'mail' | 'devServices'>, timeouts: MailerTimeouts = {}): Mailer {
   const transport = nodemailer.createTransport(smtpOptions(smtpUrl(config), timeouts), { from: config.mail.from });
   return {
-    async send({ to, subject, text, html, from, replyTo, messageId, inReplyTo, references, headers, attachments }) {
+    async send({ to, subject, text, html, from, replyTo, messageId, inReplyTo, references, headers, attachments, envelopeFrom }) {
       try {
         const info = await transport.sendMail({
           to,
@@ -141,6 +143,8 @@ export function createMailer(config: Pick<Config, 'mail' | 'devServices'>, timeo
           ...(inReplyTo === undefined ? {} : { inReplyTo }),
           ...(references?.length ? { references } : {}),
           ...(headers === undefined ? {} : { headers: asWritten(headers) }),
+          // The return path (SMTP MAIL FROM), where servers send bounces; the From otherwise.
+          ...(envelopeFrom === undefined ? {} : { envelope: { from: envelopeFrom, to } }),
           ...(attachments?.length ? { attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content as Buffer })) } : {}),
         });
         return { response: String(info.response ?? '') };

@@ -14,6 +14,7 @@ import { INCLUDE_MODULES, type IncludeModule } from '../shared/plan.rules';
 import type { Preferences } from './preferences.rules';
 import { terms } from './text.rules';
 import type { AlertTarget } from './alert.rules';
+import type { DigestCandidate } from './digest.rules';
 
 export interface Page {
   limit: number;
@@ -171,6 +172,23 @@ export function createArticleQueries(conn: Connection, totals: ListTotals = crea
     /** The newest `limit` breaking articles' headlines. */
     breaking: async (limit: number): Promise<Headline[]> =>
       (await articles().find({ isBreaking: true }, { projection: HEADLINE, sort: SORTS.publishedAt as never, limit, maxTimeMS: READ_TIME_LIMIT_MS }).toArray()) as Headline[],
+
+    /**
+     * The daily digest's candidates: the newest `limit` articles published in [since, until), with
+     * what the one rule, the feed's rank and the mail need (digest.rules).
+     */
+    digestCandidates: async (since: Date, until: Date, limit: number): Promise<DigestCandidate[]> =>
+      (await articles()
+        .find(
+          { publishedAt: { $gte: since, $lt: until } },
+          {
+            projection: { ...SCORED_FIELDS, title: 1, summary: 1, sourceName: 1, sourceUrl: 1, entityIds: 1, tickers: 1, terms: 1 },
+            sort: SORTS.publishedAt as never,
+            limit,
+            maxTimeMS: READ_TIME_LIMIT_MS,
+          },
+        )
+        .toArray()) as DigestCandidate[],
 
     /** What an alert of this article needs (null: no such article). */
     /** What a reader's alert mail says of an article. */

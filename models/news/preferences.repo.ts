@@ -5,17 +5,31 @@
  */
 import type { Connection } from 'mongoose';
 import { DEFAULT_NOTIFICATIONS, defaultPreferences, type NotificationSettings, type Preferences } from './preferences.rules';
-import { collectionOf, isDuplicateKey } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, indexesOnce, isDuplicateKey } from '../infra/mongo';
 import type { AlertFollows, AlertTarget } from './alert.rules';
 import type { AlertChannel } from './audience.rules';
+import type { DueHour } from './digest.rules';
 
 /** A reader who may be told of an article: what they follow, and their notification settings. */
 export type AlertCandidate = AlertFollows & { settings: NotificationSettings };
 
 type PreferencesDoc = Preferences & { _id: string; updatedAt: Date };
 
+const PREFERENCES = 'user_preferences';
+
 export function createPreferencesRepo(conn: Connection) {
-  const prefs = () => collectionOf<PreferencesDoc>(conn, 'user_preferences');
+  const prefs = () => collectionOf<PreferencesDoc>(conn, PREFERENCES);
+  // The digest's readers: by whether it is on, their zone and hour (digestReaders' one query per run).
+  const digestIndexes = () =>
+    indexesOnce(conn, `${PREFERENCES}:digest`, () =>
+      buildIndexesRacing(() => prefs().createIndex({ 'notificationSettings.digest': 1, 'notificationSettings.timeZone': 1, 'notificationSettings.digestHour': 1, _id: 1 }, { name: 'digest_due' })),
+    );
+  /** A stored document as the product reads it: settings stored before a setting existed take its default. */
+  const withDefaults = (doc: PreferencesDoc): Preferences & { _id: string } => {
+    const { updatedAt: _updatedAt, ...rest } = doc;
+    const defaults = defaultPreferences();
+    return { ...defaults, ...rest, notificationSettings: { ...defaults.notificationSettings, ...rest.notificationSettings }, relevanceSettings: { ...defaults.relevanceSettings, ...rest.relevanceSettings } };
+  };
 
   async function ensure(userId: string): Promise<void> {
     if (await prefs().findOne({ _id: userId }, { projection: { _id: 1 } })) return;
@@ -29,10 +43,8 @@ export function createPreferencesRepo(conn: Connection) {
   async function get(userId: string): Promise<Preferences> {
     const doc = await prefs().findOne({ _id: userId });
     if (!doc) return defaultPreferences();
-    const { _id: _userId, updatedAt: _updatedAt, ...rest } = doc;
-    const defaults = defaultPreferences();
-    // Settings objects field by field: a document stored before a setting existed has the default.
-    return { ...defaults, ...rest, notificationSettings: { ...defaults.notificationSettings, ...rest.notificationSettings }, relevanceSettings: { ...defaults.relevanceSettings, ...rest.relevanceSettings } };
+    const { _id: _userId, ...rest } = withDefaults(doc);
+    return rest;
   }
 
   return {
@@ -86,6 +98,37 @@ export function createPreferencesRepo(conn: Connection) {
         .toArray();
       // Settings stored before a setting existed take its default.
       return docs.map(({ notificationSettings, ...follows }) => ({ ...follows, settings: { ...DEFAULT_NOTIFICATIONS, ...notificationSettings } }));
+    },
+
+    /** The time zones of the readers with the digest on (a document with none stored has the default zone). */
+    async digestTimeZones(): Promise<string[]> {
+      await digestIndexes();
+      const zones = (await prefs().distinct('notificationSettings.timeZone', { 'notificationSettings.digest': true })) as unknown[];
+      const named = zones.filter((z): z is string => typeof z === 'string');
+      const unset = await prefs().findOne({ 'notificationSettings.digest': true, 'notificationSettings.timeZone': { $exists: false } }, { projection: { _id: 1 } });
+      return [...new Set([...named, ...(unset ? [DEFAULT_NOTIFICATIONS.timeZone] : [])])].sort();
+    },
+
+    /**
+     * A page of the readers whose digest is due at these hours (each in its zone), whole, by user
+     * id after `after`. A setting not stored is its default (the default zone and hour match a
+     * document without them).
+     */
+    async digestReaders(due: readonly DueHour[], after: string | null, limit: number): Promise<(Preferences & { _id: string })[]> {
+      if (due.length === 0) return [];
+      await digestIndexes();
+      const orDefault = (field: string, value: unknown, fallback: unknown) => (value === fallback ? { $or: [{ [field]: value }, { [field]: { $exists: false } }] } : { [field]: value });
+      const docs = await prefs()
+        .find(
+          {
+            'notificationSettings.digest': true,
+            ...(after ? { _id: { $gt: after } } : {}),
+            $or: due.map((d) => ({ $and: [orDefault('notificationSettings.timeZone', d.timeZone, DEFAULT_NOTIFICATIONS.timeZone), orDefault('notificationSettings.digestHour', d.hour, DEFAULT_NOTIFICATIONS.digestHour)] })),
+          },
+          { sort: { _id: 1 }, limit },
+        )
+        .toArray();
+      return docs.map(withDefaults);
     },
   };
 }

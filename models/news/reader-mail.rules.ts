@@ -110,3 +110,71 @@ ${summary ? `<p style="margin:0 0 12px;font-size:15px;line-height:1.5">${escapeH
 `;
   return { subject: `${w.breaking}: ${title}`, text, html };
 }
+
+/** One article of a digest, as the mail shows it. */
+export interface DigestLine {
+  title: string;
+  summary: string | null;
+  sourceName: string;
+  url: string;
+  isBreaking: boolean;
+}
+
+const DIGEST_WORDS = {
+  pt: {
+    subject: (day: string, n: number) => `Seu resumo de ${day}: ${n} ${n === 1 ? 'notícia' : 'notícias'}`,
+    intro: 'As notícias mais relevantes para você nas últimas 24 horas, pelo que você segue.',
+    breaking: 'Urgente',
+    read: 'Ler',
+    why: 'Você recebe este resumo porque ligou o resumo diário por e-mail.',
+    manage: 'Ajustar notificações',
+    unsubscribe: 'Parar o resumo diário',
+  },
+  en: {
+    subject: (day: string, n: number) => `Your digest for ${day}: ${n} ${n === 1 ? 'article' : 'articles'}`,
+    intro: 'The most relevant articles for you in the last 24 hours, by what you follow.',
+    breaking: 'Breaking',
+    read: 'Read',
+    why: 'You get this digest because you turned on the daily digest by e-mail.',
+    manage: 'Notification settings',
+    unsubscribe: 'Stop the daily digest',
+  },
+} as const;
+
+/** A daily digest's subject, text and HTML: its articles in order, each with a link to read it. */
+export function composeDigestMail(lines: readonly DigestLine[], day: string, language: ReaderLanguage, links: ReaderMailLinks): { subject: string; text: string; html: string } {
+  const w = DIGEST_WORDS[language];
+  const subject = w.subject(day, lines.length);
+  const label = (l: DigestLine) => (l.isBreaking ? `[${w.breaking}] ` : '');
+  const text = [
+    w.intro,
+    '',
+    ...lines.flatMap((l, i) => [`${i + 1}. ${label(l)}${l.title}`, ...(l.summary?.trim() ? [`   ${l.summary.trim()}`] : []), `   ${l.sourceName} — ${l.url}`, '']),
+    '-- ',
+    w.why,
+    `${w.manage}: ${links.preferencesUrl}`,
+    `${w.unsubscribe}: ${links.unsubscribeUrl}`,
+    '',
+  ].join('\n');
+  const items = lines
+    .map(
+      (l) => `<li style="margin:0 0 16px">
+${l.isBreaking ? `<span style="font-size:12px;font-weight:bold;color:#b42318;text-transform:uppercase">${escapeHtml(w.breaking)}</span><br>` : ''}<a href="${escapeHtml(l.url)}" style="font-size:16px;font-weight:bold;color:#1d4ed8;text-decoration:none">${escapeHtml(l.title)}</a>
+${l.summary?.trim() ? `<p style="margin:4px 0;font-size:14px;line-height:1.5">${escapeHtml(l.summary.trim())}</p>` : ''}<p style="margin:2px 0;font-size:12px;color:#57606a">${escapeHtml(l.sourceName)}</p>
+</li>`,
+    )
+    .join('\n');
+  const html = `<!doctype html>
+<html lang="${language === 'pt' ? 'pt-BR' : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;color:#1b1f24;background:#ffffff">
+<h1 style="margin:0 0 8px;font-size:20px;line-height:1.3">${escapeHtml(subject)}</h1>
+<p style="margin:0 0 16px;font-size:14px;color:#57606a">${escapeHtml(w.intro)}</p>
+<ol style="padding-left:20px;margin:0 0 24px">
+${items}
+</ol>
+<hr style="border:none;border-top:1px solid #d0d7de">
+<p style="font-size:12px;color:#57606a">${escapeHtml(w.why)}<br><a href="${escapeHtml(links.preferencesUrl)}" style="color:#1d4ed8">${escapeHtml(w.manage)}</a> · <a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#1d4ed8">${escapeHtml(w.unsubscribe)}</a></p>
+</body></html>
+`;
+  return { subject, text, html };
+}

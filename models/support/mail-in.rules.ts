@@ -244,6 +244,43 @@ export function bounceOf(email: Pick<Email, 'headers' | 'attachments'>): Bounce 
   return { recipients: recipients.slice(0, MAX_BOUNCE_RECIPIENTS), originalMessageId, hard: recipients.some((r) => r.hard) };
 }
 
+/** A complaint: a feedback report (ARF, RFC 5965) a mailbox provider sends when its user marks a mail as spam. */
+export interface Complaint {
+  /** Feedback-Type: abuse, fraud, virus, other, not-spam… (lowercased). */
+  feedbackType: string;
+  /** The complaining recipient (Original-Rcpt-To), when the provider did not redact it; else null. */
+  recipient: string | null;
+  /** The Message-ID of the mail complained about (its returned headers), or null. */
+  originalMessageId: string | null;
+}
+
+const FEEDBACK_TYPES = new Set(['message/feedback-report']);
+
+/**
+ * A feedback report (RFC 5965): a multipart/report (report-type feedback-report) with a
+ * message/feedback-report part, and the mail complained about (or its headers) as a returned part.
+ * Null for anything else. `not-spam` reports are reports too; the caller decides what counts.
+ */
+export function complaintOf(email: Pick<Email, 'headers' | 'attachments'>): Complaint | null {
+  const contentType = firstHeader(email, 'content-type') ?? '';
+  if (mainValue(contentType) !== 'multipart/report') return null;
+  if (paramsOf(contentType).get('report-type')?.toLowerCase() !== 'feedback-report') return null;
+  const attachments = email.attachments ?? [];
+  const report = attachments.find((a) => FEEDBACK_TYPES.has(a.mimeType.toLowerCase()));
+  if (!report) return null;
+  const fields = fieldBlocks(textOf(report))[0] ?? new Map<string, string>();
+  const feedbackType = headerSafe((fields.get('feedback-type') ?? '').trim().toLowerCase().split(/\s/, 1)[0]!, 20);
+  if (!feedbackType) return null;
+  const rcpt = addressField(fields.get('original-rcpt-to') ?? '');
+  let originalMessageId: string | null = null;
+  const returned = attachments.find((a) => RETURNED_TYPES.has(a.mimeType.toLowerCase()));
+  if (returned) {
+    const headerPart = textOf(returned).replace(/\r\n?/g, '\n').split(/\n[ \t]*\n/, 1)[0]!;
+    originalMessageId = messageIdOrNull(fieldBlocks(headerPart)[0]?.get('message-id'));
+  }
+  return { feedbackType, recipient: rcpt.includes('@') ? rcpt : null, originalMessageId };
+}
+
 // ---- Threading ---------------------------------------------------------------------------------
 
 /** The ticket number in a subject (`[#123]`, as subjectOf in mail-out.rules.ts writes it), or null. */

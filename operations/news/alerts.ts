@@ -31,6 +31,8 @@ export interface AlertAudienceDeps {
   whatsapp: Pick<WhatsAppRepo, 'phonesOf'>;
   users: Pick<UserRepo, 'verifiedEmails'>;
   claims: Pick<AlertClaimRepo, 'claim'>;
+  /** Addresses that bounced or complained are not reachable. */
+  readerMail: Pick<ReaderMailRepo, 'suppressedOf'>;
   /** Whether WhatsApp's Cloud API is configured here: without it no phone is reachable. */
   whatsappEnabled: boolean;
   now: () => Date;
@@ -68,11 +70,13 @@ export async function alertAudience(deps: AlertAudienceDeps, input: { articleId:
     deps.whatsappEnabled ? deps.whatsapp.phonesOf(ids).then((cs) => new Map(cs.map((c) => [c.userId!, c]))) : new Map<string, never>(),
     deps.users.verifiedEmails(ids),
   ]);
+  const suppressed = await deps.readerMail.suppressedOf([...addresses.values()]);
   const windowStart = now.getTime() - SERVICE_WINDOW_MS;
   const audience: AlertAudience = { title: article.title, whatsapp: [], email: [], next: page.length === input.limit ? page[page.length - 1]!._id : null };
   for (const reader of page) {
     const phone = phones.get(reader._id);
-    const address = addresses.get(reader._id);
+    const proven = addresses.get(reader._id);
+    const address = proven && !suppressed.has(proven.toLowerCase()) ? proven : undefined;
     const told = whoIsTold({ follows: reader, settings: reader.settings, reachable: { whatsapp: phone !== undefined, email: address !== undefined } }, article, now, DELIVERED);
     if (!told.told || !(await deps.claims.claim(article._id, reader._id, told.channel, now))) continue;
     if (told.channel === 'whatsapp' && phone) audience.whatsapp.push({ userId: reader._id, phone: phone._id, inWindow: (phone.lastInboundAt?.getTime() ?? 0) > windowStart });
@@ -86,7 +90,7 @@ export interface MailAlertsDeps {
   readerMail: Pick<ReaderMailRepo, 'begin' | 'end'>;
   mailer: Pick<Mailer, 'send'>;
   /** The sender (READER_MAIL_FROM, else MAIL_FROM), the domain lists are named under, the dashboard's address, and the key of tokens. */
-  mail: { from: string; domain: string; webUrl: string; secret: string };
+  mail: { from: string; domain: string; webUrl: string; secret: string; returnPath?: string | undefined };
   now: () => Date;
 }
 
@@ -122,7 +126,7 @@ export async function sendMailAlerts(deps: MailAlertsDeps, input: { articleId: s
       { unsubscribeUrl, preferencesUrl: `${deps.mail.webUrl}/account/preferences` },
     );
     try {
-      const answer = await deps.mailer.send({ to: record.to, from: deps.mail.from, messageId: record.messageId, ...composed, headers: listHeaders({ list: 'alerts', domain: deps.mail.domain, unsubscribeUrl }) });
+      const answer = await deps.mailer.send({ to: record.to, from: deps.mail.from, messageId: record.messageId, ...composed, headers: listHeaders({ list: 'alerts', domain: deps.mail.domain, unsubscribeUrl }), ...(deps.mail.returnPath ? { envelopeFrom: deps.mail.returnPath } : {}) });
       await deps.readerMail.end(key, 'sent', answer?.response ?? '', deps.now());
       sent += 1;
     } catch (err) {

@@ -33,7 +33,7 @@ import { keySafeName } from '../../models/support/attachment.rules';
 import type { AttachmentRepo } from '../../models/support/catalog.repo';
 import type { InboundMailDoc, InboundMailRepo } from '../../models/support/inbound-mail.repo';
 import { ourMessageId } from '../../models/support/mail-ids';
-import { attachmentVerdicts, automatedReason, bounceOf, threadCandidates, visibleReply, type ThreadCandidate } from '../../models/support/mail-in.rules';
+import { attachmentVerdicts, automatedReason, bounceOf, complaintOf, threadCandidates, visibleReply, type ThreadCandidate } from '../../models/support/mail-in.rules';
 import { messageIdOrNull } from '../../models/support/mail-out.rules';
 import { receivedClient, UNKNOWN_CLIENT } from '../../models/support/mailgun';
 import type { MailRepo } from '../../models/support/mail.repo';
@@ -61,6 +61,14 @@ export interface InboundProcessDeps {
   outbox: MailOutbox;
   authenticate: Authenticate;
   desk: { address: string; secret: string };
+  /**
+   * Bounces and complaints about readers' mail (alerts, digests: operations/news/reader-mail-feedback),
+   * which returns to the same mailbox: each answers null when the Message-ID is not a reader mail's.
+   */
+  readerMail?: {
+    bounced(originalMessageId: string, recipients: { address: string; status: string; diagnostic: string; hard: boolean }[]): Promise<{ mailId: string; suppressed: string[] } | null>;
+    complained(originalMessageId: string, feedbackType: string): Promise<{ mailId: string; suppressed: string[] } | null>;
+  };
   /** Whether the client that handed a mail over is an MTA of ours (SUPPORT_MAIL_TRUSTED_RELAYS): SPF is then checked for the client its Received header names. */
   trustedRelay?: (address: string) => boolean;
   logger?: Pick<Logger, 'info' | 'warn'>;
@@ -71,7 +79,8 @@ export type ThreadedBy = ThreadCandidate['by'];
 
 export type InboundResult =
   | { state: 'processed'; kind: 'message'; ticketId: number; messageId: number; threadedBy: ThreadedBy; acknowledged: boolean; automated: string | null; dmarc: string; refusedFiles: number }
-  | { state: 'processed'; kind: 'bounce'; bounced: { ticketId: number; messageId: number } | null; bouncing: string[]; ignored: string | null }
+  | { state: 'processed'; kind: 'bounce'; bounced: { ticketId: number; messageId: number } | null; bouncing: string[]; ignored: string | null; readerMail?: string }
+  | { state: 'processed'; kind: 'complaint'; readerMail: string | null; suppressed: string[]; ignored: string | null }
   | { state: 'failed'; reason: string };
 
 /** Who may bring a new ticket's content: the ticket's main category and issue for mail. */
@@ -129,6 +138,11 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
 
   const bounce = bounceOf(email);
   if (bounce) return await done(await recordBounce(deps, bounce, verify));
+  const complaint = complaintOf(email);
+  if (complaint) {
+    const about = complaint.originalMessageId ? await deps.readerMail?.complained(complaint.originalMessageId, complaint.feedbackType) : null;
+    return await done({ state: 'processed', kind: 'complaint', readerMail: about?.mailId ?? null, suppressed: about?.suppressed ?? [], ignored: about ? null : 'a feedback report about no reader mail of ours' });
+  }
 
   const from = addressOf(email.from?.address) || addressOf(record.envelope.mailFrom);
   if (!from || !from.includes('@')) return await fail('the message has no sender address');
@@ -187,6 +201,10 @@ export async function processInboundMail(deps: InboundProcessDeps, id: string): 
 /** A DSN: only about a mail of ours (its Message-ID verifies), else ignored; hard bounces mark their addresses. */
 async function recordBounce(deps: InboundProcessDeps, bounce: NonNullable<ReturnType<typeof bounceOf>>, verify: (id: string) => unknown): Promise<InboundResult> {
   const original = bounce.originalMessageId;
+  if (original && !verify(original)) {
+    const reader = await deps.readerMail?.bounced(original, bounce.recipients);
+    if (reader) return { state: 'processed', kind: 'bounce', bounced: null, bouncing: reader.suppressed, ignored: reader.suppressed.length ? null : 'no recipient failed for good', readerMail: reader.mailId };
+  }
   if (!original || !verify(original)) return { state: 'processed', kind: 'bounce', bounced: null, bouncing: [], ignored: 'a delivery-status notification about no mail of ours' };
   const now = deps.now();
   const hard = bounce.recipients.filter((r) => r.hard);

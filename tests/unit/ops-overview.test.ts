@@ -36,6 +36,7 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   whatsappConversation: () => workflowIds.whatsappConversation('5511999990000'),
   whatsappAlerts: () => workflowIds.whatsappAlerts('a1'),
   newsAlerts: () => workflowIds.newsAlerts('a1'),
+  newsDigestManual: () => workflowIds.newsDigestManual('2031-03-04T10:00:00.000Z'),
 };
 
 describe('the families of workflows', () => {

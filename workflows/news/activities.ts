@@ -43,3 +43,19 @@ export interface NewsAlertActivities {
   sendMailAlerts(input: { articleId: string; recipients: { userId: string; to: string; language: 'pt' | 'en' }[] }): Promise<{ sent: number; failed: number; skipped: number }>;
   sendAlerts(input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }>;
 }
+
+/**
+ * The daily digest's activities (newsDigestWorkflow, queue `news-notify`): the hours due at a
+ * slot, and a page of due readers mailed. Dates travel as ISO strings.
+ */
+export interface NewsDigestActivities {
+  digestDue(input: { slot: string }): Promise<{ timeZone: string; hour: number }[]>;
+  sendDigestPage(input: { slot: string; due: { timeZone: string; hour: number }[]; after: string | null; limit: number }): Promise<{
+    readers: number;
+    sent: number;
+    empty: number;
+    skipped: number;
+    failed: number;
+    next: string | null;
+  }>;
+}

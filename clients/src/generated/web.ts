@@ -3268,6 +3268,11 @@ export interface operations {
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsAlertsWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
+                     *               "workflowType": "newsDigestWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsDigestWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
                      *               "workflowType": "billingRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22billingRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
@@ -3507,6 +3512,15 @@ export interface operations {
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-alerts-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsAlertsWorkflow%22"
                      *           },
                      *           {
+                     *             "family": "newsDigestManual",
+                     *             "workflowType": "newsDigestWorkflow",
+                     *             "idPattern": "news-digest-manual-<slot>",
+                     *             "idPrefix": "news-digest-manual-",
+                     *             "taskQueue": "news-notify",
+                     *             "query": "`WorkflowId` STARTS_WITH \"news-digest-manual-\" AND `WorkflowType` = \"newsDigestWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-digest-manual-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsDigestWorkflow%22"
+                     *           },
+                     *           {
                      *             "family": "schedule:quiz-daily-generation",
                      *             "workflowType": "quizDailyWorkflow",
                      *             "idPattern": "quiz-daily-generation runs: quiz-daily-<scheduled time>",
@@ -3541,6 +3555,15 @@ export interface operations {
                      *             "taskQueue": "support-mail",
                      *             "query": "`TemporalScheduledById` = \"support-inbound-relay\"",
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22support-inbound-relay%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:news-digest",
+                     *             "workflowType": "newsDigestWorkflow",
+                     *             "idPattern": "news-digest runs: news-digest-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "news-notify",
+                     *             "query": "`TemporalScheduledById` = \"news-digest\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22news-digest%22"
                      *           },
                      *           {
                      *             "family": "schedule:whatsapp-message-relay",
