@@ -26,11 +26,14 @@ import {
 import { healthChecks, type Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
 import { makeConsoleDeps, type ConsoleDeps } from './console-deps';
+import { createReaderMailRepo, type ReaderMailRepo } from '../../models/news/reader-mail.repo';
 
 export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
   accounts: AccountRepo;
   /** Staff members and their audit log (issue 38). */
   staff: StaffRepo;
+  /** Readers' mail: its suppressed addresses, lifted when an address is proven again at sign-in (issue 40). */
+  readerMail: ReaderMailRepo;
   mailer: Mailer;
   /** Sign-in and its codes, per address and per client IP (models/accounts). */
   signInLimits: { perAddress: Limiter; perIp: Limiter; verifyPerAddress: Limiter; verifyPerIp: Limiter };
@@ -75,6 +78,7 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     ...quizBundle(infra),
     accounts: createAccountRepo(mongo.conn),
     staff: createStaffRepo(mongo.conn),
+    readerMail: createReaderMailRepo(mongo.conn),
     mailer,
     signInLimits: {
       perAddress: limiter('sign-in-address', web.signInPerAddress, 'sign-in codes asked for this address'),

@@ -7,6 +7,7 @@ import { AppError, dependencyUnavailable } from '../../models/errors';
 import type { UserRepo } from '../../models/users/user.repo';
 import type { AccountRepo, SessionDoc } from '../../models/accounts/account.repo';
 import type { StaffRepo } from '../../models/staff/staff.repo';
+import type { ReaderMailRepo } from '../../models/news/reader-mail.repo';
 import { activateInvitation } from '../staff/members';
 import {
   SIGN_IN_CODE_TTL_MS,
@@ -38,6 +39,8 @@ export interface SignInDeps {
   webOrigin: string;
   /** Staff invitations, accepted by signing in (issue 38); none where there is no staff (unit tests). */
   staff?: Pick<StaffRepo, 'activate' | 'record'> | undefined;
+  /** Readers' mail suppressed for the address (a bounce, a complaint): proven again, it is lifted (issue 40). */
+  readerMail?: Pick<ReaderMailRepo, 'unsuppress'> | undefined;
   now: () => Date;
 }
 
@@ -92,6 +95,9 @@ export async function verifySignIn(deps: SignInDeps, input: { email: string; cod
   const existing = (await deps.accounts.findAccount(email))?.userId ?? (await deps.users.findByVerifiedEmail(email))?._id ?? emailUserId(email);
   const account = await deps.accounts.verifiedAccount(email, existing, now);
   await deps.users.markEmailVerified(account.userId, email, now);
+  // The code came back through this address: it takes mail again. The reader's settings, which a
+  // complaint switched off, stay as they are until the reader turns them on.
+  await deps.readerMail?.unsuppress(email);
   // The address is proven now: a staff invitation to it is accepted (issue 38).
   if (deps.staff) await activateInvitation({ staff: deps.staff, now: deps.now }, email);
 

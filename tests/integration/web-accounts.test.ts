@@ -144,6 +144,14 @@ describe('signing in by e-mail', () => {
     expect(await users.findById(fromToken)).toMatchObject({ email, emailVerifiedAt: expect.any(Date) });
   });
 
+  it("lifts the readers' mail suppression of an address its owner proves again by signing in (issue 40)", async () => {
+    const email = address();
+    await web.deps.readerMail.suppress(email, 'bounce', '5.2.2 mailbox full', null, new Date());
+    expect(await web.deps.readerMail.suppressedOf([email])).toEqual(new Set([email]));
+    await new Browser(web).signIn(email);
+    expect(await web.deps.readerMail.suppressedOf([email])).toEqual(new Set());
+  });
+
   it('never adopts a user that only typed the address on WhatsApp, made before or after addresses were told apart (issue 35)', async () => {
     const email = address();
     const users = createUserRepo(web.deps.mongo.conn);
