@@ -82,3 +82,17 @@ export function digestOf(prefs: Preferences & { _id: string }, candidates: reado
     .sort((a, b) => b.score - a.score || b.article.publishedAt.getTime() - a.article.publishedAt.getTime() || (a.article._id < b.article._id ? -1 : 1))
     .slice(0, max);
 }
+
+/** What mailing a page of due readers came to. */
+export interface DigestPageResult {
+  /** Readers on the page. */
+  readers: number;
+  sent: number;
+  /** Nothing to read, no proven address, a suppressed address: no mail. */
+  empty: number;
+  /** Mailed (or refused for good) before: a retried page. */
+  skipped: number;
+  failed: number;
+  /** The last reader of a full page: where the next page starts (null: this was the last). */
+  next: string | null;
+}

@@ -78,6 +78,17 @@ const WORDS = {
   },
 } as const;
 
+/** What every reader mail ends with: why it came, where to change it, and the way out. */
+interface FooterWords {
+  why: string;
+  manage: string;
+  unsubscribe: string;
+}
+const footerLines = (w: FooterWords, links: ReaderMailLinks): string[] => ['-- ', w.why, `${w.manage}: ${links.preferencesUrl}`, `${w.unsubscribe}: ${links.unsubscribeUrl}`, ''];
+const footerHtml = (w: FooterWords, links: ReaderMailLinks): string =>
+  `<hr style="border:none;border-top:1px solid #d0d7de">
+<p style="font-size:12px;color:#57606a">${escapeHtml(w.why)}<br><a href="${escapeHtml(links.preferencesUrl)}" style="color:#1d4ed8">${escapeHtml(w.manage)}</a> · <a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#1d4ed8">${escapeHtml(w.unsubscribe)}</a></p>`;
+
 /** A breaking alert's subject, text and HTML. */
 export function composeAlertMail(article: AlertArticle, language: ReaderLanguage, links: ReaderMailLinks): { subject: string; text: string; html: string } {
   const w = WORDS[language];
@@ -90,11 +101,7 @@ export function composeAlertMail(article: AlertArticle, language: ReaderLanguage
     `${w.from}: ${article.sourceName} — ${w.at(article.publishedAt)}`,
     `${w.read}: ${article.url}`,
     '',
-    '-- ',
-    w.why,
-    `${w.manage}: ${links.preferencesUrl}`,
-    `${w.unsubscribe}: ${links.unsubscribeUrl}`,
-    '',
+    ...footerLines(w, links),
   ].join('\n');
   const html = `<!doctype html>
 <html lang="${language === 'pt' ? 'pt-BR' : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head>
@@ -104,8 +111,7 @@ export function composeAlertMail(article: AlertArticle, language: ReaderLanguage
 ${summary ? `<p style="margin:0 0 12px;font-size:15px;line-height:1.5">${escapeHtml(summary)}</p>` : ''}
 <p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(w.from)}: ${escapeHtml(article.sourceName)} — ${escapeHtml(w.at(article.publishedAt))}</p>
 <p style="margin:0 0 24px"><a href="${escapeHtml(article.url)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(w.read)}</a></p>
-<hr style="border:none;border-top:1px solid #d0d7de">
-<p style="font-size:12px;color:#57606a">${escapeHtml(w.why)}<br><a href="${escapeHtml(links.preferencesUrl)}" style="color:#1d4ed8">${escapeHtml(w.manage)}</a> · <a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#1d4ed8">${escapeHtml(w.unsubscribe)}</a></p>
+${footerHtml(w, links)}
 </body></html>
 `;
   return { subject: `${w.breaking}: ${title}`, text, html };
@@ -150,11 +156,7 @@ export function composeDigestMail(lines: readonly DigestLine[], day: string, lan
     w.intro,
     '',
     ...lines.flatMap((l, i) => [`${i + 1}. ${label(l)}${l.title}`, ...(l.summary?.trim() ? [`   ${l.summary.trim()}`] : []), `   ${l.sourceName} — ${l.url}`, '']),
-    '-- ',
-    w.why,
-    `${w.manage}: ${links.preferencesUrl}`,
-    `${w.unsubscribe}: ${links.unsubscribeUrl}`,
-    '',
+    ...footerLines(w, links),
   ].join('\n');
   const items = lines
     .map(
@@ -172,8 +174,7 @@ ${l.summary?.trim() ? `<p style="margin:4px 0;font-size:14px;line-height:1.5">${
 <ol style="padding-left:20px;margin:0 0 24px">
 ${items}
 </ol>
-<hr style="border:none;border-top:1px solid #d0d7de">
-<p style="font-size:12px;color:#57606a">${escapeHtml(w.why)}<br><a href="${escapeHtml(links.preferencesUrl)}" style="color:#1d4ed8">${escapeHtml(w.manage)}</a> · <a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#1d4ed8">${escapeHtml(w.unsubscribe)}</a></p>
+${footerHtml(w, links)}
 </body></html>
 `;
   return { subject, text, html };

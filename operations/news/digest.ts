@@ -9,7 +9,7 @@
 import { AppError } from '../../models/errors';
 import type { Mailer } from '../../models/infra/mail';
 import type { ArticleQueries } from '../../models/news/article-query';
-import { DIGEST_CANDIDATES, DIGEST_WINDOW_MS, digestDay, digestKey, digestOf, dueHours, type DigestCandidate, type DueHour } from '../../models/news/digest.rules';
+import { DIGEST_CANDIDATES, DIGEST_WINDOW_MS, digestDay, digestKey, digestOf, dueHours, type DigestCandidate, type DigestPageResult, type DueHour } from '../../models/news/digest.rules';
 import type { PreferencesRepo } from '../../models/news/preferences.repo';
 import { readerMessageId, unsubscribeToken } from '../../models/news/reader-mail-ids';
 import type { ReaderMailRepo } from '../../models/news/reader-mail.repo';
@@ -32,19 +32,6 @@ export interface DigestDeps {
 /** The digest hours due at `slot`, in the time zones readers with the digest on use. */
 export async function digestDue(deps: Pick<DigestDeps, 'preferences'>, slot: Date): Promise<DueHour[]> {
   return dueHours(slot, await deps.preferences.digestTimeZones());
-}
-
-export interface DigestPageResult {
-  /** Readers on the page. */
-  readers: number;
-  sent: number;
-  /** Nothing to read, no proven address, a suppressed address: no mail. */
-  empty: number;
-  /** Mailed (or refused for good) before: a retried page. */
-  skipped: number;
-  failed: number;
-  /** The last reader of a full page: where the next page starts (null: this was the last). */
-  next: string | null;
 }
 
 /** Digests mailed at once: the mailer pools a few connections. */

@@ -3,6 +3,7 @@
  * declared here so that the workflows import nothing of the activities' code. The worker's
  * implementation is `createNewsActivities` (activities/news.activities.ts).
  */
+import type { DigestPageResult, DueHour } from '../../models/news/digest.rules';
 import type { EnrichOutcome } from '../../models/news/enrichment.rules';
 import type { ReenrichChunkInput, ReenrichChunkResult } from '../../models/news/reenrich.rules';
 import type { IngestOutcome, PollOutcome } from '../../models/news/sources/source.rules';
@@ -49,13 +50,6 @@ export interface NewsAlertActivities {
  * slot, and a page of due readers mailed. Dates travel as ISO strings.
  */
 export interface NewsDigestActivities {
-  digestDue(input: { slot: string }): Promise<{ timeZone: string; hour: number }[]>;
-  sendDigestPage(input: { slot: string; due: { timeZone: string; hour: number }[]; after: string | null; limit: number }): Promise<{
-    readers: number;
-    sent: number;
-    empty: number;
-    skipped: number;
-    failed: number;
-    next: string | null;
-  }>;
+  digestDue(input: { slot: string }): Promise<DueHour[]>;
+  sendDigestPage(input: { slot: string; due: DueHour[]; after: string | null; limit: number }): Promise<DigestPageResult>;
 }
