@@ -44,7 +44,7 @@ describe('npm start (the whole stack, supervised)', () => {
     ports = picked.ports;
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
-    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL']) delete env[k];
+    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL', 'SMTP_URL', 'MAILPIT_URL']) delete env[k];
     Object.assign(env, {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
@@ -137,6 +137,61 @@ describe('npm start (the whole stack, supervised)', () => {
       return res.messages.length > 0 ? res.messages : undefined;
     }, 30_000);
     expect(sent[0]!.text).toMatch(/^Olá! Envie uma destas palavras/);
+  });
+
+  it('tells of a breaking article published through the pipeline: a mail to the follower and none to the demanding reader, and an SSE event (issue 40)', async () => {
+    const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { JWT_SECRET: string };
+    const news = `http://127.0.0.1:${ports.news}`;
+    const call = async (method: string, route: string, auth: Record<string, string>, body?: unknown, type = 'application/json') => {
+      const res = await fetch(`${news}${route}`, { method, headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': type }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const tag = Date.now().toString(36);
+    /** A reader signed in with the identity provider's token (a proven address), following ENE, with these settings; their key. */
+    const reader = async (name: string, settings: Record<string, unknown>) => {
+      const email = `${name}-${tag}@example.com`;
+      const jwt = { Authorization: `Bearer ${await signToken(secrets.JWT_SECRET, { sub: `${name}-${tag}`, email })}` };
+      const key = await call('POST', '/api/keys', jwt, { name: 'events', mode: 'live', scopes: ['*'] });
+      expect(key.status).toBe(201);
+      const prefs = await call('PUT', '/api/users/preferences', { 'X-API-Key': key.body.data.key as string }, { sectors: ['ENE'], notificationSettings: settings });
+      expect(prefs.status).toBe(200);
+      return { email, key: key.body.data.key as string };
+    };
+    const follower = await reader('follower', { email: true });
+    const demanding = await reader('demanding', { email: true, breakingOnly: false, minScore: 95 });
+
+    // A client connected to the stream before the article is published.
+    const abort = new AbortController();
+    const stream = await fetch(`${news}/api/stream?sector=ENE`, { headers: { 'X-API-Key': follower.key, Accept: 'text/event-stream' }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    let received = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of stream.body! as unknown as AsyncIterable<Uint8Array>) received += decoder.decode(chunk, { stream: true });
+      } catch {
+        // aborted
+      }
+    })();
+
+    const title = `Apagão no Nordeste ${tag}`;
+    const admin = { Authorization: `Bearer ${await signToken(secrets.JWT_SECRET, { sub: 'stack-admin', permissions: ['news.admin'] })}` };
+    const line = JSON.stringify({ title, summary: 'O ONS confirmou.', sourceName: 'Agência Stack', sourceUrl: `https://stack.example/${tag}`, publishedAt: new Date().toISOString(), primarySector: 'ENE', primaryTopic: 'CONTRACT', isBreaking: true, baseScore: 80 });
+    const imported = await call('POST', '/api/admin/articles/import', admin, `${line}\n`, 'application/x-ndjson');
+    expect(imported.status).toBe(202);
+
+    try {
+      await until('the SSE event', async () => (received.includes(title) ? true : undefined), 30_000);
+      expect(received).toMatch(/event: article\.breaking/);
+      const mailpit = `http://127.0.0.1:${ports.mailpitUi}/api/v1/search?query=`;
+      const mailsTo = async (to: string) => ((await (await fetch(`${mailpit}${encodeURIComponent(`to:"${to}"`)}`)).json()) as { messages: { Subject: string }[] }).messages;
+      const [mail] = await until('the mail to the follower', async () => ((await mailsTo(follower.email)).length > 0 ? await mailsTo(follower.email) : undefined), 60_000);
+      expect(mail!.Subject).toBe(`Urgente: ${title}`);
+      expect(await mailsTo(demanding.email)).toEqual([]);
+    } finally {
+      abort.abort();
+      await reading;
+    }
   });
 
   it('reports MinIO down with 503 when it is killed, and 200 again after the supervisor restarts it', async () => {
