@@ -213,7 +213,7 @@ const en = {
       companies_one: '{{count}} company',
       companies_other: '{{count}} companies',
       secret: 'Signing secret',
-      secretSince: 'Current one made {{date}}.',
+      secretSince: 'The current one was made on {{date}}.',
       previousUntil: 'The previous one also signs until {{date}}.',
     },
     state: {
@@ -244,8 +244,6 @@ const en = {
       delete: 'Nothing more will be sent to {{url}}, and its secret is gone for good. This cannot be undone. To pause deliveries, disable it instead.',
     },
     done: {
-      created: 'Endpoint added.',
-      rotated: 'Secret rotated.',
       enabled: 'Enabled: deliveries to {{url}} start again.',
       disabled: 'Disabled: nothing is sent to {{url}} until you enable it.',
       deleted: 'Endpoint {{url}} deleted.',
@@ -503,8 +501,6 @@ const pt: Dict = {
       delete: 'Nada mais será enviado a {{url}}, e o seu segredo se perde para sempre. Não dá para desfazer. Para pausar as entregas, desative-o.',
     },
     done: {
-      created: 'Endpoint adicionado.',
-      rotated: 'Segredo trocado.',
       enabled: 'Ativado: as entregas para {{url}} recomeçam.',
       disabled: 'Desativado: nada é enviado para {{url}} até você ativá-lo.',
       deleted: 'Endpoint {{url}} excluído.',

@@ -13,8 +13,11 @@ import { useTranslation } from 'react-i18next';
 import { SECTORS, TOPICS } from '../../../models/news/article.rules';
 import { EVENT_TYPES, WEBHOOK_LIMITS } from '../../../models/events/webhook.rules';
 import { api, ApiError, fieldIssues, type WebhookEndpoint, type WebhookEndpointWithSecret } from '../api';
-import { formatDate } from '../i18n';
 import { Failure, Loading, useResource } from './common';
+
+/** A moment with its time (the secret's overlap is a matter of hours), in the browser's zone. */
+const formatMoment = (iso: string, lng: string): string =>
+  new Intl.DateTimeFormat(lng === 'pt' ? 'pt-BR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 
 const BASE = '/api/account/webhooks/endpoints';
 
@@ -39,7 +42,7 @@ function SecretShownOnce({ revealed, onDone }: { revealed: Revealed; onDone(): v
       <p>
         <strong>{t('hooks.secret.once')}</strong>
       </p>
-      {kind === 'rotated' && endpoint.previousSecretExpiresAt ? <p>{t('hooks.secret.overlap', { date: formatDate(endpoint.previousSecretExpiresAt, i18n.language) })}</p> : null}
+      {kind === 'rotated' && endpoint.previousSecretExpiresAt ? <p>{t('hooks.secret.overlap', { date: formatMoment(endpoint.previousSecretExpiresAt, i18n.language) })}</p> : null}
       <div className="secret">
         <code data-testid="webhook-secret">{endpoint.secret}</code>
         <button
@@ -132,10 +135,10 @@ function AddEndpoint({ onCreated }: { onCreated(e: WebhookEndpointWithSecret): v
       <h2 id="add-endpoint">{t('hooks.form.title')}</h2>
       {error ? (
         <div role="alert" className="error" tabIndex={-1} ref={errorBox} data-testid="endpoint-error">
-          <p>{t('app.error', { message: error.message })}</p>
-          {error.fields.length > 0 ? (
+          <p>{error.message}</p>
+          {error.fields.some((f) => !error.message.includes(f.message)) ? (
             <ul>
-              {error.fields.map((f, i) => (
+              {error.fields.filter((f) => !error.message.includes(f.message)).map((f, i) => (
                 <li key={i}>
                   {fieldName(f.path)}: {f.message}
                 </li>
@@ -169,7 +172,9 @@ function AddEndpoint({ onCreated }: { onCreated(e: WebhookEndpointWithSecret): v
         {EVENT_TYPES.map((type) => (
           <label key={type} className="check">
             <input type="checkbox" checked={eventTypes.includes(type)} onChange={(e) => setEventTypes(e.target.checked ? [...eventTypes, type] : eventTypes.filter((x) => x !== type))} />
-            {t(`hooks.events.${type}`)} (<code>{type}</code>)
+            <span>
+              {t(`hooks.events.${type}`)} <code className="muted">{type}</code>
+            </span>
           </label>
         ))}
       </fieldset>
@@ -178,12 +183,12 @@ function AddEndpoint({ onCreated }: { onCreated(e: WebhookEndpointWithSecret): v
         <p className="muted">{t('hooks.form.filtersHint')}</p>
         <Checkboxes legend={t('hooks.form.sectors')} options={SECTORS} chosen={sectors} set={setSectors} label={(c) => `${t(`codes.${c}`, { defaultValue: c })} (${c})`} />
         <Checkboxes legend={t('hooks.form.topics')} options={TOPICS} chosen={topics} set={setTopics} label={(c) => `${t(`codes.${c}`, { defaultValue: c })} (${c})`} />
-        <div className="field">
+        <div className="stacked">
           <label htmlFor="hook-tickers">{t('hooks.form.tickers')}</label>
           <input id="hook-tickers" aria-describedby="hook-tickers-hint" value={tickers} onChange={(e) => setTickers(e.target.value)} autoCapitalize="characters" spellCheck={false} />
-          <span id="hook-tickers-hint" className="muted small-text">
+          <p id="hook-tickers-hint" className="muted small-text">
             {t('hooks.form.tickersHint')}
-          </span>
+          </p>
         </div>
       </details>
       <label htmlFor="hook-description">{t('hooks.form.description')}</label>
@@ -215,7 +220,7 @@ function StateOf({ e }: { e: WebhookEndpoint }) {
     return (
       <>
         <span className="badge live">{t('hooks.state.enabled')}</span>
-        {e.failingSince ? <p className="warn">{t('hooks.state.failingSince', { date: formatDate(e.failingSince, i18n.language) })}</p> : null}
+        {e.failingSince ? <p className="warn">{t('hooks.state.failingSince', { date: formatMoment(e.failingSince, i18n.language) })}</p> : null}
       </>
     );
   }
@@ -243,8 +248,8 @@ function EndpointSummary({ e }: { e: WebhookEndpoint }) {
       </dd>
       <dt>{t('hooks.list.secret')}</dt>
       <dd>
-        {t('hooks.list.secretSince', { date: formatDate(e.secretCreatedAt, i18n.language) })}
-        {e.previousSecretExpiresAt && Date.parse(e.previousSecretExpiresAt) > Date.now() ? ` ${t('hooks.list.previousUntil', { date: formatDate(e.previousSecretExpiresAt, i18n.language) })}` : null}
+        {t('hooks.list.secretSince', { date: formatMoment(e.secretCreatedAt, i18n.language) })}
+        {e.previousSecretExpiresAt && Date.parse(e.previousSecretExpiresAt) > Date.now() ? ` ${t('hooks.list.previousUntil', { date: formatMoment(e.previousSecretExpiresAt, i18n.language) })}` : null}
       </dd>
     </dl>
   );
@@ -359,7 +364,7 @@ export function WebhooksPage() {
   const { t } = useTranslation();
   const list = useResource<WebhookEndpoint[]>(BASE);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<{ key: string; url?: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
@@ -370,7 +375,7 @@ export function WebhooksPage() {
     if (busyId !== null) return;
     setBusyId(e.id);
     setError(null);
-    setStatus('');
+    setStatus(null);
     try {
       await work();
     } catch (err) {
@@ -385,7 +390,7 @@ export function WebhooksPage() {
       const next = e.state === 'enabled' ? 'disabled' : 'enabled';
       await api<WebhookEndpoint>(`${BASE}/${e.id}`, { method: 'PATCH', body: { state: next } });
       await list.reload();
-      setStatus(t(next === 'enabled' ? 'hooks.done.enabled' : 'hooks.done.disabled', { url: e.url }));
+      setStatus({ key: next === 'enabled' ? 'hooks.done.enabled' : 'hooks.done.disabled', url: e.url });
       focusLater(button);
     });
 
@@ -395,7 +400,6 @@ export function WebhooksPage() {
     await act(e, async () => {
       const rotated = await api<WebhookEndpointWithSecret>(`${BASE}/${e.id}/secret/rotate`, { method: 'POST' });
       setRevealed({ endpoint: rotated, kind: 'rotated' });
-      setStatus(t('hooks.done.rotated'));
       await list.reload();
     });
   };
@@ -407,7 +411,7 @@ export function WebhooksPage() {
       await api(`${BASE}/${e.id}`, { method: 'DELETE' });
       if (revealed?.endpoint.id === e.id) setRevealed(null);
       await list.reload();
-      setStatus(t('hooks.done.deleted', { url: e.url }));
+      setStatus({ key: 'hooks.done.deleted', url: e.url });
       focusLater(listHeading);
     });
   };
@@ -417,7 +421,7 @@ export function WebhooksPage() {
       <h1>{t('hooks.title')}</h1>
       <p>{t('hooks.lead')}</p>
       <p className="ok" role="status" aria-live="polite" data-testid="webhooks-status">
-        {status}
+        {status ? t(status.key, { url: status.url }) : null}
       </p>
       <Failure message={list.error ?? error} />
       {revealed ? (
@@ -433,7 +437,7 @@ export function WebhooksPage() {
       <AddEndpoint
         onCreated={(created) => {
           setRevealed({ endpoint: created, kind: 'created' });
-          setStatus(t('hooks.done.created'));
+          setStatus(null);
           void list.reload();
         }}
       />
