@@ -68,8 +68,14 @@ async function check(name: string): Promise<void> {
   expect({ name, consoleErrors }).toEqual({ name, consoleErrors: [] });
 }
 
-/** The element that has the focus, described by its role and text (this file's types have no DOM). */
-const focused = () => page.evaluate('(() => { const e = document.activeElement; return e ? `${e.tagName.toLowerCase()}:${(e.textContent ?? "").trim().slice(0, 80)}` : ""; })()') as Promise<string>;
+/** The element that has the focus, as `tag:text` (this file's types have no DOM). */
+const FOCUSED = '(() => { const e = document.activeElement; return e ? `${e.tagName.toLowerCase()}:${(e.textContent ?? "").trim().slice(0, 80)}` : ""; })()';
+
+/** Waits until the focus is on an element matching `tag:text` (the page moves it once it has drawn), then checks it. */
+async function expectFocus(expected: RegExp): Promise<void> {
+  await page.waitForFunction(`new RegExp(${JSON.stringify(expected.source)}).test(${FOCUSED})`, undefined, { timeout: 5_000 }).catch(() => undefined);
+  expect(await page.evaluate(FOCUSED)).toMatch(expected);
+}
 
 const email = `hooks-${randomUUID().slice(0, 8)}@example.com`;
 const stored = () => collectionOf<WebhookEndpointDoc>(web.deps.mongo.conn, WEBHOOK_ENDPOINTS).find({ accountId: emailUserId(email) }).toArray();
@@ -100,7 +106,7 @@ describe('the Webhooks page', () => {
     const refusal = page.getByTestId('endpoint-error');
     await refusal.waitFor();
     expect(await refusal.textContent()).toMatch(/^The webhook URL is refused: .*127\.0\.0\.1 \(loopback\)/);
-    expect(await focused()).toMatch(/^div:The webhook URL is refused/);
+    await expectFocus(/^div:The webhook URL is refused/);
     expect(await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await stored()).toEqual([]);
     // The browser logs the refused request itself; nothing else went wrong.
@@ -121,7 +127,7 @@ describe('the Webhooks page', () => {
     await secret.waitFor();
     firstSecret = (await secret.textContent())!;
     expect(firstSecret).toMatch(/^whsec_/);
-    expect(await focused()).toMatch(/^h2:Endpoint added\. Copy its signing secret now/);
+    await expectFocus(/^h2:Endpoint added\. Copy its signing secret now/);
     await page.getByText('You will not see this secret again').waitFor();
     await page.getByRole('button', { name: 'Copy secret' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
@@ -136,7 +142,7 @@ describe('the Webhooks page', () => {
 
   it('never shows the secret again: not after "I have stored it", not after a reload', async () => {
     await page.getByRole('button', { name: 'I have stored it' }).click();
-    expect(await focused()).toMatch(/^h3:Trading desk/);
+    await expectFocus(/^h3:Trading desk/);
     await page.reload();
     const card = page.locator(`li[data-endpoint-id="${endpointId}"]`);
     await card.waitFor();
@@ -169,7 +175,7 @@ describe('the Webhooks page', () => {
     await page.getByRole('button', { name: 'Disable Trading desk' }).click();
     await page.getByTestId('webhooks-status').filter({ hasText: /^Disabled: nothing is sent to/ }).waitFor();
     await page.getByText('Disabled by you. Nothing is sent until you enable it.').waitFor();
-    expect(await focused()).toBe('button:Enable');
+    await expectFocus(/^button:Enable$/);
     expect((await stored())[0]).toMatchObject({ state: 'disabled', disabledReason: 'owner' });
     await check('webhooks-disabled');
 
@@ -196,7 +202,7 @@ describe('the Webhooks page', () => {
     await page.getByRole('dialog', { name: 'Trocar o segredo de assinatura?' }).waitFor();
     await check('webhooks-pt-rotate-confirm');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancelar' }).click();
-    expect(await focused()).toBe('button:Trocar segredo');
+    await expectFocus(/^button:Trocar segredo$/);
     await page.getByRole('button', { name: 'View in English' }).click();
   });
 
@@ -213,7 +219,7 @@ describe('the Webhooks page', () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByTestId('webhooks-status').filter({ hasText: /^Endpoint .* deleted\.$/ }).waitFor();
     await page.getByText('No endpoints yet.').waitFor();
-    expect(await focused()).toBe('h2:Your endpoints');
+    await expectFocus(/^h2:Your endpoints$/);
     expect(await stored()).toEqual([]);
     await check('webhooks-deleted');
   });
