@@ -17,6 +17,7 @@ import { emailUserId } from '../../models/accounts/sign-in.rules';
 import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from '../../models/events/webhook-endpoint.repo';
 import { collectionOf } from '../../models/infra/mongo';
 import { latestCode } from '../helpers/mailpit';
+import { eventually } from '../helpers/service';
 import { startWebService, type WebService } from '../helpers/web';
 
 const SHOTS = path.resolve(__dirname, '..', '..', 'reports', 'screenshots');
@@ -71,9 +72,14 @@ async function check(name: string): Promise<void> {
 /** The element that has the focus, as `tag:text` (this file's types have no DOM). */
 const FOCUSED = '(() => { const e = document.activeElement; return e ? `${e.tagName.toLowerCase()}:${(e.textContent ?? "").trim().slice(0, 80)}` : ""; })()';
 
-/** Waits until the focus is on an element matching `tag:text` (the page moves it once it has drawn), then checks it. */
+/**
+ * Waits until the focus is on an element matching `tag:text` (the page moves it once it has
+ * drawn), then checks it. Read by page.evaluate, which the page's CSP allows (a string given to
+ * waitForFunction would be eval'd in the page, which it refuses).
+ */
 async function expectFocus(expected: RegExp): Promise<void> {
-  await page.waitForFunction(`new RegExp(${JSON.stringify(expected.source)}).test(${FOCUSED})`, undefined, { timeout: 5_000 }).catch(() => undefined);
+  const read = async () => expected.test((await page.evaluate(FOCUSED)) as string);
+  await eventually(read, true, 5_000);
   expect(await page.evaluate(FOCUSED)).toMatch(expected);
 }
 
