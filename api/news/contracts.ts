@@ -778,3 +778,12 @@ export const presentWebhookEndpoint = (e: WebhookEndpointDoc): z.input<typeof We
     updatedAt: e.updatedAt.toISOString(),
   };
 };
+
+/** What the answers that carry a signing secret say beside it. */
+export const WEBHOOK_SECRET_SHOWN_ONCE = 'Store this signing secret now: it will not be shown again.';
+
+/** An endpoint with the secret a creation or a rotation made: those two answers only. */
+export const presentWebhookEndpointWithSecret = ({ endpoint, secret }: { endpoint: WebhookEndpointDoc; secret: string }): z.input<typeof WebhookEndpointWithSecretView> => ({
+  ...presentWebhookEndpoint(endpoint),
+  secret,
+});

@@ -13,9 +13,6 @@ import { createImportRepo, type ImportRepo } from '../../models/news/import.repo
 import { createReenrichmentRepo, type ReenrichmentRepo } from '../../models/news/reenrichment.repo';
 import { createSourceRepo, type SourceRepo } from '../../models/news/sources/source.repo';
 import { createListTotals } from '../../models/infra/list-totals';
-import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
-import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
-import type { Lookup } from '../../models/infra/safe-connect';
 import {
   billingBundle,
   billingWebhookBundle,
@@ -23,12 +20,14 @@ import {
   readerBundle,
   whatsappBundle,
   whatsappWebhookBundle,
+  webhooksBundle,
   type BillingBundle,
   type BillingWebhookBundle,
   type KeysBundle,
   type ReaderBundle,
   type WhatsAppBundle,
   type WhatsAppWebhookBundle,
+  type WebhooksBundle,
 } from '../shared/bundles';
 import type { Infra } from '../shared/infra';
 import { makeNewsStreamDeps, type NewsStreamDeps } from './stream.deps';
@@ -65,17 +64,6 @@ function newsroomBundle(infra: Infra): NewsroomBundle {
     feedItems: createFeedItemRepo(conn),
     enrichmentExamples: createEnrichmentExampleRepo(conn),
   };
-}
-
-/** Customers' webhook endpoints (issue 40), their secrets sealed under a key derived from WEB_SECRET. */
-export interface WebhooksBundle {
-  webhookEndpoints: WebhookEndpointRepo;
-  /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
-  webhookLookup?: Lookup;
-}
-
-function webhooksBundle(infra: Infra): WebhooksBundle {
-  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
 }
 
 export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle, WebhooksBundle {

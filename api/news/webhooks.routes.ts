@@ -13,12 +13,15 @@
  */
 import { z } from 'zod';
 import { ENDPOINTS_LISTED } from '../../models/events/webhook-endpoint.repo';
-import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret, type EndpointWithSecret, type WebhookEndpointDeps } from '../../operations/events/webhook-endpoints';
+import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret } from '../../operations/events/webhook-endpoints';
 import { PLAN_LIMITS } from '../../models/shared/plan.rules';
+import { webhookEndpointDeps as endpointDeps } from '../shared/bundles';
 import { reply, routeFactory } from '../shared/route';
 import { apiKey } from './auth';
 import {
   presentWebhookEndpoint,
+  presentWebhookEndpointWithSecret,
+  WEBHOOK_SECRET_SHOWN_ONCE,
   WebhookEndpointBody,
   WebhookEndpointDeleted,
   WebhookEndpointIdParams,
@@ -33,10 +36,7 @@ const route = routeFactory<NewsDeps>();
 const owner = apiKey('read:articles');
 const tags = ['webhooks'];
 const base = '/api/webhooks/endpoints';
-const SECRET_ONCE = 'Store this signing secret now: it will not be shown again.';
 
-const endpointDeps = (deps: NewsDeps): WebhookEndpointDeps => ({ webhookEndpoints: deps.webhookEndpoints, allowHosts: deps.config.news.fetch.allowHosts, lookup: deps.webhookLookup, now: deps.now });
-const withSecret = ({ endpoint, secret }: EndpointWithSecret) => ({ ...presentWebhookEndpoint(endpoint), secret });
 
 /** What can be done with the endpoint an answer names (OpenAPI links: the fuzzer's stateful phase follows them too). */
 const links = [
@@ -79,11 +79,11 @@ export const webhookRoutes = [
     example: {
       body: { url: tradingEndpointExample.url, eventTypes: ['article.breaking'], filters: tradingEndpointExample.filters, description: tradingEndpointExample.description },
       response: newTradingEndpointExample,
-      message: SECRET_ONCE,
+      message: WEBHOOK_SECRET_SHOWN_ONCE,
     },
     handler: async ({ body, auth, deps }) => {
       const made = await createWebhookEndpoint(endpointDeps(deps), auth.sub, auth.plan, body);
-      return reply({ status: 201, message: SECRET_ONCE, data: withSecret(made), headers: { Location: `${base}/${made.endpoint._id}` } });
+      return reply({ status: 201, message: WEBHOOK_SECRET_SHOWN_ONCE, data: presentWebhookEndpointWithSecret(made), headers: { Location: `${base}/${made.endpoint._id}` } });
     },
   }),
 
@@ -144,7 +144,7 @@ export const webhookRoutes = [
     params: WebhookEndpointIdParams,
     response: WebhookEndpointWithSecretView,
     errors: [404],
-    example: { params: { id: TRADING_ENDPOINT_ID }, response: rotatedTradingEndpointExample, message: SECRET_ONCE },
-    handler: async ({ params, auth, deps }) => reply({ message: SECRET_ONCE, data: withSecret(await rotateWebhookSecret(endpointDeps(deps), auth.sub, params.id)) }),
+    example: { params: { id: TRADING_ENDPOINT_ID }, response: rotatedTradingEndpointExample, message: WEBHOOK_SECRET_SHOWN_ONCE },
+    handler: async ({ params, auth, deps }) => reply({ message: WEBHOOK_SECRET_SHOWN_ONCE, data: presentWebhookEndpointWithSecret(await rotateWebhookSecret(endpointDeps(deps), auth.sub, params.id)) }),
   }),
 ];

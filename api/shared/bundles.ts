@@ -4,8 +4,8 @@
  * infrastructure, the bundles its routes use and what it alone has, so no process builds what it
  * never serves:
  *
- *   news     keys, reader, billing, billing webhook, WhatsApp, WhatsApp webhook (+ its newsroom)
- *   web      keys, reader, billing, WhatsApp, quiz (+ its accounts and sign-in)
+ *   news     keys, reader, billing, billing webhook, WhatsApp, WhatsApp webhook, webhooks (+ its newsroom)
+ *   web      keys, reader, billing, WhatsApp, quiz, webhooks (+ its accounts and sign-in)
  *   quiz     quiz (+ its AI services)
  *   support  (its tickets and reports)
  *
@@ -19,6 +19,10 @@ import type { BillingEvent } from '../../models/billing/subscription.rules';
 import { createHandOver, type HandOver } from '../../models/infra/hand-over';
 import { createStripe } from '../../models/infra/stripe';
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
+import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
+import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import type { Lookup } from '../../models/infra/safe-connect';
+import type { WebhookEndpointDeps } from '../../operations/events/webhook-endpoints';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
 import { PLANS, type Plan } from '../../models/shared/plan.rules';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
@@ -165,3 +169,26 @@ export function quizBundle(infra: Infra): QuizBundle {
     },
   };
 }
+
+/**
+ * Customers' webhook endpoints (issue 40), their secrets sealed under a key derived from
+ * WEB_SECRET: managed by the news API (API keys) and by the dashboard (the session), through the
+ * same use cases (operations/events/webhook-endpoints.ts).
+ */
+export interface WebhooksBundle {
+  webhookEndpoints: WebhookEndpointRepo;
+  /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
+  webhookLookup?: Lookup;
+}
+
+export function webhooksBundle(infra: Infra): WebhooksBundle {
+  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
+}
+
+/** The ports of the endpoints' use cases, from a service's deps: the fetcher's allow-list decides which development hosts are allowed. */
+export const webhookEndpointDeps = (deps: WebhooksBundle & Pick<Infra, 'config'> & { now: () => Date }): WebhookEndpointDeps => ({
+  webhookEndpoints: deps.webhookEndpoints,
+  allowHosts: deps.config.news.fetch.allowHosts,
+  lookup: deps.webhookLookup,
+  now: deps.now,
+});

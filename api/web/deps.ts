@@ -1,8 +1,8 @@
 /**
  * What the dashboard's routes use, built once per process: the shared bundles it serves
  * (api/shared/bundles.ts: keys and their usage, the reader's preferences, billing, the WhatsApp
- * link, the quiz store) and its own accounts, staff, sign-in limits and mailer. Not the webhooks' relays
- * nor the newsroom: the news service serves those. The use cases are the shared operations.
+ * link, the quiz store, the webhook endpoints) and its own accounts, staff, sign-in limits and mailer. Not the Stripe and WhatsApp
+ * webhooks' relays nor the newsroom: the news service serves those. The use cases are the shared operations.
  */
 import nodemailer from 'nodemailer';
 import { createAccountRepo, type AccountRepo } from '../../models/accounts/account.repo';
@@ -16,19 +16,21 @@ import {
   quizBundle,
   readerBundle,
   whatsappBundle,
+  webhooksBundle,
   windowLimiter,
   type BillingBundle,
   type KeysBundle,
   type QuizBundle,
   type ReaderBundle,
   type WhatsAppBundle,
+  type WebhooksBundle,
 } from '../shared/bundles';
 import { healthChecks, type Infra } from '../shared/infra';
 import type { Limiter } from '../shared/rate-limit';
 import { makeConsoleDeps, type ConsoleDeps } from './console-deps';
 import { createReaderMailRepo, type ReaderMailRepo } from '../../models/news/reader-mail.repo';
 
-export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle {
+export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, WhatsAppBundle, QuizBundle, WebhooksBundle {
   accounts: AccountRepo;
   /** Staff members and their audit log (issue 38). */
   staff: StaffRepo;
@@ -76,6 +78,7 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     ...billingBundle(infra),
     ...whatsappBundle(infra),
     ...quizBundle(infra),
+    ...webhooksBundle(infra),
     accounts: createAccountRepo(mongo.conn),
     staff: createStaffRepo(mongo.conn),
     readerMail: createReaderMailRepo(mongo.conn),

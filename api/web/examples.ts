@@ -411,3 +411,15 @@ export const opsOverviewExample = {
   workflowFamilies: workflowFamilies('').map((f) => ({ ...f, query: familyQuery(f, ''), temporalUiUrl: workflowsLink(TEMPORAL_UI, 'default', familyQuery(f, '')) })),
   temporalUi: { url: TEMPORAL_UI, namespace: 'default' },
 } satisfies z.input<typeof OpsOverviewView>;
+
+// ---- Webhook endpoints (issue 40) ---------------------------------------------------------------
+// The same endpoints as the news API's examples: the dashboard and the API manage one list.
+
+export {
+  ARCHIVE_ENDPOINT_ID,
+  archiveEndpointExample,
+  newTradingEndpointExample,
+  rotatedTradingEndpointExample,
+  TRADING_ENDPOINT_ID,
+  tradingEndpointExample,
+} from '../news/examples/webhooks';

@@ -3,7 +3,7 @@ import { overview } from '../shared/reference';
 
 export const webDescription = overview({
   summary:
-    "The API behind the customer dashboard: sign-in by a code mailed to the customer, API keys (each shown once), usage against the plan, plan and billing through Stripe, preferences, and the reader's streak and quizzes. It is the dashboard's own API, made for its pages: integrations use the News Intelligence API with an API key.",
+    "The API behind the customer dashboard: sign-in by a code mailed to the customer, API keys (each shown once), usage against the plan, plan and billing through Stripe, preferences, webhook endpoints (each secret shown once), and the reader's streak and quizzes. It is the dashboard's own API, made for its pages: integrations use the News Intelligence API with an API key.",
   credential: [
     '1. `POST /api/auth/sign-in` with the e-mail: a six-digit code is mailed to it (the answer is the same whether or not the address has an account).',
     '2. `POST /api/auth/verify` with the e-mail and the code: the answer sets the session cookie (`nl_session`, HttpOnly) and gives the session\'s CSRF token.',
@@ -26,6 +26,7 @@ export const webTags: Record<string, string> = {
   usage: "The account's use against its plan, by day and by key.",
   billing: 'Plans and prices, Stripe Checkout to subscribe or change plan, and the customer portal.',
   preferences: 'What the account follows and how it wants alerts, WhatsApp included.',
+  webhooks: 'The account\'s webhook endpoints (the same as the News API\'s `/api/webhooks/endpoints`): register (the signing secret shown once), list, change, enable or disable, remove, rotate the secret.',
   reading: "The reader's streak, the days read and the quizzes that recover missed days.",
   staff: "The newsletter's own staff: the signed-in member's roles and, for owners, the members (invite by e-mail, change roles, remove) and the audit log of every change.",
 };

@@ -11,6 +11,7 @@ import { authRoutes } from './auth.routes';
 import { staffRoutes } from './staff.routes';
 import { opsRoutes } from './ops.routes';
 import { unsubscribeRoutes } from './unsubscribe.routes';
+import { webhookRoutes } from './webhooks.routes';
 import { consoleRoutes } from './console';
 import type { WebDeps } from './deps';
 import { assertSameOrigin, SESSION_COOKIE } from './session';
@@ -32,7 +33,7 @@ export const webService: ServiceDefinition<WebDeps> = {
   description: webDescription,
   tagDescriptions: webTags,
   envelope: newsEnvelope,
-  routes: [...authRoutes, ...accountRoutes, ...staffRoutes, ...opsRoutes, ...unsubscribeRoutes],
+  routes: [...authRoutes, ...accountRoutes, ...webhookRoutes, ...staffRoutes, ...opsRoutes, ...unsubscribeRoutes],
   middleware: [
     (deps) => securityHeaders(deps.config.env === 'production'),
     (deps) => async (ctx, next) => {

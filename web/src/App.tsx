@@ -20,6 +20,7 @@ const PAGES = {
   billing: () => import('./pages/Billing').then((m) => m.BillingPage),
   preferences: () => import('./pages/Preferences').then((m) => m.PreferencesPage),
   reading: () => import('./pages/Reading').then((m) => m.ReadingPage),
+  webhooks: () => import('./pages/Webhooks').then((m) => m.WebhooksPage),
 } satisfies Record<string, () => Promise<ComponentType>>;
 type PageName = keyof typeof PAGES;
 
@@ -29,10 +30,11 @@ const UsagePage = page('usage');
 const BillingPage = page('billing');
 const PreferencesPage = page('preferences');
 const ReadingPage = page('reading');
+const WebhooksPage = page('webhooks');
 
 /** The staff console (issue 38): a chunk of its own, which a customer never loads. */
 const StaffConsole = preloadable(() => import('./staff/Console'));
-const PRELOADABLE: Record<PageName, { preload(): Promise<unknown> }> = { keys: Keys, usage: UsagePage, billing: BillingPage, preferences: PreferencesPage, reading: ReadingPage };
+const PRELOADABLE: Record<PageName, { preload(): Promise<unknown> }> = { keys: Keys, usage: UsagePage, billing: BillingPage, preferences: PreferencesPage, reading: ReadingPage, webhooks: WebhooksPage };
 
 /** Asks for the chunk of the page at this address; settles when it is there (or failed: the page's own loading then says so). */
 function preloadPage(pathname: string): Promise<unknown> {
@@ -173,6 +175,7 @@ function Account() {
     ['usage', t('nav.usage')],
     ['billing', t('nav.billing')],
     ['preferences', t('nav.preferences')],
+    ['webhooks', t('nav.webhooks')],
     ['reading', t('nav.reading')],
   ];
   return (
@@ -196,6 +199,7 @@ function Account() {
               <Route path="billing" element={<BillingPage />} />
               <Route path="preferences" element={<PreferencesPage />} />
               <Route path="reading" element={<ReadingPage />} />
+              <Route path="webhooks" element={<WebhooksPage />} />
               <Route path="*" element={<Navigate to="/account/keys" replace />} />
             </Routes>
           </Suspense>

@@ -150,3 +150,27 @@ export interface WhatsAppLink {
   phone: string | null;
   linkedAt: string | null;
 }
+
+/** A webhook endpoint (GET /api/account/webhooks/endpoints): never its secret. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: ('article.published' | 'article.breaking' | 'webhook.test')[];
+  filters: { sectors?: string[]; topics?: string[]; tickers?: string[]; entityIds?: string[] };
+  state: 'enabled' | 'disabled';
+  /** gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled by the account. */
+  disabledReason: 'gone' | 'failing' | 'owner' | null;
+  failingSince: string | null;
+  secretCreatedAt: string;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer to a registration or a rotation: the one time the signing secret is shown. */
+export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string };
+
+/** A 400's field details, as the API sends them (api/shared/errors.ts zodIssues). */
+export const fieldIssues = (details: unknown): { path: string; message: string }[] =>
+  Array.isArray(details) ? details.filter((d): d is { path: string; message: string } => typeof d?.path === 'string' && typeof d?.message === 'string') : [];

@@ -303,6 +303,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook endpoints
+         * @description Newest first, the same list as GET /api/webhooks/endpoints of the News API. Never their signing secrets.
+         */
+        get: operations["getApiAccountWebhooksEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (its secret shown once)
+         * @description As POST /api/webhooks/endpoints of the News API: the URL must be https, with no credentials, its host resolving to public addresses only (400 otherwise, nothing stored). The signing secret is in this answer only. An account holds at most its plan's number of endpoints (Starter 5, Pro 20, Business 100); past it, 409.
+         */
+        post: operations["postApiAccountWebhooksEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Never its signing secret. Another account's endpoint is 404, as an unknown one.
+         */
+        get: operations["getApiAccountWebhooksEndpointsId"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Nothing more is delivered to it; its place counts no more against the plan.
+         */
+        delete: operations["deleteApiAccountWebhooksEndpointsId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable or disable a webhook endpoint
+         * @description Only the fields sent change; filters are replaced whole; a new URL is checked as at registration. state disabled stops deliveries; enabled starts them again (also for an endpoint disabled because it failed).
+         */
+        patch: operations["patchApiAccountWebhooksEndpointsId"];
+        trace?: never;
+    };
+    "/api/account/webhooks/endpoints/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret (the new one shown once)
+         * @description Deliveries are signed with the new secret at once, and for 24 hours with the old one too, so the receiver can switch without losing one. The new secret is in this answer only.
+         */
+        post: operations["postApiAccountWebhooksEndpointsIdSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/staff/me": {
         parameters: {
             query?: never;
@@ -879,6 +951,88 @@ export interface components {
             totalQuestions: number;
             /** Format: int32 */
             attemptsPerQuiz: number;
+        };
+        /** @description An endpoint that receives signed webhooks (Standard Webhooks). Its signing secret is never shown here */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters: components["schemas"]["WebhookFilters"];
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled through this API */
+            disabledReason: ("gone" | "failing" | "owner") | null;
+            /** @description Since when every delivery has failed; null while deliveries succeed */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the current signing secret was made
+             */
+            secretCreatedAt: string;
+            /** @description Until when the secret a rotation replaced still signs deliveries too; null when there is none */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Which articles the endpoint hears about: an article passes when it matches a value of every list given; no list, every article of the event types */
+        WebhookFilters: {
+            sectors?: ("FIN" | "TEC" | "SAU" | "ENE" | "MAT" | "IND" | "CON" | "IMO" | "AGR" | "TRA" | "COM" | "SER" | "GOV" | "ESP" | "CRY" | "FIP" | "CIE" | "DEF" | "CUL" | "EDU" | "AMB" | "SOC" | "TUR")[];
+            topics?: ("M&A" | "IPO" | "REG" | "DIV" | "EARN" | "MACRO" | "RATES" | "DEBT" | "BUYBACK" | "GUIDANCE" | "LEGAL" | "ESG" | "LABOR" | "CONTRACT" | "PRODUCT" | "MGMT")[];
+            tickers?: string[];
+            entityIds?: string[];
+        };
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters: components["schemas"]["WebhookFilters"];
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description gone: the receiver answered 410; failing: every delivery failed for five days; owner: disabled through this API */
+            disabledReason: ("gone" | "failing" | "owner") | null;
+            /** @description Since when every delivery has failed; null while deliveries succeed */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the current signing secret was made
+             */
+            secretCreatedAt: string;
+            /** @description Until when the secret a rotation replaced still signs deliveries too; null when there is none */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret (whsec_…): shown in this answer only, store it now */
+            secret: string;
+        };
+        WebhookEndpointRequest: {
+            url: string;
+            eventTypes: ("article.published" | "article.breaking" | "webhook.test")[];
+            filters?: components["schemas"]["WebhookFilters"];
+            description?: string;
+        };
+        WebhookEndpointPatch: {
+            url?: string;
+            eventTypes?: ("article.published" | "article.breaking" | "webhook.test")[];
+            /** @description Replaces the filters whole; {} hears every article */
+            filters?: components["schemas"]["WebhookFilters"];
+            /** @description null or "" clears it */
+            description?: string | null;
+            /**
+             * @description disabled stops deliveries; enabled starts them again (and clears a failing streak)
+             * @enum {string}
+             */
+            state?: "enabled" | "disabled";
+        };
+        WebhookEndpointDeleted: {
+            id: string;
+            /** @constant */
+            deleted: true;
         };
         StaffMe: {
             email: string;
@@ -2653,6 +2807,429 @@ export interface operations {
             400: components["responses"]["NewsBadRequest"];
             401: components["responses"]["NewsUnauthorizedSession"];
             403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAccountWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *           "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *           "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *           "eventTypes": [
+                     *             "article.breaking"
+                     *           ],
+                     *           "filters": {
+                     *             "entityIds": [
+                     *               "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *               "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *             ]
+                     *           },
+                     *           "state": "enabled",
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-24T14:02:11.000Z",
+                     *           "updatedAt": "2026-11-24T14:02:11.000Z"
+                     *         },
+                     *         {
+                     *           "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *           "url": "https://arquivo.mesa-exemplo.com.br/webhooks/artigos",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "article.published",
+                     *             "article.breaking"
+                     *           ],
+                     *           "filters": {
+                     *             "sectors": [
+                     *               "ENE"
+                     *             ]
+                     *           },
+                     *           "state": "disabled",
+                     *           "disabledReason": "owner",
+                     *           "failingSince": null,
+                     *           "secretCreatedAt": "2026-11-20T09:30:00.000Z",
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-20T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-25T18:45:20.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAccountWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                 *       "eventTypes": [
+                 *         "article.breaking"
+                 *       ],
+                 *       "filters": {
+                 *         "entityIds": [
+                 *           "98734bad-09cd-560f-96b7-3699843fa2fe",
+                 *           "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                 *         ]
+                 *       },
+                 *       "description": "Mesa de operações: urgentes de Petrobras e Vale"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this signing secret now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "secret": "whsec_KmOQ+ynR+vWKsMPN7v+xT2223XCD7jac08Jh71l/Jug="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAccountWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-24T14:02:11.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-24T14:02:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    deleteApiAccountWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_KZPHMt1y7wWBB3HD95vO4w */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointDeleted"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    patchApiAccountWebhooksEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_KZPHMt1y7wWBB3HD95vO4w */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "disabled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_KZPHMt1y7wWBB3HD95vO4w",
+                     *         "url": "https://arquivo.mesa-exemplo.com.br/webhooks/artigos",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "article.published",
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "sectors": [
+                     *             "ENE"
+                     *           ]
+                     *         },
+                     *         "state": "disabled",
+                     *         "disabledReason": "owner",
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-20T09:30:00.000Z",
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-20T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-25T18:45:20.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAccountWebhooksEndpointsIdSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Store this signing secret now: it will not be shown again.",
+                     *       "data": {
+                     *         "id": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *         "description": "Mesa de operações: urgentes de Petrobras e Vale",
+                     *         "eventTypes": [
+                     *           "article.breaking"
+                     *         ],
+                     *         "filters": {
+                     *           "entityIds": [
+                     *             "98734bad-09cd-560f-96b7-3699843fa2fe",
+                     *             "ebf3a2f9-a51e-56d9-acbb-5ccc8d6ff7ed"
+                     *           ]
+                     *         },
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "secretCreatedAt": "2026-11-25T10:15:00.000Z",
+                     *         "previousSecretExpiresAt": "2026-11-26T10:15:00.000Z",
+                     *         "createdAt": "2026-11-24T14:02:11.000Z",
+                     *         "updatedAt": "2026-11-25T10:15:00.000Z",
+                     *         "secret": "whsec_o2lBgWbqUL1ei3nR4uDNtBINt3CcTD8VBgk/U11szgc="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
             429: components["responses"]["NewsTooManyRequests"];
             500: components["responses"]["NewsInternalError"];
             503: components["responses"]["NewsServiceUnavailable"];
