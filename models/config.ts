@@ -342,6 +342,23 @@ export const EnvSchema = z.object({
   /** Whether the worker creates (or updates) the WhatsApp message relay's schedule (every minute) when it starts. */
   WHATSAPP_RELAY_SCHEDULE_ENABLED: bool.default(true),
 
+  // Web Push (issue 40): breaking alerts to readers' browsers. Off unless the three VAPID values
+  // are given (the dashboard then hides its push control); npm test runs the push double and sets them.
+  /** The application server's contact (RFC 8292): a mailto: or https: address push services may write to. */
+  WEB_PUSH_VAPID_SUBJECT: z.preprocess(emptyAsUndefined, z.string().max(200).regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, 'must be a mailto: or https: contact').optional()),
+  /** The VAPID key pair, base64url (npm run cli -- vapid-keys makes one): the public key is an uncompressed P-256 point. */
+  WEB_PUSH_VAPID_PUBLIC_KEY: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_-]{87}$/, 'must be an uncompressed P-256 public key in base64url (87 characters)').optional()),
+  WEB_PUSH_VAPID_PRIVATE_KEY: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a P-256 private key in base64url (43 characters)').optional()),
+  /** PEM file of extra CAs trusted for push services (the push double's certificate in development and tests). */
+  WEB_PUSH_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /**
+   * Push endpoints allowed on loopback or private addresses (the push double), as host,
+   * host:port or host:first-last. Empty in production, where only the known push services pass.
+   */
+  WEB_PUSH_ALLOW_HOSTS: z.preprocess(emptyAsUndefined, csv.optional()),
+  /** How long a push service may stay silent before the push is retried. */
+  WEB_PUSH_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+
   // Mail (sign-in codes). npm start runs Mailpit and sets SMTP_URL unless one is given; npm test always does.
   /** The SMTP server mail goes through: smtp://[user:password@]host:port (STARTTLS when offered) or smtps:// (TLS). */
   SMTP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^smtps?$/, hostname: /^.+$/, error: 'must be an smtp:// or smtps:// URL with a host' }).optional()),
@@ -476,6 +493,13 @@ export interface Config {
     relayScheduled: boolean;
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
+  /** Web Push (issue 40): vapid undefined when not configured (push is off). */
+  webPush: {
+    vapid: { subject: string; publicKey: string; privateKey: string } | undefined;
+    caFile: string | undefined;
+    allowHosts: string[];
+    timeoutMs: number;
+  };
   /** smtpUrl is undefined in development when the supervisor provides Mailpit ({@link smtpUrl}). */
   mail: { smtpUrl: string | undefined; from: string; readerFrom: string };
   whatsapp: {
@@ -597,6 +621,10 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (web.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(web.hostname)) {
       throw new ConfigError('Invalid configuration: WEB_URL must be an https:// address when NODE_ENV=production (the session cookie is Secure)');
     }
+  }
+  const vapidSet = [e.WEB_PUSH_VAPID_SUBJECT, e.WEB_PUSH_VAPID_PUBLIC_KEY, e.WEB_PUSH_VAPID_PRIVATE_KEY].filter((v) => v !== undefined).length;
+  if (vapidSet !== 0 && vapidSet !== 3) {
+    throw new ConfigError('Invalid configuration: WEB_PUSH_VAPID_SUBJECT, WEB_PUSH_VAPID_PUBLIC_KEY and WEB_PUSH_VAPID_PRIVATE_KEY go together (all three, or none: push off)');
   }
   const secrets = isProduction
     ? undefined
@@ -754,6 +782,12 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       alertsPerHour: e.WHATSAPP_ALERTS_PER_HOUR,
       alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
       relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
+    },
+    webPush: {
+      vapid: vapidSet === 3 ? { subject: e.WEB_PUSH_VAPID_SUBJECT!, publicKey: e.WEB_PUSH_VAPID_PUBLIC_KEY!, privateKey: e.WEB_PUSH_VAPID_PRIVATE_KEY! } : undefined,
+      caFile: e.WEB_PUSH_CA_FILE,
+      allowHosts: e.WEB_PUSH_ALLOW_HOSTS ?? [],
+      timeoutMs: e.WEB_PUSH_TIMEOUT_MS,
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, readerFrom: e.READER_MAIL_FROM ?? e.MAIL_FROM },
     devServices: {
