@@ -46,10 +46,10 @@ type Stub = { permission: 'default' | 'denied'; noPush?: boolean; subscription: 
  * (requestPermission grants it unless denied), PushManager.subscribe hands out `subscription` and
  * getSubscription what was subscribed (kept in localStorage, as a browser keeps it across visits).
  */
-async function pushPage(cookie: string, stub: Stub, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+async function pushPage(cookie: string, stub: Stub, viewport = { width: 1280, height: 900 }, svc: WebService = web): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, locale: 'en-GB' });
   const [name, value] = cookie.split('=') as [string, string];
-  await context.addCookies([{ name, value, url: web.origin }]);
+  await context.addCookies([{ name, value, url: svc.origin }]);
   await context.addInitScript((s: Stub) => {
     // (Runs in the page: this file's types have no DOM.)
     const w = globalThis as unknown as Record<string, unknown>;
@@ -87,7 +87,7 @@ async function pushPage(cookie: string, stub: Stub, viewport = { width: 1280, he
     if (m.type() === 'error') consoleErrors.push(`${page.url()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
-  await page.goto(`${web.origin}/account/preferences`);
+  await page.goto(`${svc.origin}/account/preferences`);
   await page.getByTestId('push-status').waitFor();
   return { context, page };
 }
@@ -164,4 +164,27 @@ it('says so when notifications are blocked, and when the browser has no push', a
   await none.page.getByText(/This browser cannot receive push notifications/).waitFor();
   await check(none.page, 'push-card-unsupported-phone');
   await none.context.close();
+});
+
+it('without VAPID keys, the card says push is not set up and offers no control; subscribing answers 503 with nothing stored', async () => {
+  const off = await startWebService({ WEB_PUSH_VAPID_SUBJECT: '', WEB_PUSH_VAPID_PUBLIC_KEY: '', WEB_PUSH_VAPID_PRIVATE_KEY: '' }, { listen: true });
+  try {
+    const reader = new ApiBrowser(off);
+    await reader.signIn(`push-off-${randomUUID().slice(0, 8)}@example.com`);
+    expect((await reader.get('/api/account/push').expect(200)).body.data).toEqual({ configured: false, publicKey: null, limit: 10, subscriptions: [] });
+    const control = double();
+    const s = await control.subscribe();
+    await control.close();
+    await reader.post('/api/account/push/subscriptions', { endpoint: s.endpoint, keys: s.keys }).expect(503);
+    expect((await reader.get('/api/account/push').expect(200)).body.data.subscriptions).toEqual([]);
+    const { context, page } = await pushPage(reader.cookie, { permission: 'default', subscription: null }, { width: 1280, height: 900 }, off);
+    await page.getByText('Alerts by push are not set up on this deployment.').waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Breaking alerts in this browser (push)' }).count()).toBe(0);
+    const card = page.getByRole('group', { name: 'Notifications' });
+    await card.screenshot({ path: path.join(SHOTS, 'push-card-off.png') });
+    expect((await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await context.close();
+  } finally {
+    await off.close();
+  }
 });
