@@ -8,6 +8,9 @@
  * and plain-http endpoints, another reader's subscription, a browser past the cap.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import request from 'supertest';
 import { pushDoubleControl } from '../doubles/push-double';
 import { startNewsService } from '../helpers/news';
@@ -128,6 +131,11 @@ it('pushes the breaking alert to the subscribed browser (decrypted by the double
     const [last] = await listed(pusher.browser);
     expect((await pusher.browser.delete(`/api/account/push/subscriptions/${last!.id}`).expect(200)).body.data.id).toBe(last!.id);
     expect(await listed(pusher.browser)).toEqual([]);
+
+    if (process.env.RECORD_HISTORY === '1') {
+      const dir = path.resolve(__dirname, '../fixtures/histories');
+      writeFileSync(path.join(dir, 'newsAlertsWorkflow-push.json'), `${historyToJSON(await api.deps.temporal.client.workflow.getHandle(`news-alerts-${second.articleId}`).fetchHistory())}\n`);
+    }
   } finally {
     killGroup(worker);
     await double.close();
