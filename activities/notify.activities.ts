@@ -65,7 +65,7 @@ export function createNotifyActivities(deps: NotifyActivityDeps): NewsAlertActiv
     sendPushAlerts: (input) =>
       withAttempt((attempt) => {
         const before = Context.current().info.heartbeatDetails as { delivered?: string[] } | undefined;
-        return sendPushAlerts(ports, input, { signal: attempt.signal, delivered: before?.delivered ?? [], progress: (delivered) => attempt.heartbeat({ delivered }) });
+        return sendPushAlerts({ ...ports, warn: (message, meta) => Context.current().log.warn(message, meta) }, input, { signal: attempt.signal, delivered: before?.delivered ?? [], progress: (delivered) => attempt.heartbeat({ delivered }) });
       }),
     sendAlerts: (input) => whatsapp.sendAlerts(input),
   };

@@ -28,6 +28,8 @@ export interface PushAlertsDeps {
   /** Undefined when Web Push is not configured: nothing is sent. */
   webPush: Pick<WebPush, 'send'> | undefined;
   now: () => Date;
+  /** Where a refused push is told (our configuration or our bug: worth an alert). */
+  warn?: (message: string, meta: Record<string, unknown>) => void;
 }
 
 export interface PushAlertsAttempt {
@@ -95,6 +97,7 @@ export async function sendPushAlerts(deps: PushAlertsDeps, input: { articleId: s
         return;
       case 'refused':
         result.refused += 1;
+        deps.warn?.('a push was refused', { articleId: input.articleId, subscriptionId: s._id, service: new URL(s.endpoint).host, status: outcome.status, reason: outcome.reason });
         return;
       case 'retry':
         retries.push(outcome.reason);

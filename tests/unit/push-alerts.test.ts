@@ -122,6 +122,15 @@ describe('sendPushAlerts', () => {
     expect(await control.messages(busy!.id)).toHaveLength(1);
   });
 
+  it('counts and tells a push the service refuses (403: a subscription made for another key), not retried', async () => {
+    const s = await control.subscribe(generateVapidKeys().publicKey);
+    const doc: PushSubscriptionDoc = { _id: 'ps_other_key', userId: 'fred', endpoint: s.endpoint, keys: s.keys, label: 'Firefox on Linux', createdAt: new Date(), lastSuccessAt: null };
+    const warnings: unknown[] = [];
+    const deps: PushAlertsDeps = { articles: { alertArticle: async () => ARTICLE }, pushSubscriptions: memoryRepo([doc]), webPush: push, now: () => new Date(), warn: (message, meta) => void warnings.push({ message, ...meta }) };
+    expect(await sendPushAlerts(deps, { articleId: 'art-5', recipients: [{ userId: 'fred', language: 'pt' }] }, attempt())).toMatchObject({ sent: 0, refused: 1 });
+    expect(warnings).toEqual([expect.objectContaining({ message: 'a push was refused', subscriptionId: 'ps_other_key', status: 403 })]);
+  });
+
   it('sends nothing when push is not configured here, or the article is gone', async () => {
     const [a] = await subscribed('eva');
     const repo = memoryRepo([a!.doc]);
