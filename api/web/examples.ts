@@ -205,7 +205,7 @@ export const pushSubscriptionBodyExample = {
 
 export const pushSubscriptionExample = {
   id: 'ps_Q3hY9lJzS1m2cXo8bWZ0Tg',
-  label: 'Chrome on Android',
+  label: 'Chrome · Android',
   service: 'fcm.googleapis.com',
   endpoint: FCM_ENDPOINT,
   createdAt: '2026-11-24T10:15:02.000Z',

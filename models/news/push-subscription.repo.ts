@@ -2,7 +2,7 @@
  * Readers' Web Push subscriptions (issue 40; `news_push_subscriptions`): one document per browser
  * subscription, its id derived from the endpoint (so an endpoint is stored once, with no index on
  * a 2 KB string), the reader it belongs to, the keys the payload is encrypted to, a short label
- * ("Firefox on Android") and when a push last reached it. The per-reader cap is held by counting
+ * ("Firefox · Android") and when a push last reached it. The per-reader cap is held by counting
  * after the insert and taking the insert back past it: concurrent subscriptions never exceed it
  * (FerretDB has no transactions), at worst both racing ones are refused.
  */

@@ -13,7 +13,7 @@ export const PUSH_ALERT_TTL_SECONDS = 4 * 3600;
 /** The longest notification body: what a phone shows in two or three lines. */
 export const PUSH_BODY_MAX = 140;
 
-/** A browser's label from its User-Agent, as the dashboard lists it: "Firefox on Android". Never the raw header. */
+/** A browser's label from its User-Agent, as the dashboard lists it in either language: "Firefox · Android". Never the raw header. */
 export function browserLabel(userAgent: string | undefined): string {
   const ua = userAgent ?? '';
   const browser = /Edg\//.test(ua)
@@ -26,7 +26,7 @@ export function browserLabel(userAgent: string | undefined): string {
           ? 'Chrome'
           : /Safari\//.test(ua)
             ? 'Safari'
-            : 'A browser';
+            : 'Browser';
   const os = /Android/.test(ua)
     ? 'Android'
     : /iPhone|iPad|iPod/.test(ua)
@@ -40,7 +40,7 @@ export function browserLabel(userAgent: string | undefined): string {
             : /Linux/.test(ua)
               ? 'Linux'
               : null;
-  return os ? `${browser} on ${os}` : browser;
+  return os ? `${browser} · ${os}` : browser;
 }
 
 /** What the service worker (web/public/sw.js) reads from a push: the notification's title, body and the page a click opens. */

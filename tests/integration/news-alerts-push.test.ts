@@ -49,7 +49,7 @@ it('pushes the breaking alert to the subscribed browser (decrypted by the double
     const laptop = await double.subscribe(info.publicKey);
     const phone = await double.subscribe(info.publicKey);
     const posted = await pusher.browser.post('/api/account/push/subscriptions', { endpoint: laptop.endpoint, expirationTime: null, keys: laptop.keys }).set('User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36').expect(201);
-    expect(posted.body.data).toMatchObject({ id: expect.stringMatching(/^ps_/), label: 'Chrome on Linux', service: new URL(laptop.endpoint).host, endpoint: laptop.endpoint, lastSuccessAt: null });
+    expect(posted.body.data).toMatchObject({ id: expect.stringMatching(/^ps_/), label: 'Chrome · Linux', service: new URL(laptop.endpoint).host, endpoint: laptop.endpoint, lastSuccessAt: null });
     await pusher.browser.post('/api/account/push/subscriptions', { endpoint: phone.endpoint, keys: phone.keys }).expect(201);
     // The same browser again is the same subscription.
     expect((await pusher.browser.post('/api/account/push/subscriptions', { endpoint: laptop.endpoint, keys: laptop.keys }).expect(201)).body.data.id).toBe(posted.body.data.id);

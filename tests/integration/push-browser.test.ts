@@ -124,7 +124,7 @@ it('subscribes this browser with a click (the server lists it, push turns on), s
 
     await page.getByRole('button', { name: 'Receive alerts in this browser' }).click();
     await page.getByText('This browser will receive breaking alerts.').waitFor();
-    await page.getByText(/This browser \(Chrome on Linux\) receives breaking alerts by push\./).waitFor();
+    await page.getByText(/This browser \(Chrome · Linux\) receives breaking alerts by push\./).waitFor();
     expect(await pushBox.isChecked()).toBe(true);
     // The real service worker is registered at the top of the site.
     expect(await page.evaluate('navigator.serviceWorker.getRegistration("/").then((r) => r ? new URL(r.scope).pathname : null)')).toBe('/');
@@ -139,6 +139,10 @@ it('subscribes this browser with a click (the server lists it, push turns on), s
     const phone = await pushPage(reader.cookie, { permission: 'default', subscription: null }, { width: 390, height: 844 });
     await phone.page.getByText('Your other browsers receiving alerts:').waitFor();
     await check(phone.page, 'push-card-phone');
+    await phone.page.getByRole('button', { name: 'Ver em português' }).click();
+    await phone.page.getByText('Este navegador não recebe alertas por push.').waitFor();
+    await phone.page.getByRole('button', { name: 'Receber alertas neste navegador' }).waitFor();
+    await check(phone.page, 'push-card-pt-phone');
     await phone.context.close();
 
     await page.getByRole('button', { name: 'Stop alerts in this browser' }).click();

@@ -69,7 +69,7 @@ const subscribed = async (userId: string, n = 1) =>
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const s = await control.subscribe(vapid.publicKey);
-      return { doc: { _id: `ps_${userId}_${i}_${s.id.slice(0, 6)}`, userId, endpoint: s.endpoint, keys: s.keys, label: 'Chrome on Linux', createdAt: new Date(), lastSuccessAt: null } satisfies PushSubscriptionDoc, id: s.id };
+      return { doc: { _id: `ps_${userId}_${i}_${s.id.slice(0, 6)}`, userId, endpoint: s.endpoint, keys: s.keys, label: 'Chrome · Linux', createdAt: new Date(), lastSuccessAt: null } satisfies PushSubscriptionDoc, id: s.id };
     }),
   );
 
@@ -124,7 +124,7 @@ describe('sendPushAlerts', () => {
 
   it('counts and tells a push the service refuses (403: a subscription made for another key), not retried', async () => {
     const s = await control.subscribe(generateVapidKeys().publicKey);
-    const doc: PushSubscriptionDoc = { _id: 'ps_other_key', userId: 'fred', endpoint: s.endpoint, keys: s.keys, label: 'Firefox on Linux', createdAt: new Date(), lastSuccessAt: null };
+    const doc: PushSubscriptionDoc = { _id: 'ps_other_key', userId: 'fred', endpoint: s.endpoint, keys: s.keys, label: 'Firefox · Linux', createdAt: new Date(), lastSuccessAt: null };
     const warnings: unknown[] = [];
     const deps: PushAlertsDeps = { articles: { alertArticle: async () => ARTICLE }, pushSubscriptions: memoryRepo([doc]), webPush: push, now: () => new Date(), warn: (message, meta) => void warnings.push({ message, ...meta }) };
     expect(await sendPushAlerts(deps, { articleId: 'art-5', recipients: [{ userId: 'fred', language: 'pt' }] }, attempt())).toMatchObject({ sent: 0, refused: 1 });
@@ -157,7 +157,7 @@ describe('subscribing a browser', () => {
   it('stores a browser once with its label, lists it, and removes it for its reader only', async () => {
     const d = deps();
     const stored = await subscribePush(d, sub('https://fcm.googleapis.com/fcm/send/abc'));
-    expect(stored).toMatchObject({ userId: 'ana', label: 'Chrome on Linux', lastSuccessAt: null });
+    expect(stored).toMatchObject({ userId: 'ana', label: 'Chrome · Linux', lastSuccessAt: null });
     expect((await subscribePush(d, sub('https://fcm.googleapis.com/fcm/send/abc')))._id).toBe(stored._id);
     expect(await listPushSubscriptions(d, 'ana')).toHaveLength(1);
     await expect(unsubscribePush(d, 'bob', stored._id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -232,9 +232,9 @@ describe('the rules', () => {
   });
 
   it.each([
-    ['Mozilla/5.0 (Android 14; Mobile; rv:132.0) Gecko/132.0 Firefox/132.0', 'Firefox on Android'],
-    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15', 'Safari on macOS'],
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0', 'Edge on Windows'],
-    [undefined, 'A browser'],
+    ['Mozilla/5.0 (Android 14; Mobile; rv:132.0) Gecko/132.0 Firefox/132.0', 'Firefox · Android'],
+    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15', 'Safari · macOS'],
+    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0', 'Edge · Windows'],
+    [undefined, 'Browser'],
   ])('labels %s as %s', (ua, label) => expect(browserLabel(ua)).toBe(label));
 });

@@ -2686,7 +2686,7 @@ export interface operations {
                      *         "subscriptions": [
                      *           {
                      *             "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
-                     *             "label": "Chrome on Android",
+                     *             "label": "Chrome · Android",
                      *             "service": "fcm.googleapis.com",
                      *             "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
                      *             "createdAt": "2026-11-24T10:15:02.000Z",
@@ -2749,7 +2749,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
-                     *         "label": "Chrome on Android",
+                     *         "label": "Chrome · Android",
                      *         "service": "fcm.googleapis.com",
                      *         "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
                      *         "createdAt": "2026-11-24T10:15:02.000Z",
@@ -2802,7 +2802,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
-                     *         "label": "Chrome on Android",
+                     *         "label": "Chrome · Android",
                      *         "service": "fcm.googleapis.com",
                      *         "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
                      *         "createdAt": "2026-11-24T10:15:02.000Z",
