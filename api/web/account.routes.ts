@@ -291,13 +291,15 @@ export const accountRoutes = [
     path: '/api/account/push/subscriptions',
     summary: "Subscribe this browser to breaking alerts by push",
     description:
-      "The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it. At most 10 browsers per account (409).",
+      "The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it; an endpoint another account subscribed moves to this one only with the same keys (409 otherwise). At most 10 browsers per account (409).",
     tags: ['preferences'],
     auth,
     body: PushSubscriptionBody,
     response: PushSubscriptionView,
     status: 201,
     errors: [409, 503],
+    // The fuzzer's stateful phase follows it too.
+    links: [{ name: 'remove', method: 'delete', path: '/api/account/push/subscriptions/:id', parameters: { id: '$response.body#/data/id' } }],
     example: { body: pushSubscriptionBodyExample, response: { ...pushSubscriptionExample, lastSuccessAt: null } },
     handler: async ({ body, auth: a, ctx, deps }) =>
       reply({ status: 201, data: presentPushSubscription(await subscribePush(deps, { userId: a.sub, endpoint: body.endpoint, keys: body.keys, userAgent: ctx.get('User-Agent') || undefined })) }),

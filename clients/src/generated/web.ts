@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe this browser to breaking alerts by push
-         * @description The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it. At most 10 browsers per account (409).
+         * @description The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it; an endpoint another account subscribed moves to this one only with the same keys (409 otherwise). At most 10 browsers per account (409).
          */
         post: operations["postApiAccountPushSubscriptions"];
         delete?: never;
