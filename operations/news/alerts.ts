@@ -11,8 +11,8 @@ import type { ArticleQueries } from '../../models/news/article-query';
 import type { AlertClaimRepo } from '../../models/news/alert-claim.repo';
 import { ALERT_CHANNELS, whoIsTold, type AlertChannel } from '../../models/news/audience.rules';
 import type { PreferencesRepo } from '../../models/news/preferences.repo';
-import type { PushSubscriptionRepo } from '../../models/news/push-subscription.repo';
 import type { ReaderLanguage } from '../../models/news/preferences.rules';
+import type { PushSubscriptionRepo } from '../../models/news/push-subscription.repo';
 import { readerMessageId, unsubscribeToken } from '../../models/news/reader-mail-ids';
 import type { ReaderMailRepo } from '../../models/news/reader-mail.repo';
 import { composeAlertMail, listHeaders } from '../../models/news/reader-mail.rules';
@@ -65,8 +65,8 @@ export interface AlertAudience {
 /**
  * A page of the readers told of a breaking article, by channel: the readers the one rule tells
  * (breaking, at or above their minimum score, followed, not in quiet hours) on the first channel
- * they turned on that reaches them (a subscribed browser; a linked phone; a proven address), each claimed once for the
- * article (a retry of this page claims the same). By account id, `limit` after `after`; `next`
+ * they turned on that reaches them (a subscribed browser; a linked phone; a proven address), each
+ * claimed once for the article (a retry of this page claims the same). By account id, `limit` after `after`; `next`
  * is where the following page starts (null: none).
  */
 export async function alertAudience(deps: AlertAudienceDeps, input: { articleId: string; after: string | null; limit: number }): Promise<AlertAudience> {

@@ -2,8 +2,8 @@
  * The breaking alerts of one article on every channel (`news-alerts-<articleId>`, started once per
  * article by the import or the enrichment that published it; issue 40, docs/decisions.md "Events
  * out"): the readers the one rule tells, a page at a time, each on one channel (a browser by
- * Web Push, WhatsApp or e-mail), each once. Batches of 50 per channel; a page's batches run one after another, so a run's
- * history stays small however many readers there are. Replaces whatsappAlertsWorkflow for new
+ * Web Push, WhatsApp or e-mail), each once. Batches of 50 per channel; a page's batches run one
+ * after another, so a run's history stays small however many readers there are. Replaces whatsappAlertsWorkflow for new
  * articles (that one stays registered while runs started before finish).
  */
 import { proxyActivities } from '@temporalio/workflow';
