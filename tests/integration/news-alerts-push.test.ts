@@ -4,7 +4,8 @@
  * subscription the double made, as PushManager.subscribe would), and the breaking article of their
  * sector reaches it encrypted (the double decrypts it: the title is the article's), not by e-mail;
  * a reader with push on and no browser subscribed gets the mail. A browser the push service answers
- * 410 for is removed at the next alert. The API's attacks: keys that cannot be encrypted to, private
+ * 410 for is removed at the next alert; one answered 503 fails the batch, which Temporal retries
+ * with only that browser (the ledger in the heartbeat details: the other is not pushed twice). The API's attacks: keys that cannot be encrypted to, private
  * and plain-http endpoints, another reader's subscription, a browser past the cap.
  */
 import { randomUUID } from 'node:crypto';
@@ -127,9 +128,19 @@ it('pushes the breaking alert to the subscribed browser (decrypted by the double
     expect((await listed(pusher.browser)).map((s) => s.endpoint)).toEqual([laptop.endpoint]);
     expect(await alertsMailedTo(pusher.email)).toEqual([]);
 
-    // The reader removes the last browser: push stays on, but nothing reaches them by push.
-    const [last] = await listed(pusher.browser);
-    expect((await pusher.browser.delete(`/api/account/push/subscriptions/${last!.id}`).expect(200)).body.data.id).toBe(last!.id);
+    // A push service that answers 503 once: the batch fails after the other browser took the
+    // alert, Temporal retries it, and the retry pushes only the one not delivered (the ledger).
+    const tablet = await double.subscribe(info.publicKey);
+    await pusher.browser.post('/api/account/push/subscriptions', { endpoint: tablet.endpoint, keys: tablet.keys }).expect(201);
+    await double.faults(laptop.id, [{ status: 503 }]);
+    const third = await importLine(3, 'Petrobras eleva produção no pré-sal');
+    expect(third.result.push).toMatchObject({ recipients: 1, sent: 1, gone: 0 });
+    const titles = async (id: string) => (await double.messages(id)).map((m) => JSON.parse(m.text).title as string);
+    expect(await titles(tablet.id)).toEqual(['Urgente: Petrobras eleva produção no pré-sal']);
+    expect((await titles(laptop.id)).filter((t) => t.includes('eleva produção'))).toHaveLength(1);
+
+    // The reader removes their browsers: push stays on, but nothing reaches them by push.
+    for (const s of await listed(pusher.browser)) expect((await pusher.browser.delete(`/api/account/push/subscriptions/${s.id}`).expect(200)).body.data.id).toBe(s.id);
     expect(await listed(pusher.browser)).toEqual([]);
 
     if (process.env.RECORD_HISTORY === '1') {
