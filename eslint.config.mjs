@@ -33,6 +33,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's service worker (plain JavaScript, served as written): a worker's globals.
+    files: ['web/public/sw.js'],
+    languageOptions: { globals: { ...globals.serviceworker }, sourceType: 'script' },
+  },
+  {
     // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection) and its
     // order (a workflow step that runs whenever). Mark the deliberate ones with `void`.
     files: ['**/*.ts'],

@@ -319,6 +319,8 @@ export const EnvSchema = z.object({
   WHATSAPP_DOUBLE_PORT: port.default(12113),
   /** Where npm start runs the OpenAI double (without OPENAI_API_KEY): enrichment and quizzes work with no key. */
   OPENAI_DOUBLE_PORT: port.default(12114),
+  /** Where npm start runs the Web Push double without VAPID keys (push is then on in development, against it). */
+  PUSH_DOUBLE_PORT: port.default(12115),
   /** Where npm start runs the double of the news sites (its control API; its sites on the next ports). */
   NEWS_WEB_DOUBLE_PORT: port.default(12120),
   /** The news sites double's control API: `seed` registers its sources (set by npm start and npm test). */
@@ -347,6 +349,23 @@ export const EnvSchema = z.object({
   WHATSAPP_ALERT_TEMPLATE_LANGUAGE: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/).default('pt_BR'),
   /** Whether the worker creates (or updates) the WhatsApp message relay's schedule (every minute) when it starts. */
   WHATSAPP_RELAY_SCHEDULE_ENABLED: bool.default(true),
+
+  // Web Push (issue 40): breaking alerts to readers' browsers. Off unless the three VAPID values
+  // are given (the dashboard then hides its push control); npm test runs the push double and sets them.
+  /** The application server's contact (RFC 8292): a mailto: or https: address push services may write to. */
+  WEB_PUSH_VAPID_SUBJECT: z.preprocess(emptyAsUndefined, z.string().max(200).regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, 'must be a mailto: or https: contact').optional()),
+  /** The VAPID key pair, base64url (npm run cli -- vapid-keys makes one): the public key is an uncompressed P-256 point. */
+  WEB_PUSH_VAPID_PUBLIC_KEY: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_-]{87}$/, 'must be an uncompressed P-256 public key in base64url (87 characters)').optional()),
+  WEB_PUSH_VAPID_PRIVATE_KEY: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a P-256 private key in base64url (43 characters)').optional()),
+  /** PEM file of extra CAs trusted for push services (the push double's certificate in development and tests). */
+  WEB_PUSH_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /**
+   * Push endpoints allowed on loopback or private addresses (the push double), as host,
+   * host:port or host:first-last. Empty in production, where only the known push services pass.
+   */
+  WEB_PUSH_ALLOW_HOSTS: z.preprocess(emptyAsUndefined, csv.optional()),
+  /** How long a push service may stay silent before the push is retried. */
+  WEB_PUSH_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
 
   // Mail (sign-in codes). npm start runs Mailpit and sets SMTP_URL unless one is given; npm test always does.
   /** The SMTP server mail goes through: smtp://[user:password@]host:port (STARTTLS when offered) or smtps:// (TLS). */
@@ -492,6 +511,13 @@ export interface Config {
     relayScheduled: boolean;
   };
   quiz: { timeZone: string; generation: { hour: number; minute: number; timeZone: string; scheduled: boolean }; model: string };
+  /** Web Push (issue 40): vapid undefined when not configured (push is off). */
+  webPush: {
+    vapid: { subject: string; publicKey: string; privateKey: string } | undefined;
+    caFile: string | undefined;
+    allowHosts: string[];
+    timeoutMs: number;
+  };
   /** smtpUrl is undefined in development when the supervisor provides Mailpit ({@link smtpUrl}). */
   mail: { smtpUrl: string | undefined; from: string; readerFrom: string; readerReturnPath: string };
   whatsapp: {
@@ -512,6 +538,7 @@ export interface Config {
     stripeMockPort: number;
     whatsappDoublePort: number;
     openaiDoublePort: number;
+    pushDoublePort: number;
     newsWebDoublePort: number;
     newsWebDoubleUrl: string | undefined;
     postgresPort: number;
@@ -613,6 +640,10 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (web.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(web.hostname)) {
       throw new ConfigError('Invalid configuration: WEB_URL must be an https:// address when NODE_ENV=production (the session cookie is Secure)');
     }
+  }
+  const vapidSet = [e.WEB_PUSH_VAPID_SUBJECT, e.WEB_PUSH_VAPID_PUBLIC_KEY, e.WEB_PUSH_VAPID_PRIVATE_KEY].filter((v) => v !== undefined).length;
+  if (vapidSet !== 0 && vapidSet !== 3) {
+    throw new ConfigError('Invalid configuration: WEB_PUSH_VAPID_SUBJECT, WEB_PUSH_VAPID_PUBLIC_KEY and WEB_PUSH_VAPID_PRIVATE_KEY go together (all three, or none: push off)');
   }
   const secrets = isProduction
     ? undefined
@@ -772,6 +803,12 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       alertTemplate: { name: e.WHATSAPP_ALERT_TEMPLATE, language: e.WHATSAPP_ALERT_TEMPLATE_LANGUAGE },
       relayScheduled: e.WHATSAPP_RELAY_SCHEDULE_ENABLED,
     },
+    webPush: {
+      vapid: vapidSet === 3 ? { subject: e.WEB_PUSH_VAPID_SUBJECT!, publicKey: e.WEB_PUSH_VAPID_PUBLIC_KEY!, privateKey: e.WEB_PUSH_VAPID_PRIVATE_KEY! } : undefined,
+      caFile: e.WEB_PUSH_CA_FILE,
+      allowHosts: e.WEB_PUSH_ALLOW_HOSTS ?? [],
+      timeoutMs: e.WEB_PUSH_TIMEOUT_MS,
+    },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, readerFrom: e.READER_MAIL_FROM ?? e.MAIL_FROM, readerReturnPath: e.READER_MAIL_RETURN_PATH ?? plusAddress(e.SUPPORT_MAIL_ADDRESS.toLowerCase(), 'bounces') },
     devServices: {
       cacheDir: e.PLATFORM_CACHE_DIR,
@@ -780,6 +817,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       stripeMockPort: e.STRIPE_MOCK_PORT,
       whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
       openaiDoublePort: e.OPENAI_DOUBLE_PORT,
+      pushDoublePort: e.PUSH_DOUBLE_PORT,
       newsWebDoublePort: e.NEWS_WEB_DOUBLE_PORT,
       // In development the double runs where npm start puts it, so `npm run cli -- seed` in another shell finds it.
       newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL ?? (e.NODE_ENV === 'development' ? `http://127.0.0.1:${e.NEWS_WEB_DOUBLE_PORT}` : undefined),

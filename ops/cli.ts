@@ -14,6 +14,7 @@
  *   staff add EMAIL --role R [--role R2 | --role R1,R2] [--no-mail] [--locale pt|en]
  *   staff list
  *   staff remove EMAIL
+ *   vapid-keys
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import type { Connection } from 'mongoose';
@@ -22,6 +23,7 @@ import { decodeJwt } from 'jose';
 import { signToken } from '../models/auth/token.rules';
 import { type Config, loadConfigOrExit } from '../models/config';
 import { connectMongo } from '../models/infra/mongo';
+import { generateVapidKeys } from '../models/infra/web-push';
 import { createStorage, ensureBucket, type Storage } from '../models/infra/storage';
 import { createTemporalClient, type TemporalHandle } from '../models/infra/temporal';
 import { createImportRepo } from '../models/news/import.repo';
@@ -68,7 +70,8 @@ const USAGE = `usage: npm run cli -- <command>
                                        (invites a staff member: owner, support.manager, support.agent, news.admin, quiz.admin, ai.edit,
                                         platform.ops; repeat --role or separate by commas; mails the sign-in link unless --no-mail)
   staff list                           (every staff member, invited and active)
-  staff remove EMAIL                   (removes a member and ends its sessions; never the last owner)`;
+  staff remove EMAIL                   (removes a member and ends its sessions; never the last owner)
+  vapid-keys                           (a new Web Push key pair for WEB_PUSH_VAPID_PUBLIC_KEY and _PRIVATE_KEY: make it once and keep it)`;
 
 const info = (line: string) => process.stderr.write(`${line}\n`);
 const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -367,6 +370,7 @@ async function main(): Promise<number> {
     else if (command === 'edition') result = await edition(config, args);
     else if (command === 'source') result = await source(config, args);
     else if (command === 'staff') result = await staff(config, args);
+    else if (command === 'vapid-keys') result = JSON.stringify(generateVapidKeys());
     else throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
     process.stdout.write(`${result}\n`);
     return 0;

@@ -2,9 +2,10 @@
  * `npm start`: provisions and supervises everything a developer needs, then the APIs, the worker
  * and the mail receiver. Ctrl-C (SIGINT) or SIGTERM stops every process it started.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit } from '../models/config';
+import { generateVapidKeys } from '../models/infra/web-push';
 import { assertPortFree, freePort, reservePort, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
 import { NEWS_WEB_SITE_PORTS, appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
@@ -13,6 +14,22 @@ import { Supervisor } from './supervisor';
 const DEV_WHATSAPP_TOKEN = 'EAAdevelopmentaccesstoken';
 const DEV_WHATSAPP_PHONE_NUMBER_ID = '100000000000001';
 /** Ports the news sites double takes after its control port (one per site and fault origin). */
+
+/**
+ * The development VAPID key pair, made once per data directory and kept: browsers subscribed with
+ * it (a real Chrome's FCM subscription as much as the double's) stay valid across restarts.
+ */
+function devVapidKeys(dataDir: string): { publicKey: string; privateKey: string } {
+  const file = path.join(dataDir, 'push-vapid.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { publicKey: string; privateKey: string };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const keys = generateVapidKeys();
+  writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+  return keys;
+}
 
 function portOf(address: string): number {
   const port = Number(address.split(':').pop());
@@ -78,6 +95,11 @@ async function main(): Promise<void> {
   const useOpenAiDouble = config.ai.apiKey === undefined;
   const openaiDoublePort = config.devServices.openaiDoublePort;
   if (useOpenAiDouble) wanted.push([openaiDoublePort, 'OpenAI double']);
+  // Without VAPID keys, Web Push is on against the push double (tests/doubles), with a kept key pair.
+  const usePushDouble = config.webPush.vapid === undefined;
+  const pushDoublePort = config.devServices.pushDoublePort;
+  const pushCertDir = path.join(config.dataDir, 'push-double');
+  if (usePushDouble) wanted.push([pushDoublePort, 'Web Push double']);
   // The news sites the seeded sources read (tests/doubles/news-web-double.ts): its control API on
   // this port, its sites on the ones after it.
   const newsWebPort = config.devServices.newsWebDoublePort;
@@ -109,12 +131,25 @@ async function main(): Promise<void> {
     log: say,
   });
 
+  const vapid = usePushDouble ? devVapidKeys(config.dataDir) : undefined;
+  const pushEnv: Record<string, string> = vapid
+    ? {
+        WEB_PUSH_VAPID_SUBJECT: 'mailto:push@localhost.localdomain',
+        WEB_PUSH_VAPID_PUBLIC_KEY: vapid.publicKey,
+        WEB_PUSH_VAPID_PRIVATE_KEY: vapid.privateKey,
+        WEB_PUSH_CA_FILE: path.join(pushCertDir, 'push-double.crt'),
+        // The double's endpoints are on loopback, which the SSRF check refuses unless allowed.
+        WEB_PUSH_ALLOW_HOSTS: [...new Set([...config.webPush.allowHosts, `127.0.0.1:${pushDoublePort}`])].join(','),
+        PUSH_DOUBLE_URL: `https://127.0.0.1:${pushDoublePort}`,
+      }
+    : {};
   const env = childEnv(config, {
     MONGODB_URI: config.mongo.uri ?? `mongodb://127.0.0.1:${ports.ferretdb}/`,
     DATA_DIR: config.dataDir,
     ...(useStripeMock ? { STRIPE_SECRET_KEY: 'sk_test_stripemock', STRIPE_API_URL: `http://127.0.0.1:${ports.stripeMock}` } : {}),
     ...(useMailpit ? { SMTP_URL: `smtp://127.0.0.1:${ports.mailpitSmtp}`, MAILPIT_URL: `http://127.0.0.1:${ports.mailpitUi}` } : {}),
     ...(useWhatsAppDouble ? { WHATSAPP_API_URL: `http://127.0.0.1:${whatsappDoublePort}/v21.0`, WHATSAPP_ACCESS_TOKEN: DEV_WHATSAPP_TOKEN, WHATSAPP_PHONE_NUMBER_ID: DEV_WHATSAPP_PHONE_NUMBER_ID } : {}),
+    ...pushEnv,
     ...(useOpenAiDouble ? { OPENAI_BASE_URL: `http://127.0.0.1:${openaiDoublePort}/v1`, OPENAI_API_KEY: 'development-double' } : {}),
     // The sites double is on loopback, which the fetcher refuses unless allowed (SSRF guard).
     NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
@@ -122,12 +157,12 @@ async function main(): Promise<void> {
     NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, `127.0.0.1:${newsWebPort + 1}-${newsWebPort + NEWS_WEB_SITE_PORTS}`])].join(','),
   });
   // A double of an external service (tests/doubles): its process, listening on `port`.
-  const startDouble = async (name: string, port: number) => {
+  const startDouble = async (name: string, port: number, extraArgs: string[] = []) => {
     const entry = tsEntry(`tests/doubles/${name}.main.ts`);
     await supervisor.start({
       name,
       ...entry,
-      args: [...entry.args, String(port)],
+      args: [...entry.args, String(port), ...extraArgs],
       env,
       cwd: path.resolve(__dirname, '..'),
       output: { file: path.join(config.dataDir, 'logs', `${name}.log`) },
@@ -137,6 +172,7 @@ async function main(): Promise<void> {
   if (useOpenAiDouble) await startDouble('openai-double', openaiDoublePort);
   await startDouble('news-web-double', newsWebPort);
   if (useWhatsAppDouble) await startDouble('whatsapp-double', whatsappDoublePort);
+  if (usePushDouble) await startDouble('push-double', pushDoublePort, [pushCertDir]);
   await buildWeb(say);
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
@@ -152,6 +188,7 @@ async function main(): Promise<void> {
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
   say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
+  say(`  Web Push      ${usePushDouble ? `push double on https://127.0.0.1:${pushDoublePort} (subscribe as a browser: POST /__control/subscriptions; pushes it decrypted: /__control/messages; VAPID keys in ${path.join(config.dataDir, 'push-vapid.json')})` : 'WEB_PUSH_VAPID_* (real push services)'}`);
   say(`  Mail          ${useMailpit ? `Mailpit on http://127.0.0.1:${ports.mailpitUi} (SMTP :${ports.mailpitSmtp})` : 'SMTP_URL'}`);
   say(`  AI provider   ${useOpenAiDouble ? `OpenAI double on http://127.0.0.1:${openaiDoublePort}/v1 (no OPENAI_API_KEY)` : 'OPENAI_API_KEY'}`);
   say(`  News sites    double on http://127.0.0.1:${newsWebPort} (its sites on :${newsWebPort + 1}–${newsWebPort + NEWS_WEB_SITE_PORTS}); \`npm run cli -- seed\` registers them as sources`);

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { ConfigError, parseConfig } from '../models/config';
+import { generateVapidKeys } from '../models/infra/web-push';
 import { freePort, freePortRange, startDevServices, tcpOpen, type DevServicePorts } from './dev-services';
 import { NEWS_WEB_SITE_PORTS, appProcessSpecs, buildWeb, childEnv, stopOnSignals, tsEntry } from './processes';
 import { Supervisor } from './supervisor';
@@ -96,6 +97,9 @@ async function main(): Promise<number> {
   };
   const openaiPort = await freePort();
   const whatsappPort = await freePort();
+  const pushPort = await freePort();
+  const pushCertDir = path.join(dataDir, 'push-double');
+  const vapid = generateVapidKeys();
   // The news sites double's control port, then its sites' ports (consecutive, so one allow-list entry names them).
   const newsWebPort = await freePortRange(1 + NEWS_WEB_SITE_PORTS);
   const webPort = await freePort();
@@ -172,6 +176,15 @@ async function main(): Promise<number> {
       WHATSAPP_APP_SECRET: randomBytes(16).toString('hex'),
       WHATSAPP_VERIFY_TOKEN: randomBytes(16).toString('hex'),
       WHATSAPP_RELAY_SCHEDULE_ENABLED: 'false',
+      // Web Push goes to the push double (tests/doubles/push-double.ts, HTTPS with its own
+      // certificate), which plays the browser too: its endpoints are on loopback, allowed here only.
+      WEB_PUSH_VAPID_SUBJECT: 'mailto:push-tests@newsletter.example',
+      WEB_PUSH_VAPID_PUBLIC_KEY: vapid.publicKey,
+      WEB_PUSH_VAPID_PRIVATE_KEY: vapid.privateKey,
+      WEB_PUSH_CA_FILE: path.join(pushCertDir, 'push-double.crt'),
+      WEB_PUSH_ALLOW_HOSTS: `127.0.0.1:${pushPort}`,
+      WEB_PUSH_TIMEOUT_MS: '3000',
+      PUSH_DOUBLE_URL: `https://127.0.0.1:${pushPort}`,
       // The double of the news sites (its sites on the ports after its control port, on loopback,
       // which the fetcher's SSRF guard refuses unless allowed: those ports only, not Mailpit's or MinIO's).
       NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
@@ -214,6 +227,15 @@ async function main(): Promise<number> {
       cwd: ROOT,
       output: { file: path.join(dataDir, 'logs', 'whatsapp-double.log') },
       ready: () => tcpOpen(whatsappPort),
+    });
+    await supervisor.start({
+      name: 'push-double',
+      ...tsEntry('tests/doubles/push-double.main.ts'),
+      args: [...tsEntry('tests/doubles/push-double.main.ts').args, String(pushPort), pushCertDir],
+      env,
+      cwd: ROOT,
+      output: { file: path.join(dataDir, 'logs', 'push-double.log') },
+      ready: () => tcpOpen(pushPort),
     });
     await supervisor.start({
       name: 'news-web-double',

@@ -13,6 +13,9 @@ import { availableQuizzes } from '../../operations/quiz/quizzes';
 import { streakToday } from '../../operations/quiz/reader-days';
 import { QUIZ_RULES } from '../../models/quiz/quiz.rules';
 import { linkPhone, maskPhone, unlinkPhone } from '../../operations/whatsapp/messages';
+import { listPushSubscriptions, subscribePush, unsubscribePush } from '../../operations/news/push-subscriptions';
+import type { PushSubscriptionDoc } from '../../models/news/push-subscription.repo';
+import { PUSH_SUBSCRIPTIONS_PER_READER } from '../../models/news/push-subscription.rules';
 import {
   CheckoutBody,
   CheckoutSessionView,
@@ -29,9 +32,12 @@ import {
   PreferencesView,
 } from '../news/contracts';
 import { reply, routeFactory } from '../shared/route';
-import { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, EntityOptionsQuery, PhoneUnlinkedView, ReadingOverview } from './contracts';
+import { AccountPushView, AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, EntityOptionsQuery, PhoneUnlinkedView, PushSubscriptionBody, PushSubscriptionParams, PushSubscriptionView, ReadingOverview } from './contracts';
 import type { WebDeps } from './deps';
 import {
+  accountPushExample,
+  pushSubscriptionBodyExample,
+  pushSubscriptionExample,
   billingExample,
   checkoutExample,
   keyListExample,
@@ -51,6 +57,15 @@ import {
 import { signedIn } from './session';
 
 const route = routeFactory<WebDeps>();
+
+const presentPushSubscription = (s: PushSubscriptionDoc) => ({
+  id: s._id,
+  label: s.label,
+  service: new URL(s.endpoint).host,
+  endpoint: s.endpoint,
+  createdAt: s.createdAt.toISOString(),
+  lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,
+});
 const auth = signedIn;
 /** What a new key's answer says beside it. */
 const KEY_SHOWN_ONCE = 'Store this key now: it will not be shown again.';
@@ -252,6 +267,56 @@ export const accountRoutes = [
       const { phone } = await unlinkPhone(deps, { userId: a.sub });
       return { linked: false as const, phone: maskPhone(phone) };
     },
+  }),
+
+  route({
+    method: 'get',
+    path: '/api/account/push',
+    summary: "Web Push: the VAPID public key and the account's subscribed browsers",
+    description: 'Breaking alerts by push go to every browser listed here while the `push` notification setting is on. `configured: false`: push is not set up on this deployment.',
+    tags: ['preferences'],
+    auth,
+    response: AccountPushView,
+    example: { response: accountPushExample },
+    handler: async ({ auth: a, deps }) => ({
+      configured: deps.webPush !== undefined,
+      publicKey: deps.webPush?.publicKey ?? null,
+      limit: PUSH_SUBSCRIPTIONS_PER_READER,
+      subscriptions: (await listPushSubscriptions(deps, a.sub)).map(presentPushSubscription),
+    }),
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/account/push/subscriptions',
+    summary: "Subscribe this browser to breaking alerts by push",
+    description:
+      "The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it; an endpoint another account subscribed moves to this one only with the same keys (409 otherwise). At most 10 browsers per account (409).",
+    tags: ['preferences'],
+    auth,
+    body: PushSubscriptionBody,
+    response: PushSubscriptionView,
+    status: 201,
+    errors: [409, 503],
+    // The fuzzer's stateful phase follows it too.
+    links: [{ name: 'remove', method: 'delete', path: '/api/account/push/subscriptions/:id', parameters: { id: '$response.body#/data/id' } }],
+    example: { body: pushSubscriptionBodyExample, response: { ...pushSubscriptionExample, lastSuccessAt: null } },
+    handler: async ({ body, auth: a, ctx, deps }) =>
+      reply({ status: 201, data: presentPushSubscription(await subscribePush(deps, { userId: a.sub, endpoint: body.endpoint, keys: body.keys, userAgent: ctx.get('User-Agent') || undefined })) }),
+  }),
+
+  route({
+    method: 'delete',
+    path: '/api/account/push/subscriptions/:id',
+    summary: 'Stop alerts by push to one browser',
+    description: "Removes one of this account's subscriptions (404 for another account's or an unknown one). The page also unsubscribes the browser itself.",
+    tags: ['preferences'],
+    auth,
+    params: PushSubscriptionParams,
+    response: PushSubscriptionView,
+    errors: [404],
+    example: { params: { id: pushSubscriptionExample.id }, response: pushSubscriptionExample },
+    handler: async ({ params, auth: a, deps }) => presentPushSubscription(await unsubscribePush(deps, a.sub, params.id)),
   }),
 
   route({

@@ -16,6 +16,7 @@ import { SubscriptionView } from '../news/contracts';
 import { QuizSummary, Rules, StreakView } from '../quiz/contracts';
 import { Count, IsoDateTime, SearchText, Text, Uuid } from '../shared/views';
 import { READER_LISTS } from '../../models/news/reader-mail.rules';
+import { PUSH_SUBSCRIPTIONS_PER_READER } from '../../models/news/push-subscription.rules';
 
 const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const AccountUsageView = z.object({
@@ -57,6 +58,42 @@ export const AccountWhatsAppView = z
   .meta({ id: 'AccountWhatsApp' });
 
 export const PhoneUnlinkedView = z.object({ linked: z.literal(false), phone: Text(32).describe('the phone unlinked, masked') }).meta({ id: 'PhoneUnlinked' });
+
+// ---- Web Push: the reader's browsers (issue 40) -----------------------------------------------
+
+export const PushSubscriptionView = z
+  .object({
+    id: Text(32),
+    label: Text(64).describe('the browser and its system, from its User-Agent when it subscribed'),
+    service: Text(255).describe("the push service's host"),
+    endpoint: Text(2048).describe('the endpoint the browser gave (the page finds its own subscription by it)'),
+    createdAt: IsoDateTime,
+    lastSuccessAt: IsoDateTime.nullable().describe('when a push service last took an alert for it'),
+  })
+  .meta({ id: 'PushSubscription' });
+
+export const AccountPushView = z
+  .object({
+    configured: z.boolean().describe('false: Web Push is not set up on this deployment (no alerts by push)'),
+    publicKey: Text(87).nullable().describe("the VAPID public key, base64url: PushManager.subscribe's applicationServerKey"),
+    limit: Count.describe('browsers a reader may subscribe'),
+    subscriptions: z.array(PushSubscriptionView).max(PUSH_SUBSCRIPTIONS_PER_READER),
+  })
+  .meta({ id: 'AccountPush' });
+
+/** PushSubscription.toJSON() of the browser, as posted by the page. */
+export const PushSubscriptionBody = z
+  .object({
+    endpoint: z.string().max(2048).describe("the push service's address for this browser (https)"),
+    expirationTime: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+    keys: z.strictObject({
+      p256dh: z.string().max(128).describe("the browser's P-256 public key, base64url (65 bytes)"),
+      auth: z.string().max(64).describe('the authentication secret, base64url (16 bytes)'),
+    }),
+  })
+  .meta({ id: 'PushSubscriptionRequest' });
+
+export const PushSubscriptionParams = z.object({ id: z.string().max(25).regex(/^ps_[A-Za-z0-9_-]{22}$/) }).meta({ id: 'PushSubscriptionParams' });
 
 export const ReadingOverview = z.object({ streak: StreakView, quizzes: z.array(QuizSummary).max(100), rules: Rules }).meta({ id: 'ReadingOverview' });
 

@@ -10,6 +10,7 @@ import { smtpUrl, type Config } from '../../models/config';
 import { createMailer, smtpOptions, type Mailer } from '../../models/infra/mail';
 import { opsOverview, PROBE_TIMEOUT_MS, sharedOverview, type OpsOverview } from '../../operations/ops/overview';
 import { createStaffRepo, type StaffRepo } from '../../models/staff/staff.repo';
+import { createPushSubscriptionRepo, type PushSubscriptionRepo } from '../../models/news/push-subscription.repo';
 import {
   billingBundle,
   keysBundle,
@@ -47,6 +48,10 @@ export interface WebDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle,
   now: () => Date;
   /** The support, news and quiz services' dependencies, for the staff console's operations (./console.ts). */
   console: ConsoleDeps;
+  /** Readers' browsers for alerts by Web Push (issue 40). */
+  pushSubscriptions: PushSubscriptionRepo;
+  /** Undefined when Web Push is not configured (the page hides its control; subscribing answers 503). */
+  webPush: { publicKey: string; allowHosts: readonly string[]; production: boolean } | undefined;
   /** The operations overview (issue 38, item 6: operations/ops/overview.ts), shared by the callers of a moment. */
   opsOverview: () => Promise<OpsOverview>;
 }
@@ -80,6 +85,8 @@ export function makeWebDeps(infra: Infra, overrides: Partial<Pick<WebDeps, 'mail
     ...quizBundle(infra),
     ...webhooksBundle(infra),
     accounts: createAccountRepo(mongo.conn),
+    pushSubscriptions: createPushSubscriptionRepo(mongo.conn),
+    webPush: config.webPush.vapid ? { publicKey: config.webPush.vapid.publicKey, allowHosts: config.webPush.allowHosts, production: config.isProduction } : undefined,
     staff: createStaffRepo(mongo.conn),
     readerMail: createReaderMailRepo(mongo.conn),
     mailer,

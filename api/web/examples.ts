@@ -9,7 +9,7 @@
  */
 import type { z } from 'zod';
 import type { CheckoutSessionView, KeyView, NewKeyView, PortalSessionView, PreferencesBody, PreferencesView } from '../news/contracts';
-import type { AccountUsageView, AccountWhatsAppView, BillingOverview, EntityOption, ReadingOverview, SessionView, StaffAuditPage, StaffMemberView, StaffMeView } from './contracts';
+import type { AccountPushView, AccountUsageView, AccountWhatsAppView, PushSubscriptionBody, PushSubscriptionView, BillingOverview, EntityOption, ReadingOverview, SessionView, StaffAuditPage, StaffMemberView, StaffMeView } from './contracts';
 
 // ---- The account --------------------------------------------------------------------------------
 
@@ -193,6 +193,31 @@ export const preferencesExample = {
 export const MASKED_PHONE = '5511•••••••21';
 
 export const whatsappExample = { configured: true, linked: true, phone: MASKED_PHONE, linkedAt: '2026-11-20T14:02:37.000Z' } satisfies z.input<typeof AccountWhatsAppView>;
+
+/** A Chrome subscription's endpoint (FCM), as PushSubscription.toJSON() gives it. */
+const FCM_ENDPOINT = 'https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken';
+
+export const pushSubscriptionBodyExample = {
+  endpoint: FCM_ENDPOINT,
+  expirationTime: null,
+  keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' },
+} satisfies z.input<typeof PushSubscriptionBody>;
+
+export const pushSubscriptionExample = {
+  id: 'ps_Q3hY9lJzS1m2cXo8bWZ0Tg',
+  label: 'Chrome · Android',
+  service: 'fcm.googleapis.com',
+  endpoint: FCM_ENDPOINT,
+  createdAt: '2026-11-24T10:15:02.000Z',
+  lastSuccessAt: '2026-11-26T13:40:11.000Z',
+} satisfies z.input<typeof PushSubscriptionView>;
+
+export const accountPushExample = {
+  configured: true,
+  publicKey: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U',
+  limit: 10,
+  subscriptions: [pushSubscriptionExample],
+} satisfies z.input<typeof AccountPushView>;
 
 // ---- Reading ------------------------------------------------------------------------------------
 

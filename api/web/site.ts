@@ -66,6 +66,11 @@ const NOT_SITE = /^\/(api\/|health$|openapi\.json$|docs(\/|$)|reference(\/|$))/;
 const NEVER_SENT = /\.(?:map|br|gz)$/i;
 /** Files the build copies from web/public to the top (robots.txt, favicon.svg…). */
 const TOP_FILE = /^\/[\w.-]+\.(ico|png|svg|txt|webmanifest)$/;
+/**
+ * The service worker of alerts by Web Push (web/public/sw.js): at the top so that its scope is the
+ * whole dashboard, and never cached, so that a new one is picked up at the next visit.
+ */
+const SERVICE_WORKER = '/sw.js';
 /** A path whose last segment has an extension names a file, never a page of the dashboard. */
 const FILE_LIKE = /\.[A-Za-z0-9]+$/;
 
@@ -89,6 +94,11 @@ export function staticSite(distDir: string): Middleware {
     if (ctx.path.startsWith('/assets/')) {
       const served = await send(ctx, ctx.path, { root: distDir, immutable: true, maxage: 31_536_000_000 }).catch(() => undefined);
       if (!served) noSuchFile(ctx);
+      return;
+    }
+    if (ctx.path === SERVICE_WORKER && existsSync(path.join(distDir, SERVICE_WORKER))) {
+      await send(ctx, SERVICE_WORKER, { root: distDir });
+      ctx.set('Cache-Control', 'no-cache');
       return;
     }
     if (TOP_FILE.test(ctx.path) && existsSync(path.join(distDir, ctx.path))) {

@@ -12,6 +12,7 @@ import type { AlertClaimRepo } from '../../models/news/alert-claim.repo';
 import { ALERT_CHANNELS, whoIsTold, type AlertChannel } from '../../models/news/audience.rules';
 import type { PreferencesRepo } from '../../models/news/preferences.repo';
 import type { ReaderLanguage } from '../../models/news/preferences.rules';
+import type { PushSubscriptionRepo } from '../../models/news/push-subscription.repo';
 import { readerMessageId, unsubscribeToken } from '../../models/news/reader-mail-ids';
 import type { ReaderMailRepo } from '../../models/news/reader-mail.repo';
 import { composeAlertMail, listHeaders } from '../../models/news/reader-mail.rules';
@@ -22,20 +23,29 @@ import type { Recipient } from '../whatsapp/alerts';
 /** WhatsApp's customer-service window: free-form text reaches a phone that wrote within it. */
 const SERVICE_WINDOW_MS = 24 * 3_600_000;
 
-/** The channels this deployment delivers alerts on (push joins when a browser subscription exists). */
-const DELIVERED: readonly AlertChannel[] = ['whatsapp', 'email'];
+/** The channels this deployment delivers alerts on (push reaches a reader with a subscribed browser). */
+const DELIVERED: readonly AlertChannel[] = ['push', 'whatsapp', 'email'];
 
 export interface AlertAudienceDeps {
   articles: Pick<ArticleQueries, 'alertTarget'>;
   preferences: Pick<PreferencesRepo, 'alertCandidates'>;
   whatsapp: Pick<WhatsAppRepo, 'phonesOf'>;
   users: Pick<UserRepo, 'verifiedEmails'>;
+  pushSubscriptions: Pick<PushSubscriptionRepo, 'subscribedOf'>;
   claims: Pick<AlertClaimRepo, 'claim'>;
   /** Addresses that bounced or complained are not reachable. */
   readerMail: Pick<ReaderMailRepo, 'suppressedOf'>;
   /** Whether WhatsApp's Cloud API is configured here: without it no phone is reachable. */
   whatsappEnabled: boolean;
+  /** Whether Web Push (VAPID) is configured here: without it no browser is reachable. */
+  pushEnabled: boolean;
   now: () => Date;
+}
+
+/** A reader an alert is pushed to (to each of their subscribed browsers). */
+export interface PushRecipient {
+  userId: string;
+  language: ReaderLanguage;
 }
 
 /** A reader an alert is mailed to. */
@@ -48,6 +58,7 @@ export interface MailRecipient {
 export interface AlertAudience {
   /** The article's title; null when it is not (or no longer) a breaking article: nobody is told. */
   title: string | null;
+  push: PushRecipient[];
   whatsapp: Recipient[];
   email: MailRecipient[];
   next: string | null;
@@ -56,29 +67,31 @@ export interface AlertAudience {
 /**
  * A page of the readers told of a breaking article, by channel: the readers the one rule tells
  * (breaking, at or above their minimum score, followed, not in quiet hours) on the first channel
- * they turned on that reaches them (a linked phone; a proven address), each claimed once for the
- * article (a retry of this page claims the same). By account id, `limit` after `after`; `next`
+ * they turned on that reaches them (a subscribed browser; a linked phone; a proven address), each
+ * claimed once for the article (a retry of this page claims the same). By account id, `limit` after `after`; `next`
  * is where the following page starts (null: none).
  */
 export async function alertAudience(deps: AlertAudienceDeps, input: { articleId: string; after: string | null; limit: number }): Promise<AlertAudience> {
   const article = await deps.articles.alertTarget(input.articleId);
-  if (!article?.isBreaking) return { title: null, whatsapp: [], email: [], next: null };
+  if (!article?.isBreaking) return { title: null, push: [], whatsapp: [], email: [], next: null };
   const now = deps.now();
   const page = await deps.preferences.alertCandidates(article, input.after, input.limit, ALERT_CHANNELS);
   const ids = page.map((p) => p._id);
-  const [phones, addresses] = await Promise.all([
+  const [phones, addresses, browsers] = await Promise.all([
     deps.whatsappEnabled ? deps.whatsapp.phonesOf(ids).then((cs) => new Map(cs.map((c) => [c.userId!, c]))) : new Map<string, never>(),
     deps.users.verifiedEmails(ids),
+    deps.pushEnabled ? deps.pushSubscriptions.subscribedOf(ids) : new Set<string>(),
   ]);
   const suppressed = await deps.readerMail.suppressedOf([...addresses.values()]);
   const windowStart = now.getTime() - SERVICE_WINDOW_MS;
-  const audience: AlertAudience = { title: article.title, whatsapp: [], email: [], next: page.length === input.limit ? page[page.length - 1]!._id : null };
+  const audience: AlertAudience = { title: article.title, push: [], whatsapp: [], email: [], next: page.length === input.limit ? page[page.length - 1]!._id : null };
   for (const reader of page) {
     const phone = phones.get(reader._id);
     const proven = addresses.get(reader._id);
     const address = proven && !suppressed.has(proven.toLowerCase()) ? proven : undefined;
-    const told = whoIsTold({ follows: reader, settings: reader.settings, reachable: { whatsapp: phone !== undefined, email: address !== undefined } }, article, now, DELIVERED);
+    const told = whoIsTold({ follows: reader, settings: reader.settings, reachable: { push: browsers.has(reader._id), whatsapp: phone !== undefined, email: address !== undefined } }, article, now, DELIVERED);
     if (!told.told || !(await deps.claims.claim(article._id, reader._id, told.channel, now))) continue;
+    if (told.channel === 'push') audience.push.push({ userId: reader._id, language: reader.settings.language });
     if (told.channel === 'whatsapp' && phone) audience.whatsapp.push({ userId: reader._id, phone: phone._id, inWindow: (phone.lastInboundAt?.getTime() ?? 0) > windowStart });
     if (told.channel === 'email' && address) audience.email.push({ userId: reader._id, to: address, language: reader.settings.language });
   }

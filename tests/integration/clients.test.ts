@@ -682,6 +682,11 @@ describe('web (signed in as a browser is: the session cookie and the CSRF token)
     expect(usage.data.keys).toEqual([expect.objectContaining({ id: keyId, name: 'Painel', mode: 'test' })]);
   });
 
+  it('GET /api/account/push', async () => {
+    const push = await ok(client.GET('/api/account/push'));
+    expect(push.data).toEqual({ configured: true, publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/), limit: 10, subscriptions: [] });
+  });
+
   it('GET /api/account/billing and /api/account/whatsapp', async () => {
     const billing = await ok(client.GET('/api/account/billing'));
     expect(billing.data.subscription).toMatchObject({ status: 'none', plan: 'starter' });

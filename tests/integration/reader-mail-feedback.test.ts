@@ -15,6 +15,7 @@ import { createAlertClaimRepo } from '../../models/news/alert-claim.repo';
 import { type createArticleQueries } from '../../models/news/article-query';
 import { createPreferencesRepo } from '../../models/news/preferences.repo';
 import { readerMessageId } from '../../models/news/reader-mail-ids';
+import { createPushSubscriptionRepo } from '../../models/news/push-subscription.repo';
 import { createReaderMailRepo } from '../../models/news/reader-mail.repo';
 import { INBOUND_MAIL_COLLECTION, type InboundMailDoc } from '../../models/support/inbound-mail.repo';
 import { ticketModel } from '../../models/support/support.model';
@@ -91,7 +92,9 @@ async function mailedNextAlert(userId: string): Promise<boolean> {
       users: createUserRepo(conn()),
       claims: createAlertClaimRepo(conn()),
       readerMail: createReaderMailRepo(conn()),
+      pushSubscriptions: createPushSubscriptionRepo(conn()),
       whatsappEnabled: false,
+      pushEnabled: false,
       now: () => new Date(),
     },
     // The page that starts just before this reader (ids sort as strings; the shared database holds other readers).

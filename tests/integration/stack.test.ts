@@ -12,6 +12,7 @@ import { signToken } from '../../models/auth/token.rules';
 import { signatureOf } from '../../models/whatsapp/webhook.rules';
 import { defaultCacheDir } from '../../ops/binaries';
 import { postgresBin, postgresPrefix } from '../../ops/postgres';
+import { pushDoubleControl } from '../doubles/push-double';
 import { ROOT, alive, runTs, startPorts } from '../helpers/processes';
 
 jest.setTimeout(240_000);
@@ -44,7 +45,7 @@ describe('npm start (the whole stack, supervised)', () => {
     ports = picked.ports;
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's machine: nothing configured but ports; secrets are generated, FerretDB is used.
-    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL', 'SMTP_URL', 'MAILPIT_URL']) delete env[k];
+    for (const k of ['MONGODB_URI', 'MONGODB_DB', 'JWT_SECRET', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_URL', 'STRIPE_WEBHOOK_SECRET', 'WHATSAPP_API_URL', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_DOUBLE_URL', 'WEB_PUSH_VAPID_SUBJECT', 'WEB_PUSH_VAPID_PUBLIC_KEY', 'WEB_PUSH_VAPID_PRIVATE_KEY', 'WEB_PUSH_CA_FILE', 'WEB_PUSH_ALLOW_HOSTS', 'PUSH_DOUBLE_URL', 'SMTP_URL', 'MAILPIT_URL']) delete env[k];
     Object.assign(env, {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
@@ -192,6 +193,19 @@ describe('npm start (the whole stack, supervised)', () => {
       abort.abort();
       await reading;
     }
+  });
+
+  it('runs Web Push against the push double, with a key pair kept in the data directory', async () => {
+    const vapid = JSON.parse(readFileSync(path.join(dataDir, 'push-vapid.json'), 'utf8')) as { publicKey: string };
+    expect(vapid.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    // The double, over TLS with the certificate npm start made for it, subscribes as a browser would.
+    const control = pushDoubleControl(`https://127.0.0.1:${ports.push}`, path.join(dataDir, 'push-double', 'push-double.crt'));
+    try {
+      expect((await control.subscribe(vapid.publicKey)).endpoint).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${ports.push}/push/`));
+    } finally {
+      await control.close();
+    }
+    expect(output).toMatch(/Web Push +push double on https:\/\/127\.0\.0\.1:/);
   });
 
   it('reports MinIO down with 503 when it is killed, and 200 again after the supervisor restarts it', async () => {

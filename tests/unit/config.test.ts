@@ -15,6 +15,16 @@ describe('config', () => {
     expect(c.mongo.uri).toBeUndefined();
   });
 
+  it('Web Push is off without VAPID keys, on with all three, and a partial or malformed set stops start-up naming it', () => {
+    expect(parseConfig({ DATA_DIR: tmp() }).webPush).toEqual({ vapid: undefined, caFile: undefined, allowHosts: [], timeoutMs: 10_000 });
+    const keys = { WEB_PUSH_VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, WEB_PUSH_VAPID_PRIVATE_KEY: 'A'.repeat(43) };
+    const on = parseConfig({ DATA_DIR: tmp(), WEB_PUSH_VAPID_SUBJECT: 'mailto:ops@example.com', ...keys, WEB_PUSH_ALLOW_HOSTS: '127.0.0.1:4433' });
+    expect(on.webPush).toMatchObject({ vapid: { subject: 'mailto:ops@example.com', publicKey: keys.WEB_PUSH_VAPID_PUBLIC_KEY }, allowHosts: ['127.0.0.1:4433'] });
+    expect(() => parseConfig({ DATA_DIR: tmp(), ...keys })).toThrow(/WEB_PUSH_VAPID_SUBJECT, WEB_PUSH_VAPID_PUBLIC_KEY and WEB_PUSH_VAPID_PRIVATE_KEY go together/);
+    expect(() => parseConfig({ DATA_DIR: tmp(), WEB_PUSH_VAPID_SUBJECT: 'ops@example.com', ...keys })).toThrow(/WEB_PUSH_VAPID_SUBJECT: must be a mailto: or https: contact/);
+    expect(() => parseConfig({ DATA_DIR: tmp(), WEB_PUSH_VAPID_SUBJECT: 'mailto:ops@example.com', ...keys, WEB_PUSH_VAPID_PRIVATE_KEY: 'short' })).toThrow(/WEB_PUSH_VAPID_PRIVATE_KEY/);
+  });
+
   it('reads the service ports from NEWS_PORT, SUPPORT_PORT and QUIZ_PORT', () => {
     const c = parseConfig({ DATA_DIR: tmp(), NEWS_PORT: '4001', SUPPORT_PORT: '4002', QUIZ_PORT: '4003' });
     expect(c.http.ports).toEqual({ news: 4001, support: 4002, quiz: 4003 });

@@ -18,7 +18,8 @@ const suite = workflowSuite();
 
 type Phone = { userId: string; phone: string; inWindow: boolean };
 type Mail = { userId: string; to: string; language: 'pt' | 'en' };
-type Page = { title: string | null; whatsapp: Phone[]; email: Mail[]; next: string | null };
+type Push = { userId: string; language: 'pt' | 'en' };
+type Page = { title: string | null; push?: Push[]; whatsapp: Phone[]; email: Mail[]; next: string | null };
 
 const phones = (from: number, n: number): Phone[] => Array.from({ length: n }, (_, i) => ({ userId: `p${from + i}`, phone: `55119${String(from + i).padStart(8, '0')}`, inWindow: true }));
 const mails = (from: number, n: number): Mail[] => Array.from({ length: n }, (_, i) => ({ userId: `m${from + i}`, to: `m${from + i}@example.com`, language: i % 2 ? 'en' : 'pt' }));
@@ -32,6 +33,7 @@ function activities(pages: Record<string, Page>, mail: (b: { articleId: string; 
     }),
     sendAlerts: jest.fn(async (b: { recipients: unknown[] }) => ({ sent: b.recipients.length, capped: 0, refused: 0 })),
     sendMailAlerts: jest.fn(mail),
+    sendPushAlerts: jest.fn(async (b: { articleId: string; recipients: Push[] }) => ({ sent: b.recipients.length * 2, gone: 1, refused: 0, skipped: 0, unsubscribed: 0 })),
   };
 }
 
@@ -57,6 +59,20 @@ it('reads the audience a page at a time and sends each channel in batches of at 
     ['m100', 20],
     ['m120', 5],
   ]);
+});
+
+it('sends the push recipients in batches of at most 50 first, summing what each batch counted (browsers, not readers); a run without push has no push counts', async () => {
+  const articleId = randomUUID();
+  const pushed: Push[] = Array.from({ length: 60 }, (_, i) => ({ userId: `b${i}`, language: 'en' }));
+  const acts = activities({ first: { title: 'Copom sobe a Selic', push: pushed, whatsapp: [], email: mails(0, 2), next: null } });
+  const result = await alerts(acts, { articleId });
+
+  expect(result).toEqual({ push: { recipients: 60, sent: 120, gone: 2, refused: 0, unsubscribed: 0 }, whatsapp: { recipients: 0, sent: 0, capped: 0, refused: 0 }, email: { recipients: 2, sent: 2, failed: 0, skipped: 0 } });
+  expect(acts.sendPushAlerts.mock.calls.map(([b]) => [b.articleId, b.recipients[0]!.userId, b.recipients.length])).toEqual([
+    [articleId, 'b0', 50],
+    [articleId, 'b50', 10],
+  ]);
+  expect(acts.sendPushAlerts.mock.invocationCallOrder[1]!).toBeLessThan(acts.sendMailAlerts.mock.invocationCallOrder[0]!);
 });
 
 it('an article that is not (or no longer) breaking ends the run at once: nothing sent, 500 readers a page unless told', async () => {

@@ -144,6 +144,22 @@ export interface Reading {
   rules: { maxDaysRecovery: number; minCorrectAnswers: number; totalQuestions: number };
 }
 
+/** GET /api/account/push: Web Push's public key and the account's subscribed browsers. */
+export interface PushSubscriptionView {
+  id: string;
+  label: string;
+  service: string;
+  endpoint: string;
+  createdAt: string;
+  lastSuccessAt: string | null;
+}
+export interface AccountPush {
+  configured: boolean;
+  publicKey: string | null;
+  limit: number;
+  subscriptions: PushSubscriptionView[];
+}
+
 export interface WhatsAppLink {
   configured: boolean;
   linked: boolean;

@@ -37,12 +37,15 @@ export interface NewsActivities {
 export interface NewsAlertActivities {
   alertAudience(input: { articleId: string; after: string | null; limit: number }): Promise<{
     title: string | null;
+    /** Absent in histories recorded before push alerts. */
+    push?: { userId: string; language: 'pt' | 'en' }[];
     whatsapp: { userId: string; phone: string; inWindow: boolean }[];
     email: { userId: string; to: string; language: 'pt' | 'en' }[];
     next: string | null;
   }>;
   sendMailAlerts(input: { articleId: string; recipients: { userId: string; to: string; language: 'pt' | 'en' }[] }): Promise<{ sent: number; failed: number; skipped: number }>;
   sendAlerts(input: { articleId: string; title: string; recipients: { phone: string; inWindow: boolean }[] }): Promise<{ sent: number; capped: number; refused: number }>;
+  sendPushAlerts(input: { articleId: string; recipients: { userId: string; language: 'pt' | 'en' }[] }): Promise<{ sent: number; gone: number; refused: number; skipped: number; unsubscribed: number }>;
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * The breaking alerts of one article on every channel (`news-alerts-<articleId>`, started once per
  * article by the import or the enrichment that published it; issue 40, docs/decisions.md "Events
- * out"): the readers the one rule tells, a page at a time, each on one channel (WhatsApp or
- * e-mail), each once. Batches of 50 per channel; a page's batches run one after another, so a run's
- * history stays small however many readers there are. Replaces whatsappAlertsWorkflow for new
+ * out"): the readers the one rule tells, a page at a time, each on one channel (a browser by
+ * Web Push, WhatsApp or e-mail), each once. Batches of 50 per channel; a page's batches run one
+ * after another, so a run's history stays small however many readers there are. Replaces whatsappAlertsWorkflow for new
  * articles (that one stays registered while runs started before finish).
  */
 import { proxyActivities } from '@temporalio/workflow';
@@ -19,7 +19,7 @@ const { alertAudience } = proxyActivities<NewsAlertActivities>({
 
 // A batch is retried while the Cloud API or the mail server throttles or fails (what was sent is
 // not sent again); an alert is worth little after a few hours, so the retries stop after about that.
-const { sendAlerts, sendMailAlerts } = proxyActivities<NewsAlertActivities>({
+const { sendAlerts, sendMailAlerts, sendPushAlerts } = proxyActivities<NewsAlertActivities>({
   startToCloseTimeout: '5 minutes',
   retry: withNonRetryable(RETRY.alerts, [WHATSAPP_FAILURES.notConfigured]),
 });
@@ -31,6 +31,8 @@ export interface NewsAlertsInput {
 }
 
 export interface NewsAlertsResult {
+  /** Absent from runs that had no push recipient (and from those recorded before push alerts). */
+  push?: { recipients: number; sent: number; gone: number; refused: number; unsubscribed: number };
   whatsapp: { recipients: number; sent: number; capped: number; refused: number };
   email: { recipients: number; sent: number; failed: number; skipped: number };
 }
@@ -45,6 +47,19 @@ export async function newsAlertsWorkflow(input: NewsAlertsInput): Promise<NewsAl
     if (page.title === null) return result; // not (or no longer) a breaking article
     result.whatsapp.recipients += page.whatsapp.length;
     result.email.recipients += page.email.length;
+    // Push first, as the channels are ordered; histories recorded before push alerts have no `push`.
+    const push = page.push ?? [];
+    if (push.length > 0) {
+      const counts = (result.push ??= { recipients: 0, sent: 0, gone: 0, refused: 0, unsubscribed: 0 });
+      counts.recipients += push.length;
+      for (let i = 0; i < push.length; i += BATCH) {
+        const batch = await sendPushAlerts({ articleId: input.articleId, recipients: push.slice(i, i + BATCH) });
+        counts.sent += batch.sent;
+        counts.gone += batch.gone;
+        counts.refused += batch.refused;
+        counts.unsubscribed += batch.unsubscribed;
+      }
+    }
     for (let i = 0; i < page.whatsapp.length; i += BATCH) {
       const batch = await sendAlerts({ articleId: input.articleId, title: page.title, recipients: page.whatsapp.slice(i, i + BATCH) });
       result.whatsapp.sent += batch.sent;

@@ -286,6 +286,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Web Push: the VAPID public key and the account's subscribed browsers
+         * @description Breaking alerts by push go to every browser listed here while the `push` notification setting is on. `configured: false`: push is not set up on this deployment.
+         */
+        get: operations["getApiAccountPush"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/push/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe this browser to breaking alerts by push
+         * @description The body is the browser's PushSubscription.toJSON(), made with the public key of GET /api/account/push. The endpoint must be an https push service (in production a known one: FCM, Mozilla, Windows, Apple) on a public address, and the keys a P-256 key and a 16-byte secret: 400 otherwise, with nothing stored. The same endpoint again refreshes it; an endpoint another account subscribed moves to this one only with the same keys (409 otherwise). At most 10 browsers per account (409).
+         */
+        post: operations["postApiAccountPushSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/push/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop alerts by push to one browser
+         * @description Removes one of this account's subscriptions (404 for another account's or an unknown one). The page also unsubscribes the browser itself.
+         */
+        delete: operations["deleteApiAccountPushSubscriptionsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/reading": {
         parameters: {
             query?: never;
@@ -883,6 +943,42 @@ export interface components {
             linked: false;
             /** @description the phone unlinked, masked */
             phone: string;
+        };
+        AccountPush: {
+            /** @description false: Web Push is not set up on this deployment (no alerts by push) */
+            configured: boolean;
+            /** @description the VAPID public key, base64url: PushManager.subscribe's applicationServerKey */
+            publicKey: string | null;
+            /**
+             * Format: int64
+             * @description browsers a reader may subscribe
+             */
+            limit: number;
+            subscriptions: components["schemas"]["PushSubscription"][];
+        };
+        PushSubscription: {
+            id: string;
+            /** @description the browser and its system, from its User-Agent when it subscribed */
+            label: string;
+            /** @description the push service's host */
+            service: string;
+            /** @description the endpoint the browser gave (the page finds its own subscription by it) */
+            endpoint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description when a push service last took an alert for it */
+            lastSuccessAt: string | null;
+        };
+        PushSubscriptionRequest: {
+            /** @description the push service's address for this browser (https) */
+            endpoint: string;
+            expirationTime?: number | null;
+            keys: {
+                /** @description the browser's P-256 public key, base64url (65 bytes) */
+                p256dh: string;
+                /** @description the authentication secret, base64url (16 bytes) */
+                auth: string;
+            };
         };
         ReadingOverview: {
             streak: components["schemas"]["Streak"];
@@ -2702,6 +2798,177 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: components["schemas"]["PhoneLinked"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAccountPush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "configured": true,
+                     *         "publicKey": "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U",
+                     *         "limit": 10,
+                     *         "subscriptions": [
+                     *           {
+                     *             "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
+                     *             "label": "Chrome · Android",
+                     *             "service": "fcm.googleapis.com",
+                     *             "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
+                     *             "createdAt": "2026-11-24T10:15:02.000Z",
+                     *             "lastSuccessAt": "2026-11-26T13:40:11.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["AccountPush"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAccountPushSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
+                 *       "expirationTime": null,
+                 *       "keys": {
+                 *         "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+                 *         "auth": "tBHItJI5svbpez7KI4CCXg"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PushSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
+                     *         "label": "Chrome · Android",
+                     *         "service": "fcm.googleapis.com",
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
+                     *         "createdAt": "2026-11-24T10:15:02.000Z",
+                     *         "lastSuccessAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["PushSubscription"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    deleteApiAccountPushSubscriptionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example ps_Q3hY9lJzS1m2cXo8bWZ0Tg */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "ps_Q3hY9lJzS1m2cXo8bWZ0Tg",
+                     *         "label": "Chrome · Android",
+                     *         "service": "fcm.googleapis.com",
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dG9rZW4tb2YtdGhpcy1icm93c2Vy:APA91bH8z0xExampleRegistrationToken",
+                     *         "createdAt": "2026-11-24T10:15:02.000Z",
+                     *         "lastSuccessAt": "2026-11-26T13:40:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["PushSubscription"];
                     };
                 };
             };

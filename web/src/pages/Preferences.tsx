@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SECTORS, TOPICS } from '../../../models/news/article.rules';
 import type { NotificationSettings } from '../../../models/news/preferences.rules';
-import { api, type EntityOption, type Preferences, type WhatsAppLink } from '../api';
+import { api, type AccountPush, type EntityOption, type Preferences, type WhatsAppLink } from '../api';
 import { Failure, Loading, useResource } from './common';
 
 type Weighted = { list: 'sectors' | 'topics'; weights: 'sectorWeights' | 'topicWeights'; codes: readonly string[] };
@@ -191,6 +191,144 @@ function timeZones(current: string): string[] {
   return [...new Set([current, ...all])];
 }
 
+/** The VAPID public key (base64url) as PushManager.subscribe takes it. */
+function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
+  const raw = atob(base64url.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (base64url.length % 4)) % 4));
+  const bytes = new Uint8Array(new ArrayBuffer(raw.length));
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}
+
+type PushSupport = 'checking' | 'unsupported' | 'denied' | 'ready';
+
+const pushSupported = () => typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+
+/**
+ * Breaking alerts by Web Push (issue 40): the `push` setting, and this browser's subscription
+ * (the service worker at /sw.js, a subscription made with the deployment's VAPID key and posted
+ * to the account), the account's other browsers, each removable. Not set up on this deployment:
+ * no control, a sentence saying so. A browser without push, or with notifications blocked, says so.
+ */
+function PushControl({ on, onChange }: { on: boolean; onChange(on: boolean): void }) {
+  const { t } = useTranslation();
+  const info = useResource<AccountPush>('/api/account/push');
+  const [support, setSupport] = useState<PushSupport>('checking');
+  const [endpoint, setEndpoint] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!pushSupported()) return setSupport('unsupported');
+    if (Notification.permission === 'denied') return setSupport('denied');
+    setSupport('ready');
+    void navigator.serviceWorker.getRegistration('/').then(async (reg) => setEndpoint((await reg?.pushManager.getSubscription())?.endpoint ?? null), () => undefined);
+  }, []);
+
+  const data = info.data;
+  if (!data) return <Failure message={info.error} />;
+  if (!data.configured) {
+    return (
+      <p className="muted" data-testid="push-status">
+        {t('prefs.pushOff')}
+      </p>
+    );
+  }
+  const mine = data.subscriptions.find((s) => s.endpoint === endpoint);
+  const others = data.subscriptions.filter((s) => s !== mine);
+
+  const act = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setError(null);
+    setStatus(null);
+    try {
+      setStatus(await work());
+      await info.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const subscribe = () =>
+    act(async () => {
+      const permission = await Notification.requestPermission();
+      if (permission !== 'granted') {
+        if (permission === 'denied') setSupport('denied');
+        throw new Error(t('prefs.pushNotAllowed'));
+      }
+      const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+      await navigator.serviceWorker.ready;
+      const sub = (await reg.pushManager.getSubscription()) ?? (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(data.publicKey!) }));
+      await api('/api/account/push/subscriptions', { method: 'POST', body: sub.toJSON() });
+      setEndpoint(sub.endpoint);
+      if (!on) onChange(true);
+      return t('prefs.pushSubscribed');
+    });
+  const remove = (id: string, thisBrowser: boolean) =>
+    act(async () => {
+      await api(`/api/account/push/subscriptions/${id}`, { method: 'DELETE' });
+      if (thisBrowser) {
+        const reg = await navigator.serviceWorker.getRegistration('/');
+        await (await reg?.pushManager.getSubscription())?.unsubscribe();
+        setEndpoint(null);
+      }
+      return t('prefs.pushRemoved');
+    });
+
+  return (
+    <div className="push" data-testid="push-control">
+      <label className="check">
+        <input type="checkbox" checked={on} onChange={(e) => onChange(e.target.checked)} />
+        {t('prefs.fields.push')}
+      </label>
+      <Failure message={info.error ?? error} />
+      <p className="muted" data-testid="push-status">
+        {support === 'checking'
+          ? t('app.loading')
+          : support === 'unsupported'
+            ? t('prefs.pushUnsupported')
+            : support === 'denied'
+              ? t('prefs.pushDenied')
+              : mine
+                ? t('prefs.pushThisBrowser', { label: mine.label })
+                : t('prefs.pushNotThisBrowser')}
+      </p>
+      {support === 'ready' ? (
+        mine ? (
+          <button type="button" className="secondary" disabled={busy} onClick={() => void remove(mine.id, true)}>
+            {t('prefs.pushStop')}
+          </button>
+        ) : (
+          <button type="button" disabled={busy || data.subscriptions.length >= data.limit} onClick={() => void subscribe()}>
+            {t('prefs.pushStart')}
+          </button>
+        )
+      ) : null}
+      {others.length > 0 ? (
+        <>
+          <p className="muted">{t('prefs.pushOthers')}</p>
+          <ul className="chips" aria-label={t('prefs.pushOthers')}>
+            {others.map((s) => (
+              <li key={s.id}>
+                {s.label}
+                <button type="button" className="link" aria-label={t('prefs.remove', { name: s.label })} disabled={busy} onClick={() => void remove(s.id, false)}>
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {status ? (
+        <p role="status" className="ok">
+          {status}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
 const clock = (h: number) => `${String(h).padStart(2, '0')}:00`;
 
@@ -213,7 +351,7 @@ function NotificationsCard({ values, onChange }: { values: NotificationSettings;
       <legend>{t('prefs.notifications')}</legend>
       <p className="muted">{t('prefs.alertsLead')}</p>
       {check('email')}
-      {check('push')}
+      <PushControl on={values.push} onChange={(on) => set('push', on)} />
       {check('whatsapp')}
       <label className="field">
         <span>{t('prefs.fields.minScore')}</span>
