@@ -25,6 +25,8 @@ export const TASK_QUEUES = {
   whatsapp: 'whatsapp',
   /** Readers' notifications (issue 40): breaking alerts on every channel. */
   notify: 'news-notify',
+  /** Webhooks to API customers (issue 40): each event's fan-out into messages, each message's deliveries. */
+  webhooks: 'news-webhooks',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -66,7 +68,16 @@ export const workflowIds = {
   whatsappAlerts: (articleId: string) => `whatsapp-alerts-${articleId}`,
   /** The breaking alerts of one article on every channel (issue 40). */
   newsAlerts: (articleId: string) => `news-alerts-${articleId}`,
+  /** The webhook messages of one event of the log (`article:<id>` → `webhook-fanout-article-<id>`), started once. */
+  webhookFanOut: (eventKey: string) => `webhook-fanout-${eventKey.replace(/:/g, '-')}`,
+  /** The deliveries of one webhook message (its msg id, the webhook-id receivers see). */
+  webhookMessage: (msgId: string) => `webhook-message-${msgId}`,
+  /** One more delivery of a message a customer asked for (a replay). */
+  webhookReplay: (msgId: string, replayId: string) => `webhook-replay-${msgId}-${replayId}`,
 };
+
+/** The webhook fan-out relay's schedule (every minute), per deployment prefix (issue 40). */
+export const webhookRelayScheduleId = (prefix: string): string => `${prefix}webhook-fanout-relay`;
 
 /** The WhatsApp message relay's schedule (every minute), per deployment prefix. */
 export const whatsappRelayScheduleId = (prefix: string): string => `${prefix}whatsapp-message-relay`;

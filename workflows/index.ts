@@ -20,3 +20,6 @@ export { whatsappConversationWorkflow } from './whatsapp/conversation.workflow';
 export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';
 export { whatsappAlertsWorkflow } from './whatsapp/alerts.workflow';
 export { newsAlertsWorkflow } from './news/alerts.workflow';
+export { webhookFanOutWorkflow } from './events/fanout.workflow';
+export { webhookMessageWorkflow } from './events/message.workflow';
+export { webhookRelayWorkflow } from './events/relay.workflow';

@@ -15,6 +15,9 @@ import { createSourceRepo, type SourceRepo } from '../../models/news/sources/sou
 import { createListTotals } from '../../models/infra/list-totals';
 import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
 import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import { createWebhookAttemptRepo, type WebhookAttemptRepo } from '../../models/events/webhook-attempt.repo';
+import { createWebhookMessageRepo, type WebhookMessageRepo } from '../../models/events/webhook-message.repo';
+import type { Limiter } from '../shared/rate-limit';
 import type { Lookup } from '../../models/infra/safe-connect';
 import {
   billingBundle,
@@ -23,6 +26,7 @@ import {
   readerBundle,
   whatsappBundle,
   whatsappWebhookBundle,
+  windowLimiter,
   type BillingBundle,
   type BillingWebhookBundle,
   type KeysBundle,
@@ -72,10 +76,29 @@ export interface WebhooksBundle {
   webhookEndpoints: WebhookEndpointRepo;
   /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
   webhookLookup?: Lookup;
+  /** Messages (replayed, test events made) and the delivery log. */
+  webhookMessages: WebhookMessageRepo;
+  webhookAttempts: WebhookAttemptRepo;
+  /** Replays and test events per account (each sends a request to the customer's endpoint). */
+  webhookSendLimiter: Limiter;
 }
 
+/** Replays and test events an account may ask for per minute. */
+export const WEBHOOK_SENDS_PER_MINUTE = 30;
+
 function webhooksBundle(infra: Infra): WebhooksBundle {
-  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
+  const { conn } = infra.mongo;
+  return {
+    webhookEndpoints: createWebhookEndpointRepo(conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)),
+    webhookMessages: createWebhookMessageRepo(conn),
+    webhookAttempts: createWebhookAttemptRepo(conn),
+    webhookSendLimiter: windowLimiter(infra, {
+      name: 'webhook-sends',
+      points: WEBHOOK_SENDS_PER_MINUTE,
+      durationSec: 60,
+      message: `At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account`,
+    }),
+  };
 }
 
 export interface NewsDeps extends Infra, KeysBundle, ReaderBundle, BillingBundle, BillingWebhookBundle, WhatsAppBundle, WhatsAppWebhookBundle, NewsroomBundle, WebhooksBundle {

@@ -36,6 +36,9 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   whatsappConversation: () => workflowIds.whatsappConversation('5511999990000'),
   whatsappAlerts: () => workflowIds.whatsappAlerts('a1'),
   newsAlerts: () => workflowIds.newsAlerts('a1'),
+  webhookFanOut: () => workflowIds.webhookFanOut('article:a1'),
+  webhookMessage: () => workflowIds.webhookMessage('msg_AAAAAAAAAAAAAAAAAAAAAA'),
+  webhookReplay: () => workflowIds.webhookReplay('msg_AAAAAAAAAAAAAAAAAAAAAA', 'r1'),
 };
 
 describe('the families of workflows', () => {
