@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { WEBHOOK_SENDS_PER_MINUTE } from '../../api/news/deps';
 import { createEventLogRepo } from '../../models/events/event-log.repo';
 import { publishEvents } from '../../operations/events/publish';
 import { temporalWebhookStarts } from '../../operations/events/webhook-fanout';
@@ -135,4 +136,15 @@ it('delivers a breaking article to the endpoint whose filters match, verified by
   expect(await received('finance')).toEqual([]);
   expect(await received('energy')).toHaveLength(3);
   expect(await received('gone')).toHaveLength(1);
+
+  // Replays and test events are limited per account (each makes a request to someone's endpoint):
+  // the stranger's 404s above counted; past the limit, 429 with Retry-After before anything is looked up.
+  let answers: number[] = [];
+  for (let i = 0; i < WEBHOOK_SENDS_PER_MINUTE + 1; i += 1) answers.push((await api(stranger.key).test(energy)).status);
+  answers = [...new Set(answers)];
+  expect(answers).toEqual([404, 429]);
+  const limited = await api(stranger.key).replay(energy, msgId).expect(429);
+  expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  // The owner's own limit is untouched by the stranger's.
+  await api(owner.key).test(finance).expect(202);
 });
