@@ -21,6 +21,11 @@ import { accountWithKey, startNewsService, type NewsService } from '../helpers/n
 import { killGroup, startOwnWorker } from '../helpers/processes';
 import { testConfig } from '../helpers/service';
 import { until } from '../helpers/time-skipping';
+import { messagesTo, waitForMessagesTo } from '../helpers/mailpit';
+import { createMailer } from '../../models/infra/mail';
+import { disableEndpoint } from '../../operations/events/webhook-delivery';
+import { newWebhookMessageId } from '../../models/events/webhook-signing';
+import type { WebhookMessageDoc } from '../../models/events/webhook-message.repo';
 
 jest.setTimeout(180_000);
 
@@ -147,4 +152,59 @@ it('delivers a breaking article to the endpoint whose filters match, verified by
   expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   // The owner's own limit is untouched by the stranger's.
   await api(owner.key).test(finance).expect(202);
+});
+
+it("on the real database: the failing streak keeps its start and a success ends it; five days' disabling mails the owner's proven address once (Mailpit); messages once per endpoint and event; the log pages by cursor", async () => {
+  const owner = await accountWithKey(svc, 'starter');
+  const email = `${owner.userId}@example.com`;
+  await svc.deps.users.markEmailVerified(owner.userId, email, new Date());
+  const control = webhookReceiverControl(receiver.url);
+  const made = (await api(owner.key).create({ url: receiver.endpointUrl(`down-${run}`), eventTypes: ['article.published'] }).expect(201)).body.data;
+  await control.endpoint(`down-${run}`, { secret: made.secret });
+  const endpoints = svc.deps.webhookEndpoints;
+
+  const first = new Date(Date.now() - 6 * 86_400_000);
+  expect(await endpoints.recordFailure(made.id, first)).toEqual(first);
+  expect(await endpoints.recordFailure(made.id, new Date())).toEqual(first);
+  await endpoints.recordSuccess(made.id);
+  expect((await endpoints.getById(made.id))!.failingSince).toBeNull();
+  await endpoints.recordFailure(made.id, first);
+
+  const mailer = createMailer(svc.deps.config);
+  try {
+    const deps = { webhookEndpoints: endpoints, users: svc.deps.users, mailer, mail: { from: svc.deps.config.mail.from, domain: 'newsletter.example' }, now: () => new Date() };
+    const [a, b] = await Promise.all([disableEndpoint(deps, { endpointId: made.id, reason: 'failing' }), disableEndpoint(deps, { endpointId: made.id, reason: 'failing' })]);
+    expect([a, b].filter((r) => r.disabled)).toHaveLength(1);
+    expect([a, b].filter((r) => r.mailed)).toHaveLength(1);
+    const [mail] = await waitForMessagesTo(email);
+    expect(mail!.subject).toBe(`Webhook endpoint disabled: ${receiver.endpointUrl(`down-${run}`)}`);
+    expect(await disableEndpoint(deps, { endpointId: made.id, reason: 'failing' })).toEqual({ disabled: false, mailed: false });
+    expect(await messagesTo(email)).toHaveLength(1);
+  } finally {
+    mailer.close();
+  }
+  expect((await api(owner.key).get(made.id).expect(200)).body.data).toMatchObject({ state: 'disabled', disabledReason: 'failing' });
+  // Enabled again by its owner: the streak and the mail's mark are cleared, so a later disabling mails again.
+  await request(svc.callback).patch(`${BASE}/${made.id}`).set('X-API-Key', owner.key).send({ state: 'enabled' }).expect(200);
+  expect(await endpoints.getById(made.id)).toMatchObject({ state: 'enabled', failingSince: null, ownerMailedAt: null });
+
+  // One message per endpoint and event, however many fan-outs race.
+  const doc = (): WebhookMessageDoc => ({ _id: newWebhookMessageId(), endpointId: made.id, accountId: owner.userId, eventKey: `article:race-${run}`, type: 'article.published', body: '{}', state: 'pending', attempts: 0, lastAttemptAt: null, createdAt: new Date() });
+  const answers = await Promise.all(Array.from({ length: 4 }, () => svc.deps.webhookMessages.createMany([doc()])));
+  expect(new Set(answers.flat().map((m) => m._id)).size).toBe(1);
+
+  // The log: newest first, a page after the cursor, an unknown cursor an empty page.
+  const attempts = svc.deps.webhookAttempts;
+  const base = Date.now();
+  for (let i = 0; i < 5; i += 1) {
+    await attempts.record({ msgId: answers[0]![0]!._id, endpointId: made.id, accountId: owner.userId, attempt: i + 1, replay: false, url: made.url, requestHeaders: {}, status: 500, durationMs: 1, responseBody: '', error: null, at: new Date(base + (i < 3 ? i : 2) * 1000) });
+  }
+  const firstPage = await attempts.listForEndpoint(made.id, { limit: 2 });
+  const rest = await attempts.listForEndpoint(made.id, { limit: 10, before: firstPage[1]!._id });
+  // Two pages are the whole log in one, in order, each attempt once (three share a time: the id orders them).
+  const whole = await attempts.listForEndpoint(made.id, { limit: 10 });
+  expect(whole).toHaveLength(5);
+  expect([...firstPage, ...rest].map((x) => x._id)).toEqual(whole.map((x) => x._id));
+  expect([...firstPage, ...rest].map((x) => x.at.getTime())).toEqual([...firstPage, ...rest].map((x) => x.at.getTime()).sort((p, q) => q - p));
+  expect(await attempts.listForEndpoint(made.id, { limit: 10, before: 'wa_AAAAAAAAAAAAAAAAAAAAAA' })).toEqual([]);
 });
