@@ -19,6 +19,7 @@ import type { PoliteFetcher } from '../models/infra/polite-fetch';
 import type { Storage } from '../models/infra/storage';
 import { createArticleRepo } from '../models/news/article.repo';
 import { createEventLogRepo } from '../models/events/event-log.repo';
+import { temporalWebhookStarts } from '../operations/events/webhook-fanout';
 import { createEnrichmentUsageRepo } from '../models/news/enrichment-usage.repo';
 import { createEntityCandidateRepo } from '../models/news/entity-candidate.repo';
 import { cachedEntityCatalogue, loadDictionary } from '../models/news/entity-catalogue';
@@ -45,6 +46,8 @@ export interface NewsActivityDeps {
   llm?: LlmClient;
   leases?: Leases;
   config?: Pick<Config, 'news'>;
+  /** The deployment's task queue prefix: published articles' webhook fan-outs start on its news-webhooks queue (absent: none start; the relay's). */
+  taskQueuePrefix?: string;
 }
 
 const need = <T>(value: T | undefined, what: string): T => {
@@ -92,7 +95,11 @@ function newsRepos(conn: Connection) {
 }
 
 export function createNewsActivities(deps: NewsActivityDeps): NewsActivities {
-  const repos = newsRepos(deps.conn);
+  const repos = {
+    ...newsRepos(deps.conn),
+    // A published article's webhooks fan out at once (issue 40), with this activity's Temporal client.
+    webhookFanOut: deps.taskQueuePrefix === undefined ? undefined : async (keys: readonly string[]) => await temporalWebhookStarts(Context.current().client, deps.taskQueuePrefix!).fanOut(keys),
+  };
   const { imports, reenrichments } = repos;
   const enrichDeps = (): EnrichDeps => ({ ...repos, llm: need(deps.llm, 'AI provider'), leases: need(deps.leases, 'leases'), config: need(deps.config, 'configuration') });
   const pipelineDeps = () => ({ ...repos, storage: deps.storage, fetcher: need(deps.fetcher, 'fetcher') });

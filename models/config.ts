@@ -166,6 +166,8 @@ export const EnvSchema = z.object({
   NEWS_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1_800),
   NEWS_STREAM_RESUME_MAX: z.coerce.number().int().min(1).max(100_000).default(5_000),
   NEWS_STREAM_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(2_000),
+  /** Whether the worker creates (or updates) the webhook fan-out relay's schedule (every minute) when it starts (issue 40). */
+  NEWS_WEBHOOK_RELAY_SCHEDULE_ENABLED: bool.default(true),
 
   /** Support API requests per minute per client IP (spec §8: 100), and ticket creations. */
   SUPPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(RATE_MAX).default(100),
@@ -487,6 +489,8 @@ export interface Config {
     digestScheduled: boolean;
     /** The event stream (issue 40; operations/events/stream.ts). */
     stream: { pollMs: number; keepAliveMs: number; streamMaxMs: number; resumeMax: number; maxStreams: number };
+    /** Webhooks to API customers (issue 40; operations/events/webhook-fanout.ts). */
+    webhooks: { relayScheduled: boolean };
   };
   ai: {
     baseUrl: string | undefined;
@@ -762,6 +766,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
         resumeMax: e.NEWS_STREAM_RESUME_MAX,
         maxStreams: e.NEWS_STREAM_MAX_STREAMS,
       },
+      webhooks: { relayScheduled: e.NEWS_WEBHOOK_RELAY_SCHEDULE_ENABLED },
     },
     ai: {
       baseUrl: e.OPENAI_BASE_URL,

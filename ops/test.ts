@@ -206,6 +206,7 @@ async function main(): Promise<number> {
       BILLING_RELAY_SCHEDULE_ENABLED: 'false',
       SUPPORT_MAIL_RELAY_SCHEDULE_ENABLED: 'false',
       NEWS_DIGEST_SCHEDULE_ENABLED: 'false',
+      NEWS_WEBHOOK_RELAY_SCHEDULE_ENABLED: 'false',
       // A staff reply's mail goes at once (the delay for files uploaded with it is tested on the time-skipping server).
       SUPPORT_MAIL_SEND_DELAY_SECONDS: '0',
       TEMPORAL_TEST_SERVER_BIN: await timeSkippingServer,

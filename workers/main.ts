@@ -11,7 +11,7 @@ import { createLogger } from '../models/infra/logger';
 import { connectMongo } from '../models/infra/mongo';
 import { createStorage, ensureBucket } from '../models/infra/storage';
 import { TASK_QUEUES, taskQueueName } from '../workflows/ids';
-import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, newsDigestScheduleOptions, supportInboundRelayScheduleOptions, supportMailRelayScheduleOptions, whatsappRelayScheduleOptions } from './schedules';
+import { billingRelayScheduleOptions, ensureQuizSchedule, ensureSchedule, newsDigestScheduleOptions, supportInboundRelayScheduleOptions, supportMailRelayScheduleOptions, webhookRelayScheduleOptions, whatsappRelayScheduleOptions } from './schedules';
 import { selectQueues } from './queues';
 import { ensurePollers } from '../operations/news/sources';
 import { createSourceRepo } from '../models/news/sources/source.repo';
@@ -83,11 +83,12 @@ async function main(): Promise<void> {
   const wantsWhatsAppRelay = config.whatsapp.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.whatsapp);
   const wantsMailRelay = config.support.mail.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.supportMail);
   const wantsDigest = config.news.digestScheduled && queues.some((q) => q.queue === TASK_QUEUES.notify);
+  const wantsWebhookRelay = config.news.webhooks.relayScheduled && queues.some((q) => q.queue === TASK_QUEUES.webhooks);
   // The workers serving news sources keep every enabled source's poller running, and MinIO's
   // expiry of raw pages in step with the configuration.
   const wantsSources = queues.some((q) => q.queue === TASK_QUEUES.newsSources);
   if (wantsSources) await retry('MinIO lifecycle', () => ensurePageRetention(storage, config.news.fetch.rawPageRetentionDays), warn);
-  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay || wantsMailRelay || wantsDigest || wantsSources) {
+  if (wantsQuiz || wantsRelay || wantsWhatsAppRelay || wantsMailRelay || wantsDigest || wantsWebhookRelay || wantsSources) {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
     try {
@@ -112,6 +113,10 @@ async function main(): Promise<void> {
       if (wantsDigest) {
         const outcome = await retry('Temporal schedules', () => ensureSchedule(client, newsDigestScheduleOptions(config)), warn);
         logger.info({ schedule: outcome }, 'news digest schedule ready');
+      }
+      if (wantsWebhookRelay) {
+        const outcome = await retry('Temporal schedules', () => ensureSchedule(client, webhookRelayScheduleOptions(config)), warn);
+        logger.info({ schedule: outcome }, 'webhook fan-out relay schedule ready');
       }
       if (wantsSources) {
         const outcome = await retry('Temporal (source pollers)', () => ensurePollers({ sources: createSourceRepo(conn), temporal: { client }, taskQueuePrefix: config.temporal.taskQueuePrefix }), warn);

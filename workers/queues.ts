@@ -12,6 +12,7 @@ import { createQuizActivities } from '../activities/quiz.activities';
 import { createBillingActivities } from '../activities/billing.activities';
 import { createWhatsAppActivities } from '../activities/whatsapp.activities';
 import { createNotifyActivities } from '../activities/notify.activities';
+import { createWebhookActivities } from '../activities/webhooks.activities';
 import { createBillingRelayActivities, createWhatsAppRelayActivities } from '../activities/relay.activities';
 import { createStripe } from '../models/infra/stripe';
 import { createLlmClient } from '../models/infra/llm';
@@ -85,7 +86,7 @@ export const QUEUES: QueueDefinition[] = [
   },
   {
     queue: TASK_QUEUES.news,
-    activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage, whatsappEnabled: d.config.whatsapp.api !== undefined }),
+    activities: (d) => createNewsActivities({ conn: d.conn, storage: d.storage, whatsappEnabled: d.config.whatsapp.api !== undefined, taskQueuePrefix: d.config.temporal.taskQueuePrefix }),
     // Imports run side by side (the unique source-URL index decides duplicates); two at a time
     // per worker keep the database responsive for the APIs.
     maxConcurrentActivities: 2,
@@ -104,6 +105,7 @@ export const QUEUES: QueueDefinition[] = [
         llm: createLlmClient(d.config),
         leases,
         config: d.config,
+        taskQueuePrefix: d.config.temporal.taskQueuePrefix,
       });
     },
     // Feed polls, page reads and model calls wait on the network. Each site's requests are limited
@@ -134,6 +136,13 @@ export const QUEUES: QueueDefinition[] = [
     // Alerts wait on the mail server and the Cloud API; pages of readers are small reads.
     maxConcurrentActivities: 10,
     maxConcurrentWorkflowTasks: 10,
+  },
+  {
+    queue: TASK_QUEUES.webhooks,
+    activities: (d) => createWebhookActivities({ conn: d.conn, config: d.config }),
+    // Each attempt waits on a customer's endpoint (up to the sender's timeout): many at once.
+    maxConcurrentActivities: 50,
+    maxConcurrentWorkflowTasks: 20,
   },
   {
     queue: TASK_QUEUES.whatsapp,

@@ -7,7 +7,8 @@
  */
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../models/config';
-import { billingRelayScheduleId, newsDigestScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
+import { billingRelayScheduleId, newsDigestScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, taskQueueName, TASK_QUEUES, webhookRelayScheduleId, whatsappRelayScheduleId, type TaskQueue } from '../workflows/ids';
+import { webhookRelayWorkflow } from '../workflows/events/relay.workflow';
 import { supportMailRelayWorkflow } from '../workflows/support/mail-relay.workflow';
 import { supportInboundRelayWorkflow } from '../workflows/support/inbound-relay.workflow';
 import { whatsappRelayWorkflow, type WhatsAppRelayInput } from '../workflows/whatsapp/relay.workflow';
@@ -66,7 +67,7 @@ export async function ensureSchedule(client: Client, options: ScheduleOptions): 
  * did not hand over (Temporal down, a process that died) to the workflows it belongs to. One relay
  * at a time; runs missed while Temporal was down are not worth taking one by one.
  */
-function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: typeof billingRelayWorkflow | typeof whatsappRelayWorkflow | typeof supportMailRelayWorkflow | typeof supportInboundRelayWorkflow; queue: TaskQueue; purpose: string }): ScheduleOptions {
+function relayScheduleOptions(config: Config, relay: { scheduleId: (prefix: string) => string; name: string; workflowType: typeof billingRelayWorkflow | typeof whatsappRelayWorkflow | typeof supportMailRelayWorkflow | typeof supportInboundRelayWorkflow | typeof webhookRelayWorkflow; queue: TaskQueue; purpose: string }): ScheduleOptions {
   const prefix = config.temporal.taskQueuePrefix;
   const input: BillingRelayInput & WhatsAppRelayInput = { olderThanMs: 30_000, limit: 1_000 };
   return {
@@ -123,6 +124,16 @@ export const whatsappRelayScheduleOptions = (config: Config): ScheduleOptions =>
     workflowType: whatsappRelayWorkflow,
     queue: TASK_QUEUES.whatsapp,
     purpose: 'Hands stored WhatsApp messages not yet handed over to their conversation workflows (docs/decisions.md "WhatsApp")',
+  });
+
+/** The webhook fan-out relay (docs/decisions.md "Events out"). */
+export const webhookRelayScheduleOptions = (config: Config): ScheduleOptions =>
+  relayScheduleOptions(config, {
+    scheduleId: webhookRelayScheduleId,
+    name: 'webhook-fanout-relay',
+    workflowType: webhookRelayWorkflow,
+    queue: TASK_QUEUES.webhooks,
+    purpose: 'Starts the webhook fan-out of news events whose fan-out was missed or failed (docs/decisions.md "Events out")',
   });
 
 /**

@@ -25,6 +25,8 @@ export const TASK_QUEUES = {
   whatsapp: 'whatsapp',
   /** Readers' notifications (issue 40): breaking alerts on every channel, the daily digest. */
   notify: 'news-notify',
+  /** Webhooks to API customers (issue 40): each event's fan-out into messages, each message's deliveries. */
+  webhooks: 'news-webhooks',
 } as const;
 
 export type TaskQueueKey = keyof typeof TASK_QUEUES;
@@ -68,10 +70,19 @@ export const workflowIds = {
   newsAlerts: (articleId: string) => `news-alerts-${articleId}`,
   /** A digest run asked for by hand (the CLI, a test) for one slot (its ISO instant). */
   newsDigestManual: (slot: string) => `news-digest-manual-${slot}`,
+  /** The webhook messages of one event of the log (`article:<id>` → `webhook-fanout-article-<id>`), started once. */
+  webhookFanOut: (eventKey: string) => `webhook-fanout-${eventKey.replace(/:/g, '-')}`,
+  /** The deliveries of one webhook message (its msg id, the webhook-id receivers see). */
+  webhookMessage: (msgId: string) => `webhook-message-${msgId}`,
+  /** One more delivery of a message a customer asked for (a replay). */
+  webhookReplay: (msgId: string, replayId: string) => `webhook-replay-${msgId}-${replayId}`,
 };
 
 /** The daily digest's schedule (every 15 minutes; its runs are `<prefix>news-digest-<scheduled time>`), per deployment prefix (issue 40). */
 export const newsDigestScheduleId = (prefix: string): string => `${prefix}news-digest`;
+
+/** The webhook fan-out relay's schedule (every minute), per deployment prefix (issue 40). */
+export const webhookRelayScheduleId = (prefix: string): string => `${prefix}webhook-fanout-relay`;
 
 /** The WhatsApp message relay's schedule (every minute), per deployment prefix. */
 export const whatsappRelayScheduleId = (prefix: string): string => `${prefix}whatsapp-message-relay`;

@@ -21,3 +21,6 @@ export { whatsappRelayWorkflow } from './whatsapp/relay.workflow';
 export { whatsappAlertsWorkflow } from './whatsapp/alerts.workflow';
 export { newsAlertsWorkflow } from './news/alerts.workflow';
 export { newsDigestWorkflow } from './news/digest.workflow';
+export { webhookFanOutWorkflow } from './events/fanout.workflow';
+export { webhookMessageWorkflow } from './events/message.workflow';
+export { webhookRelayWorkflow } from './events/relay.workflow';

@@ -30,7 +30,10 @@ export interface SupportMailRelayActivities {
 export interface SupportInboundRelayActivities {
   forwardStoredMail(input: RelayInput): Promise<{ forwarded: number }>;
 }
-type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities & SupportMailRelayActivities & SupportInboundRelayActivities;
+export interface WebhookRelayActivities {
+  forwardUndispatchedEvents(input: RelayInput): Promise<{ forwarded: number }>;
+}
+type RelayActivities = BillingRelayActivities & WhatsAppRelayActivities & SupportMailRelayActivities & SupportInboundRelayActivities & WebhookRelayActivities;
 
 const activities = proxyActivities<RelayActivities>({
   startToCloseTimeout: '2 minutes',

@@ -26,6 +26,10 @@ import { KEYWORD, NotificationSettings, Preferences, PREFERENCE_LIMITS, Relevanc
 import { WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { DISABLED_REASONS, ENDPOINT_STATES, WEBHOOK_ENDPOINT_ID, type WebhookEndpointDoc } from '../../models/events/webhook-endpoint.repo';
 import { EVENT_TYPE, EVENT_TYPES, WEBHOOK_LIMITS, WebhookEndpointInput, WebhookFilters } from '../../models/events/webhook.rules';
+import { WEBHOOK_ATTEMPT_ID, type WebhookAttemptDoc } from '../../models/events/webhook-attempt.repo';
+import { MESSAGE_STATES, WEBHOOK_MESSAGE_ID } from '../../models/events/webhook-message.rules';
+import { RESPONSE_BODY_LIMIT } from '../../models/infra/webhook-sender';
+import { DELIVERIES_PAGE_MAX } from '../../operations/events/webhook-delivery';
 import { Count, IsoDateTime, Text, Uuid } from '../shared/views';
 
 // ---- Path parameters ----------------------------------------------------------------------------
@@ -786,4 +790,64 @@ export const WEBHOOK_SECRET_SHOWN_ONCE = 'Store this signing secret now: it will
 export const presentWebhookEndpointWithSecret = ({ endpoint, secret }: { endpoint: WebhookEndpointDoc; secret: string }): z.input<typeof WebhookEndpointWithSecretView> => ({
   ...presentWebhookEndpoint(endpoint),
   secret,
+});
+
+// ---- Webhook deliveries (issue 40) -----------------------------------------------------------------
+
+export const WebhookMessageParams = WebhookEndpointIdParams.extend({
+  msgId: z.string().max(26).regex(WEBHOOK_MESSAGE_ID, 'a webhook message id (msg_ and 22 characters), the webhook-id of its deliveries'),
+}).meta({ id: 'WebhookMessageParams' });
+
+export const WebhookDeliveriesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(DELIVERIES_PAGE_MAX).default(20),
+    before: z.string().max(25).regex(WEBHOOK_ATTEMPT_ID, 'a delivery id (wa_ and 22 characters) from the previous page').optional().describe("The previous page's `next`: the deliveries older than that one"),
+  })
+  .meta({ id: 'WebhookDeliveriesQuery' });
+
+const HEADER_VALUE_MAX = 1_000;
+
+export const WebhookDeliveryView = z
+  .object({
+    id: Text(25),
+    msgId: Text(26).describe('The message delivered: the webhook-id header the receiver saw'),
+    attempt: z.number().int().min(1).describe('Which attempt of the message this was (replays count on)'),
+    replay: z.boolean().describe('Whether a replay asked for it'),
+    url: Text(WEBHOOK_LIMITS.urlLength),
+    requestHeaders: z.record(z.string().max(100), z.string().max(HEADER_VALUE_MAX)).describe('The headers sent; the signature itself is not kept, only how many were sent'),
+    status: z.number().int().min(100).max(599).nullable().describe("The answer's HTTP status; null when there was none (see error)"),
+    error: Text(500).nullable().describe('Why there was no answer (network-error, timeout, refused-address) or what went wrong'),
+    durationMs: z.number().int().min(0),
+    responseBody: z.string().max(RESPONSE_BODY_LIMIT * 4).describe("The first 4 KiB of the answer's body"),
+    at: IsoDateTime,
+  })
+  .meta({ id: 'WebhookDelivery', description: 'One attempt to deliver a message to the endpoint (kept 30 days)' });
+
+export const WebhookDeliveriesPage = z
+  .object({
+    deliveries: z.array(WebhookDeliveryView).max(DELIVERIES_PAGE_MAX),
+    next: Text(25).nullable().describe('Pass as before for the next (older) page; null on the last'),
+  })
+  .meta({ id: 'WebhookDeliveriesPage' });
+
+export const WebhookReplayAccepted = z
+  .object({ msgId: Text(26), endpointId: Text(25), replayId: Text(16).describe('Names this replay (its attempt appears in the delivery log)') })
+  .meta({ id: 'WebhookReplayAccepted' });
+
+export const WebhookTestAccepted = z
+  .object({ msgId: Text(26).describe('The test message: the webhook-id of its delivery'), endpointId: Text(25), type: z.literal('webhook.test'), state: z.enum(MESSAGE_STATES), createdAt: IsoDateTime })
+  .meta({ id: 'WebhookTestAccepted' });
+
+export const presentWebhookDelivery = (a: WebhookAttemptDoc): z.input<typeof WebhookDeliveryView> => ({
+  id: a._id,
+  msgId: a.msgId,
+  attempt: a.attempt,
+  replay: a.replay,
+  url: a.url,
+  requestHeaders: a.requestHeaders,
+  status: typeof a.status === 'number' ? a.status : null,
+  error: a.error ?? (typeof a.status === 'number' ? null : a.status),
+  durationMs: a.durationMs,
+  responseBody: a.responseBody,
+  at: a.at.toISOString(),
 });

@@ -15,13 +15,22 @@ import { z } from 'zod';
 import { ENDPOINTS_LISTED } from '../../models/events/webhook-endpoint.repo';
 import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret } from '../../operations/events/webhook-endpoints';
 import { PLAN_LIMITS } from '../../models/shared/plan.rules';
-import { webhookEndpointDeps as endpointDeps } from '../shared/bundles';
+import { WEBHOOK_SENDS_PER_MINUTE, webhookEndpointDeps as endpointDeps } from '../shared/bundles';
 import { reply, routeFactory } from '../shared/route';
-import { apiKey } from './auth';
+import type { Context } from 'koa';
+import { apiKey, type KeyPrincipal } from './auth';
+import { listDeliveries, replayMessage, sendTestEvent, type WebhookDeliveryDeps } from '../../operations/events/webhook-delivery';
+import { temporalWebhookStarts } from '../../operations/events/webhook-fanout';
 import {
+  presentWebhookDelivery,
   presentWebhookEndpoint,
   presentWebhookEndpointWithSecret,
   WEBHOOK_SECRET_SHOWN_ONCE,
+  WebhookDeliveriesPage,
+  WebhookDeliveriesQuery,
+  WebhookMessageParams,
+  WebhookReplayAccepted,
+  WebhookTestAccepted,
   WebhookEndpointBody,
   WebhookEndpointDeleted,
   WebhookEndpointIdParams,
@@ -30,13 +39,22 @@ import {
   WebhookEndpointWithSecretView,
 } from './contracts';
 import type { NewsDeps } from './deps';
-import { ARCHIVE_ENDPOINT_ID, archiveEndpointExample, newTradingEndpointExample, rotatedTradingEndpointExample, TRADING_ENDPOINT_ID, tradingEndpointExample } from './examples/webhooks';
+import { ARCHIVE_ENDPOINT_ID, BREAKING_MESSAGE_ID, replayAcceptedExample, testAcceptedExample, tradingDeliveriesExample, archiveEndpointExample, newTradingEndpointExample, rotatedTradingEndpointExample, TRADING_ENDPOINT_ID, tradingEndpointExample } from './examples/webhooks';
 
 const route = routeFactory<NewsDeps>();
 const owner = apiKey('read:articles');
 const tags = ['webhooks'];
 const base = '/api/webhooks/endpoints';
 
+const deliveryDeps = (deps: NewsDeps): WebhookDeliveryDeps => ({
+  webhookEndpoints: deps.webhookEndpoints,
+  webhookMessages: deps.webhookMessages,
+  webhookAttempts: deps.webhookAttempts,
+  starts: temporalWebhookStarts(deps.temporal.client, deps.config.temporal.taskQueuePrefix),
+  now: deps.now,
+});
+/** Replays and test events make requests to the customer's endpoint: a few a minute per account. */
+const sendLimit = async ({ ctx, auth, deps }: { ctx: Context; auth: KeyPrincipal; deps: NewsDeps }) => deps.webhookSendLimiter.consume(ctx, `account:${auth.sub}`);
 
 /** What can be done with the endpoint an answer names (OpenAPI links: the fuzzer's stateful phase follows them too). */
 const links = [
@@ -146,5 +164,64 @@ export const webhookRoutes = [
     errors: [404],
     example: { params: { id: TRADING_ENDPOINT_ID }, response: rotatedTradingEndpointExample, message: WEBHOOK_SECRET_SHOWN_ONCE },
     handler: async ({ params, auth, deps }) => reply({ message: WEBHOOK_SECRET_SHOWN_ONCE, data: presentWebhookEndpointWithSecret(await rotateWebhookSecret(endpointDeps(deps), auth.sub, params.id)) }),
+  }),
+
+  route({
+    method: 'get',
+    path: `${base}/:id/deliveries`,
+    summary: "A webhook endpoint's delivery log",
+    description:
+      'Every attempt to deliver a message to the endpoint (replays and test events included), newest first, kept 30 days: the headers sent (not the signature), the status answered or why there was none, the duration and the first 4 KiB of the answer. ' +
+      "A page holds `limit` attempts (at most 100); pass the answer's `next` as `before` for the older ones.",
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    query: WebhookDeliveriesQuery,
+    response: WebhookDeliveriesPage,
+    errors: [404],
+    example: { params: { id: TRADING_ENDPOINT_ID }, query: { limit: 20 }, response: tradingDeliveriesExample },
+    handler: async ({ params, query, auth, deps }) => {
+      const page = await listDeliveries(deliveryDeps(deps), auth.sub, params.id, { limit: query.limit, before: query.before });
+      return { deliveries: page.attempts.map(presentWebhookDelivery), next: page.next };
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: `${base}/:id/messages/:msgId/replay`,
+    summary: 'Replay one message to a webhook endpoint',
+    description:
+      'One more delivery of the message (its msg id is the webhook-id of its deliveries), whatever became of it, delivered or failed for good: the same webhook-id and body, signed anew, one attempt, in the delivery log. ' +
+      `Another account's endpoint or message is 404; a disabled endpoint, 409 (enable it first). At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account.`,
+    tags,
+    auth: owner,
+    params: WebhookMessageParams,
+    status: 202,
+    response: WebhookReplayAccepted,
+    errors: [404, 409],
+    rateLimit: sendLimit,
+    example: { params: { id: TRADING_ENDPOINT_ID, msgId: BREAKING_MESSAGE_ID }, response: replayAcceptedExample },
+    handler: async ({ params, auth, deps }) => reply({ status: 202, data: await replayMessage(deliveryDeps(deps), auth.sub, params.id, params.msgId) }),
+  }),
+
+  route({
+    method: 'post',
+    path: `${base}/:id/test`,
+    summary: 'Send a test event to a webhook endpoint',
+    description:
+      'A webhook.test message ({type, timestamp, data: {endpointId, message}}) delivered to the endpoint as any other, whatever event types it subscribes to, retried on the same schedule; its attempts are in the delivery log. ' +
+      `A disabled endpoint is 409. At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account.`,
+    tags,
+    auth: owner,
+    params: WebhookEndpointIdParams,
+    status: 202,
+    response: WebhookTestAccepted,
+    errors: [404, 409],
+    rateLimit: sendLimit,
+    example: { params: { id: TRADING_ENDPOINT_ID }, response: testAcceptedExample },
+    handler: async ({ params, auth, deps }) => {
+      const m = await sendTestEvent(deliveryDeps(deps), auth.sub, params.id);
+      return reply({ status: 202, data: { msgId: m._id, endpointId: m.endpointId, type: 'webhook.test' as const, state: m.state, createdAt: m.createdAt.toISOString() } });
+    },
   }),
 ];

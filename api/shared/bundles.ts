@@ -21,6 +21,8 @@ import { createStripe } from '../../models/infra/stripe';
 import { createApiKeyRepo, type ApiKeyRepo } from '../../models/news/api-key.repo';
 import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
 import { createWebhookEndpointRepo, type WebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import { createWebhookAttemptRepo, type WebhookAttemptRepo } from '../../models/events/webhook-attempt.repo';
+import { createWebhookMessageRepo, type WebhookMessageRepo } from '../../models/events/webhook-message.repo';
 import type { Lookup } from '../../models/infra/safe-connect';
 import type { WebhookEndpointDeps } from '../../operations/events/webhook-endpoints';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
@@ -179,10 +181,29 @@ export interface WebhooksBundle {
   webhookEndpoints: WebhookEndpointRepo;
   /** Resolves endpoints' hosts at registration (tests set a fake; the system's resolver otherwise). */
   webhookLookup?: Lookup;
+  /** Messages (replayed, test events made) and the delivery log. */
+  webhookMessages: WebhookMessageRepo;
+  webhookAttempts: WebhookAttemptRepo;
+  /** Replays and test events per account (each sends a request to the customer's endpoint), whichever door they come through. */
+  webhookSendLimiter: Limiter;
 }
 
+/** Replays and test events an account may ask for per minute. */
+export const WEBHOOK_SENDS_PER_MINUTE = 30;
+
 export function webhooksBundle(infra: Infra): WebhooksBundle {
-  return { webhookEndpoints: createWebhookEndpointRepo(infra.mongo.conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)) };
+  const { conn } = infra.mongo;
+  return {
+    webhookEndpoints: createWebhookEndpointRepo(conn, createSecretBox(infra.config.web.secret, WEBHOOK_SECRETS_INFO)),
+    webhookMessages: createWebhookMessageRepo(conn),
+    webhookAttempts: createWebhookAttemptRepo(conn),
+    webhookSendLimiter: windowLimiter(infra, {
+      name: 'webhook-sends',
+      points: WEBHOOK_SENDS_PER_MINUTE,
+      durationSec: 60,
+      message: `At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account`,
+    }),
+  };
 }
 
 /** The ports of the endpoints' use cases, from a service's deps: the fetcher's allow-list decides which development hosts are allowed. */

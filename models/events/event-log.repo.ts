@@ -39,6 +39,8 @@ export function createEventLogRepo(conn: Connection, options: EventLogOptions = 
         events().createIndexes([
           { key: { key: 1 }, name: 'key', unique: true },
           { key: { at: 1 }, name: 'expires', expireAfterSeconds: EVENT_TTL_SECONDS },
+          // The webhook relay's read: events whose fan-out has not finished.
+          { key: { dispatchedAt: 1, _id: 1 }, name: 'undispatched' },
         ]),
       ),
     );
@@ -111,6 +113,26 @@ export function createEventLogRepo(conn: Connection, options: EventLogOptions = 
 
     /** The last event at or below `seq` (when was it appended), or null. */
     atOrBefore: async (seq: number): Promise<Pick<NewsEvent, '_id' | 'at'> | null> => events().findOne({ _id: { $lte: seq } }, { sort: { _id: -1 }, projection: { _id: 1, at: 1 } }),
+
+    /** An event by its key (`article:<id>`), or null (never appended, or expired). */
+    byKey: async (key: string): Promise<NewsEvent | null> => events().findOne({ key }),
+
+    /** The event's webhook fan-out has finished: every endpoint it was for has its message. */
+    markDispatched: async (key: string, at: Date): Promise<void> => {
+      await events().updateOne({ key, dispatchedAt: null }, { $set: { dispatchedAt: at } });
+    },
+
+    /** Keys of events appended before `before` whose webhook fan-out has not finished, oldest first (the relay's read). */
+    undispatched: async (before: Date, limit: number): Promise<string[]> => {
+      await ensureIndexes();
+      const found = await events()
+        .find({ dispatchedAt: null, at: { $lt: before } }, { projection: { key: 1 } })
+        .sort({ _id: 1 })
+        .limit(Math.min(Math.max(1, limit), READ_LIMIT_MAX))
+        .maxTimeMS(READ_TIME_LIMIT_MS)
+        .toArray();
+      return found.map((e) => e.key);
+    },
 
     /** The event of an article, if it was appended. */
     byArticle: async (articleId: string): Promise<NewsEvent | null> => events().findOne({ key: eventKeyOf(articleId) }),

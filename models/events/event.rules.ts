@@ -62,6 +62,8 @@ export interface NewsEvent {
   /** When it was appended (the TTL index's field). */
   at: Date;
   article: EventArticle;
+  /** When its webhook fan-out finished (every endpoint it was for has its message); absent until then. */
+  dispatchedAt?: Date | null;
 }
 
 export function snapshotOf(a: ArticleDoc): EventArticle {

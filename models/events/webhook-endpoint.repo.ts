@@ -52,6 +52,8 @@ export interface WebhookEndpointDoc {
   state: EndpointState;
   disabledReason: DisabledReason | null;
   failingSince: Date | null;
+  /** When the owner was told the endpoint was disabled for failing (once per disabling); absent before. */
+  ownerMailedAt?: Date | null;
   /** The current secret first. */
   secrets: StoredSecret[];
   createdAt: Date;
@@ -80,7 +82,14 @@ export const ENDPOINTS_LISTED = Math.max(...PLANS.map((p) => PLAN_LIMITS[p].webh
 export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
   const endpoints = () => collectionOf<WebhookEndpointDoc>(conn, WEBHOOK_ENDPOINTS);
   const counts = () => collectionOf<CountDoc>(conn, WEBHOOK_ENDPOINT_COUNTS);
-  const ensureIndexes = () => indexesOnce(conn, WEBHOOK_ENDPOINTS, () => endpoints().createIndexes([{ key: { accountId: 1, ...NEWEST }, name: 'account_newest' }]));
+  const ensureIndexes = () =>
+    indexesOnce(conn, WEBHOOK_ENDPOINTS, () =>
+      endpoints().createIndexes([
+        { key: { accountId: 1, ...NEWEST }, name: 'account_newest' },
+        // The fan-out's pages: the enabled endpoints of an event type, by id.
+        { key: { eventTypes: 1, state: 1, _id: 1 }, name: 'subscribed' },
+      ]),
+    );
   const seal = (id: string, secret: string, createdAt: Date): StoredSecret => ({ ciphertext: box.seal(secret, id), createdAt, expiresAt: null });
 
   const releaseSlot = async (accountId: string): Promise<void> => {
@@ -153,7 +162,7 @@ export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
       const set: Record<string, unknown> = { updatedAt: now };
       for (const field of ['url', 'description', 'eventTypes', 'filters'] as const) if (changes[field] !== undefined) set[field] = changes[field];
       if (changes.state === 'disabled') Object.assign(set, { state: 'disabled', disabledReason: 'owner' });
-      if (changes.state === 'enabled') Object.assign(set, { state: 'enabled', disabledReason: null, failingSince: null });
+      if (changes.state === 'enabled') Object.assign(set, { state: 'enabled', disabledReason: null, failingSince: null, ownerMailedAt: null });
       return endpoints().findOneAndUpdate({ _id: id, accountId }, { $set: set }, { returnDocument: 'after' });
     },
 
@@ -180,6 +189,53 @@ export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
         if (updated) return updated;
       }
       throw new Error('rotateSecret: the endpoint kept changing under five rotations in a row');
+    },
+
+    /**
+     * A page of the enabled endpoints subscribed to `type`, by id after `after` (the fan-out's
+     * pages, whatever the account): never their secrets.
+     */
+    async pageSubscribed(type: EventType, after: string | null, limit: number): Promise<Omit<WebhookEndpointDoc, 'secrets'>[]> {
+      await ensureIndexes();
+      return endpoints()
+        .find({ eventTypes: type, state: 'enabled', ...(after ? { _id: { $gt: after } } : {}) }, { projection: { secrets: 0 }, sort: { _id: 1 }, limit })
+        .toArray();
+    },
+
+    /** An endpoint whatever its account (the sender's read), without its secrets. */
+    getById: (id: string): Promise<Omit<WebhookEndpointDoc, 'secrets'> | null> => endpoints().findOne({ _id: id }, { projection: { secrets: 0 } }),
+
+    /** A delivery failed: the failing streak starts now unless it had started. Answers since when it fails (null: the endpoint is gone). */
+    async recordFailure(id: string, now: Date): Promise<Date | null> {
+      await endpoints().updateOne({ _id: id, failingSince: null }, { $set: { failingSince: now } });
+      return (await endpoints().findOne({ _id: id }, { projection: { failingSince: 1 } }))?.failingSince ?? null;
+    },
+
+    /** A delivery succeeded: the failing streak, if any, is over. */
+    async recordSuccess(id: string): Promise<void> {
+      await endpoints().updateOne({ _id: id, failingSince: { $ne: null } }, { $set: { failingSince: null } });
+    },
+
+    /**
+     * Disables an enabled endpoint for `reason` (410 Gone, or five days of failures): true when
+     * this call disabled it, false when it was disabled (or removed) already.
+     */
+    async disable(id: string, reason: Exclude<DisabledReason, 'owner'>, now: Date): Promise<boolean> {
+      const res = await endpoints().updateOne({ _id: id, state: 'enabled' }, { $set: { state: 'disabled', disabledReason: reason, ownerMailedAt: null, updatedAt: now } });
+      return res.modifiedCount === 1;
+    },
+
+    /**
+     * Takes the right to mail the owner that the endpoint was disabled for failing, once per
+     * disabling: true for the one caller that takes it. releaseOwnerMail gives it back when the
+     * mail could not be handed over.
+     */
+    async claimOwnerMail(id: string, now: Date): Promise<boolean> {
+      const res = await endpoints().updateOne({ _id: id, state: 'disabled', disabledReason: 'failing', ownerMailedAt: { $in: [null] } }, { $set: { ownerMailedAt: now } });
+      return res.modifiedCount === 1;
+    },
+    async releaseOwnerMail(id: string, claimedAt: Date): Promise<void> {
+      await endpoints().updateOne({ _id: id, ownerMailedAt: claimedAt }, { $set: { ownerMailedAt: null } });
     },
 
     /** The secrets that sign a delivery at `now`, the current one first, opened (for the sender). */

@@ -19,6 +19,13 @@ export function createUserRepo(conn: Connection) {
       return new Map(users.flatMap((u) => (verifiedEmailOf(u) ? [[u._id, verifiedEmailOf(u)!] as const] : [])));
     },
 
+    /** The plan of each of these users that exists (webhook messages show articles as the account's plan does). */
+    async plansOf(ids: string[]): Promise<Map<string, Plan>> {
+      if (ids.length === 0) return new Map();
+      const users = await Users.find({ _id: { $in: ids } }, { plan: 1 }).lean<UserDoc[]>();
+      return new Map(users.map((u) => [u._id, u.plan] as const));
+    },
+
     /**
      * The oldest user whose address this is, proven (addresses are stored lower-cased): never one
      * that only typed it on WhatsApp (email.rules.ts), whether it holds it as `unverifiedEmail`

@@ -20,7 +20,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../models/config';
 import { businessIdQuery, queryLiteral, runningOfTypeQuery, workflowsLink } from '../../models/ops/temporal-ui.rules';
-import { billingRelayScheduleId, newsDigestScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, TASK_QUEUES, taskQueueName, whatsappRelayScheduleId, type workflowIds } from '../../workflows/ids';
+import { billingRelayScheduleId, newsDigestScheduleId, quizScheduleId, supportInboundRelayScheduleId, supportMailRelayScheduleId, TASK_QUEUES, taskQueueName, webhookRelayScheduleId, whatsappRelayScheduleId, type workflowIds } from '../../workflows/ids';
 
 export const PROBE_TIMEOUT_MS = 2_000;
 export const TEMPORAL_BUDGET_MS = 3_000;
@@ -74,11 +74,15 @@ export function workflowFamilies(prefix: string): WorkflowFamily[] {
     byId('whatsappAlerts', 'whatsappAlertsWorkflow', 'whatsapp-alerts-', '<articleId>', q(TASK_QUEUES.whatsapp)),
     byId('newsAlerts', 'newsAlertsWorkflow', 'news-alerts-', '<articleId>', q(TASK_QUEUES.notify)),
     byId('newsDigestManual', 'newsDigestWorkflow', 'news-digest-manual-', '<slot>', q(TASK_QUEUES.notify)),
+    byId('webhookFanOut', 'webhookFanOutWorkflow', 'webhook-fanout-', '<eventKey>', q(TASK_QUEUES.webhooks)),
+    byId('webhookMessage', 'webhookMessageWorkflow', 'webhook-message-', '<msgId>', q(TASK_QUEUES.webhooks)),
+    byId('webhookReplay', 'webhookMessageWorkflow', 'webhook-replay-', '<msgId>-<replayId>', q(TASK_QUEUES.webhooks)),
     { family: 'schedule:quiz-daily-generation', workflowType: 'quizDailyWorkflow', idPattern: `${quizScheduleId(prefix)} runs: ${prefix}quiz-daily-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.quiz) },
     { family: 'schedule:billing-event-relay', workflowType: 'billingRelayWorkflow', idPattern: `${billingRelayScheduleId(prefix)} runs: ${prefix}billing-event-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.billing) },
     { family: 'schedule:support-mail-relay', workflowType: 'supportMailRelayWorkflow', idPattern: `${supportMailRelayScheduleId(prefix)} runs: ${prefix}support-mail-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.supportMail) },
     { family: 'schedule:support-inbound-relay', workflowType: 'supportInboundRelayWorkflow', idPattern: `${supportInboundRelayScheduleId(prefix)} runs: ${prefix}support-inbound-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.supportMail) },
     { family: 'schedule:news-digest', workflowType: 'newsDigestWorkflow', idPattern: `${newsDigestScheduleId(prefix)} runs: ${prefix}news-digest-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.notify) },
+    { family: 'schedule:webhook-fanout-relay', workflowType: 'webhookRelayWorkflow', idPattern: `${webhookRelayScheduleId(prefix)} runs: ${prefix}webhook-fanout-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.webhooks) },
     { family: 'schedule:whatsapp-message-relay', workflowType: 'whatsappRelayWorkflow', idPattern: `${whatsappRelayScheduleId(prefix)} runs: ${prefix}whatsapp-message-relay-<scheduled time>`, idPrefix: null, taskQueue: q(TASK_QUEUES.whatsapp) },
   ];
 }
@@ -90,6 +94,7 @@ const SCHEDULE_IDS: Record<string, (prefix: string) => string> = {
   'schedule:support-mail-relay': supportMailRelayScheduleId,
   'schedule:support-inbound-relay': supportInboundRelayScheduleId,
   'schedule:news-digest': newsDigestScheduleId,
+  'schedule:webhook-fanout-relay': webhookRelayScheduleId,
 };
 
 /** Registered workflow types no family starts any more, still counted (workflows/index.ts: kept so old runs finish). */

@@ -43,7 +43,7 @@ export async function startIsolatedNewsStack(name: string): Promise<{ svc: NewsS
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
   const workers = await Promise.all(
-    selectQueues([TASK_QUEUES.newsSources]).map((q) =>
+    selectQueues([TASK_QUEUES.newsSources, TASK_QUEUES.webhooks]).map((q) =>
       Worker.create({
         connection,
         namespace: config.temporal.namespace,

@@ -307,7 +307,7 @@ describe('news', () => {
     expect(prefs.data).toMatchObject({ sectors: ['TEC'], sectorWeights: { TEC: 2 }, topics: [], keywords: [] });
   });
 
-  it('GET /api/webhooks/endpoints and /api/webhooks/endpoints/{id}: an endpoint registered through the client', async () => {
+  it('GET /api/webhooks/endpoints, /api/webhooks/endpoints/{id} and its deliveries: an endpoint registered through the client', async () => {
     // An allow-listed development address (NEWS_FETCH_ALLOW_HOSTS), so no DNS is asked.
     const port = news.deps.config.news.fetch.allowHosts.map((h) => /^127\.0\.0\.1:(\d+)/.exec(h)?.[1]).find(Boolean);
     const made = await ok(keyClient.POST('/api/webhooks/endpoints', { body: { url: `http://127.0.0.1:${port}/hooks/clients`, eventTypes: ['article.breaking'], filters: { sectors: ['FIN'] } } }), 201);
@@ -317,6 +317,9 @@ describe('news', () => {
     const { data } = await ok(keyClient.GET('/api/webhooks/endpoints/{id}', { params: { path: { id: made.data.id } } }));
     expect(data).toMatchObject({ id: made.data.id, filters: { sectors: ['FIN'] }, previousSecretExpiresAt: null });
     expect(data).not.toHaveProperty('secret');
+    // Nothing delivered to it yet: an empty delivery log, no next page.
+    const log = await ok(keyClient.GET('/api/webhooks/endpoints/{id}/deliveries', { params: { path: { id: made.data.id }, query: { limit: 10 } } }));
+    expect(log.data).toEqual({ deliveries: [], next: null });
   });
 
   it('GET /api/subscriptions/me', async () => {

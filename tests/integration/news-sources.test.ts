@@ -165,6 +165,10 @@ describe('from feed to enriched article', () => {
       expect(listed.find((a) => a.id === item!.articleId)).toMatchObject({ isBreaking: true, urgencyLevel: 'CRITICAL' });
       // Appended by the publishing activity, before the item was marked published (issue 40).
       expect(await svc.deps.stream.log.byArticle(item!.articleId)).toMatchObject({ key: `article:${item!.articleId}`, type: 'article.breaking', article: { _id: item!.articleId, isBreaking: true } });
+      // And its webhook fan-out started by that activity, which marks the event dispatched.
+      const fanOut = await until(() => svc.deps.temporal.client.workflow.getHandle(workflowIds.webhookFanOut(`article:${item!.articleId}`)).describe().catch(() => null), (d) => d?.status.name === 'COMPLETED', 30_000);
+      expect(fanOut?.status.name).toBe('COMPLETED');
+      expect((await svc.deps.stream.log.byArticle(item!.articleId))?.dispatchedAt).toEqual(expect.any(Date));
     }
   });
 

@@ -131,7 +131,7 @@ describe('the overview', () => {
     expect(o.backlog.byWorkflowType.filter((t) => t.running !== 0).map((t) => [t.workflowType, t.running])).toEqual([['bulkTicketOperationWorkflow', 2]]);
     const support = o.backlog.taskQueues.find((q) => q.name === `${prefix}support-ops`)!;
     expect(support).toMatchObject({ workflowTasks: 2, workflowPollers: 0, activityPollers: 0 });
-    expect(o.backlog.taskQueues.map((q) => q.name)).toEqual(['platform-ops', 'ai-chat', 'support-ops', 'support-mail', 'news-ingest', 'news-sources', 'quiz-generation', 'billing', 'whatsapp', 'news-notify'].map((q) => `${prefix}${q}`));
+    expect(o.backlog.taskQueues.map((q) => q.name)).toEqual(['platform-ops', 'ai-chat', 'support-ops', 'support-mail', 'news-ingest', 'news-sources', 'quiz-generation', 'billing', 'whatsapp', 'news-notify', 'news-webhooks'].map((q) => `${prefix}${q}`));
     // Every queue of workflows/ids.ts, each once.
     expect(o.backlog.taskQueues.map((q) => q.name).sort()).toEqual(Object.values(TASK_QUEUES).map((q) => `${prefix}${q}`).sort());
 

@@ -37,6 +37,9 @@ const SAMPLES: Record<keyof typeof workflowIds, () => string> = {
   whatsappAlerts: () => workflowIds.whatsappAlerts('a1'),
   newsAlerts: () => workflowIds.newsAlerts('a1'),
   newsDigestManual: () => workflowIds.newsDigestManual('2031-03-04T10:00:00.000Z'),
+  webhookFanOut: () => workflowIds.webhookFanOut('article:a1'),
+  webhookMessage: () => workflowIds.webhookMessage('msg_AAAAAAAAAAAAAAAAAAAAAA'),
+  webhookReplay: () => workflowIds.webhookReplay('msg_AAAAAAAAAAAAAAAAAAAAAA', 'r1'),
 };
 
 describe('the families of workflows', () => {

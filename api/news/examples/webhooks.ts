@@ -5,7 +5,7 @@
  * examples, never used anywhere.
  */
 import type { z } from 'zod';
-import type { WebhookEndpointView, WebhookEndpointWithSecretView } from '../contracts';
+import type { WebhookDeliveriesPage, WebhookEndpointView, WebhookEndpointWithSecretView, WebhookReplayAccepted, WebhookTestAccepted } from '../contracts';
 import { PETROBRAS_ENTITY_ID, VALE_ENTITY_ID } from './account';
 
 export const TRADING_ENDPOINT_ID = 'we_WEuR0mng-dY0ZvR61i0E-g';
@@ -54,3 +54,48 @@ export const rotatedTradingEndpointExample = {
   updatedAt: '2026-11-25T10:15:00.000Z',
   secret: 'whsec_o2lBgWbqUL1ei3nR4uDNtBINt3CcTD8VBgk/U11szgc=',
 } satisfies z.input<typeof WebhookEndpointWithSecretView>;
+
+/** A breaking article delivered to the trading endpoint: the receiver was busy at first (503 with Retry-After), then took it. */
+export const BREAKING_MESSAGE_ID = 'msg_2Yq0cVbGZ0u2n1mHk5sQ8w';
+const deliveryHeaders = {
+  'webhook-id': BREAKING_MESSAGE_ID,
+  'content-type': 'application/json',
+  'user-agent': 'NewsletterPlatform-Webhooks/1.0',
+  'webhook-signature': '(1 signature)',
+};
+
+export const tradingDeliveriesExample = {
+  deliveries: [
+    {
+      id: 'wa_bX1r9qk0Zf3mVt2pL8sN4A',
+      msgId: BREAKING_MESSAGE_ID,
+      attempt: 2,
+      replay: false,
+      url: tradingEndpointExample.url,
+      requestHeaders: { ...deliveryHeaders, 'webhook-timestamp': '1764166392' },
+      status: 204,
+      error: null,
+      durationMs: 84,
+      responseBody: '',
+      at: '2026-11-26T14:13:12.000Z',
+    },
+    {
+      id: 'wa_Qm7Tz2cV9bN1xK4pR6sW0g',
+      msgId: BREAKING_MESSAGE_ID,
+      attempt: 1,
+      replay: false,
+      url: tradingEndpointExample.url,
+      requestHeaders: { ...deliveryHeaders, 'webhook-timestamp': '1764166332' },
+      status: 503,
+      error: null,
+      durationMs: 212,
+      responseBody: '{"error":"maintenance, retry in a minute"}',
+      at: '2026-11-26T14:12:12.000Z',
+    },
+  ],
+  next: null,
+} satisfies z.input<typeof WebhookDeliveriesPage>;
+
+export const replayAcceptedExample = { msgId: BREAKING_MESSAGE_ID, endpointId: TRADING_ENDPOINT_ID, replayId: 'k3PzQ0aV7mWc' } satisfies z.input<typeof WebhookReplayAccepted>;
+
+export const testAcceptedExample = { msgId: 'msg_Hc4m0Q1tVb8rZ2kX7pN9yA', endpointId: TRADING_ENDPOINT_ID, type: 'webhook.test', state: 'pending', createdAt: '2026-11-26T15:00:00.000Z' } satisfies z.input<typeof WebhookTestAccepted>;

@@ -4117,6 +4117,16 @@ export interface operations {
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22newsDigestWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
+                     *               "workflowType": "webhookFanOutWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22webhookFanOutWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "webhookMessageWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22webhookMessageWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
                      *               "workflowType": "billingRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22billingRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
@@ -4130,6 +4140,11 @@ export interface operations {
                      *               "workflowType": "supportInboundRelayWorkflow",
                      *               "running": 0,
                      *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22supportInboundRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
+                     *             },
+                     *             {
+                     *               "workflowType": "webhookRelayWorkflow",
+                     *               "running": 0,
+                     *               "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowType%60%20%3D%20%22webhookRelayWorkflow%22%20AND%20%60ExecutionStatus%60%20%3D%20%22Running%22"
                      *             },
                      *             {
                      *               "workflowType": "whatsappRelayWorkflow",
@@ -4365,6 +4380,33 @@ export interface operations {
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22news-digest-manual-%22%20AND%20%60WorkflowType%60%20%3D%20%22newsDigestWorkflow%22"
                      *           },
                      *           {
+                     *             "family": "webhookFanOut",
+                     *             "workflowType": "webhookFanOutWorkflow",
+                     *             "idPattern": "webhook-fanout-<eventKey>",
+                     *             "idPrefix": "webhook-fanout-",
+                     *             "taskQueue": "news-webhooks",
+                     *             "query": "`WorkflowId` STARTS_WITH \"webhook-fanout-\" AND `WorkflowType` = \"webhookFanOutWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22webhook-fanout-%22%20AND%20%60WorkflowType%60%20%3D%20%22webhookFanOutWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "webhookMessage",
+                     *             "workflowType": "webhookMessageWorkflow",
+                     *             "idPattern": "webhook-message-<msgId>",
+                     *             "idPrefix": "webhook-message-",
+                     *             "taskQueue": "news-webhooks",
+                     *             "query": "`WorkflowId` STARTS_WITH \"webhook-message-\" AND `WorkflowType` = \"webhookMessageWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22webhook-message-%22%20AND%20%60WorkflowType%60%20%3D%20%22webhookMessageWorkflow%22"
+                     *           },
+                     *           {
+                     *             "family": "webhookReplay",
+                     *             "workflowType": "webhookMessageWorkflow",
+                     *             "idPattern": "webhook-replay-<msgId>-<replayId>",
+                     *             "idPrefix": "webhook-replay-",
+                     *             "taskQueue": "news-webhooks",
+                     *             "query": "`WorkflowId` STARTS_WITH \"webhook-replay-\" AND `WorkflowType` = \"webhookMessageWorkflow\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60WorkflowId%60%20STARTS_WITH%20%22webhook-replay-%22%20AND%20%60WorkflowType%60%20%3D%20%22webhookMessageWorkflow%22"
+                     *           },
+                     *           {
                      *             "family": "schedule:quiz-daily-generation",
                      *             "workflowType": "quizDailyWorkflow",
                      *             "idPattern": "quiz-daily-generation runs: quiz-daily-<scheduled time>",
@@ -4408,6 +4450,15 @@ export interface operations {
                      *             "taskQueue": "news-notify",
                      *             "query": "`TemporalScheduledById` = \"news-digest\"",
                      *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22news-digest%22"
+                     *           },
+                     *           {
+                     *             "family": "schedule:webhook-fanout-relay",
+                     *             "workflowType": "webhookRelayWorkflow",
+                     *             "idPattern": "webhook-fanout-relay runs: webhook-fanout-relay-<scheduled time>",
+                     *             "idPrefix": null,
+                     *             "taskQueue": "news-webhooks",
+                     *             "query": "`TemporalScheduledById` = \"webhook-fanout-relay\"",
+                     *             "temporalUiUrl": "http://127.0.0.1:8233/namespaces/default/workflows?query=%60TemporalScheduledById%60%20%3D%20%22webhook-fanout-relay%22"
                      *           },
                      *           {
                      *             "family": "schedule:whatsapp-message-relay",
