@@ -323,6 +323,7 @@ export const EnvSchema = z.object({
   OPENAI_DOUBLE_PORT: port.default(12114),
   /** Where npm start runs the Web Push double without VAPID keys (push is then on in development, against it). */
   PUSH_DOUBLE_PORT: port.default(12115),
+  WEBHOOK_DOUBLE_PORT: port.default(12116),
   /** Where npm start runs the double of the news sites (its control API; its sites on the next ports). */
   NEWS_WEB_DOUBLE_PORT: port.default(12120),
   /** The news sites double's control API: `seed` registers its sources (set by npm start and npm test). */
@@ -543,6 +544,8 @@ export interface Config {
     whatsappDoublePort: number;
     openaiDoublePort: number;
     pushDoublePort: number;
+    /** Where npm start runs the webhook receiver double (a customer's endpoint, issue 40). */
+    webhookDoublePort: number;
     newsWebDoublePort: number;
     newsWebDoubleUrl: string | undefined;
     postgresPort: number;
@@ -823,6 +826,7 @@ export function parseConfig(source: NodeJS.ProcessEnv = process.env): Config {
       whatsappDoublePort: e.WHATSAPP_DOUBLE_PORT,
       openaiDoublePort: e.OPENAI_DOUBLE_PORT,
       pushDoublePort: e.PUSH_DOUBLE_PORT,
+      webhookDoublePort: e.WEBHOOK_DOUBLE_PORT,
       newsWebDoublePort: e.NEWS_WEB_DOUBLE_PORT,
       // In development the double runs where npm start puts it, so `npm run cli -- seed` in another shell finds it.
       newsWebDoubleUrl: e.NEWS_WEB_DOUBLE_URL ?? (e.NODE_ENV === 'development' ? `http://127.0.0.1:${e.NEWS_WEB_DOUBLE_PORT}` : undefined),

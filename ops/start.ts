@@ -100,6 +100,9 @@ async function main(): Promise<void> {
   const pushDoublePort = config.devServices.pushDoublePort;
   const pushCertDir = path.join(config.dataDir, 'push-double');
   if (usePushDouble) wanted.push([pushDoublePort, 'Web Push double']);
+  // A customer's webhook receiver (tests/doubles), allowed on loopback like the news sites double.
+  const webhookDoublePort = config.devServices.webhookDoublePort;
+  wanted.push([webhookDoublePort, 'webhook receiver double']);
   // The news sites the seeded sources read (tests/doubles/news-web-double.ts): its control API on
   // this port, its sites on the ones after it.
   const newsWebPort = config.devServices.newsWebDoublePort;
@@ -154,7 +157,8 @@ async function main(): Promise<void> {
     // The sites double is on loopback, which the fetcher refuses unless allowed (SSRF guard).
     NEWS_WEB_DOUBLE_URL: `http://127.0.0.1:${newsWebPort}`,
     // Its sites' ports only: loopback also serves Mailpit (sign-in codes), MinIO and Temporal.
-    NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, `127.0.0.1:${newsWebPort + 1}-${newsWebPort + NEWS_WEB_SITE_PORTS}`])].join(','),
+    // And the webhook receiver double's, so that an endpoint can be registered on it.
+    NEWS_FETCH_ALLOW_HOSTS: [...new Set([...config.news.fetch.allowHosts, `127.0.0.1:${newsWebPort + 1}-${newsWebPort + NEWS_WEB_SITE_PORTS}`, `127.0.0.1:${webhookDoublePort}`])].join(','),
   });
   // A double of an external service (tests/doubles): its process, listening on `port`.
   const startDouble = async (name: string, port: number, extraArgs: string[] = []) => {
@@ -173,6 +177,7 @@ async function main(): Promise<void> {
   await startDouble('news-web-double', newsWebPort);
   if (useWhatsAppDouble) await startDouble('whatsapp-double', whatsappDoublePort);
   if (usePushDouble) await startDouble('push-double', pushDoublePort, [pushCertDir]);
+  await startDouble('webhook-receiver-double', webhookDoublePort);
   await buildWeb(say);
   for (const spec of appProcessSpecs(env, 'inherit')) await supervisor.start(spec);
 
@@ -188,6 +193,7 @@ async function main(): Promise<void> {
   say(`  MinIO         http://127.0.0.1:${ports.minio}   (console :${ports.minioConsole}; credentials in ${path.join(config.dataDir, 'secrets.json')})`);
   say(`  Stripe        ${useStripeMock ? `stripe-mock on http://127.0.0.1:${ports.stripeMock} (webhook secret in ${path.join(config.dataDir, 'secrets.json')})` : 'STRIPE_SECRET_KEY (real Stripe)'}`);
   say(`  WhatsApp      ${useWhatsAppDouble ? `Cloud API double on http://127.0.0.1:${whatsappDoublePort} (sent messages: /__control/messages; app secret and verify token in ${path.join(config.dataDir, 'secrets.json')})` : 'WHATSAPP_ACCESS_TOKEN (real Cloud API)'}`);
+  say(`  Webhooks      receiver double on http://127.0.0.1:${webhookDoublePort} (an endpoint: http://127.0.0.1:${webhookDoublePort}/hooks/<name>, its secret set by PUT /__control/endpoints/<name>; deliveries: GET /__control/endpoints/<name>/deliveries)`);
   say(`  Web Push      ${usePushDouble ? `push double on https://127.0.0.1:${pushDoublePort} (subscribe as a browser: POST /__control/subscriptions; pushes it decrypted: /__control/messages; VAPID keys in ${path.join(config.dataDir, 'push-vapid.json')})` : 'WEB_PUSH_VAPID_* (real push services)'}`);
   say(`  Mail          ${useMailpit ? `Mailpit on http://127.0.0.1:${ports.mailpitUi} (SMTP :${ports.mailpitSmtp})` : 'SMTP_URL'}`);
   say(`  AI provider   ${useOpenAiDouble ? `OpenAI double on http://127.0.0.1:${openaiDoublePort}/v1 (no OPENAI_API_KEY)` : 'OPENAI_API_KEY'}`);

@@ -125,7 +125,7 @@ export async function startServiceProcess(name: 'news' | 'support' | 'quiz', env
  * with EADDRINUSE); so no port is left to its default here.
  */
 export async function startPorts(): Promise<{ ports: Record<string, number>; env: Record<string, string> }> {
-  const names = ['news', 'support', 'quiz', 'web', 'temporal', 'ui', 'ferretdb', 'postgres', 'minio', 'console', 'stripe', 'whatsapp', 'openai', 'push', 'mailpitSmtp', 'mailpitUi'] as const;
+  const names = ['news', 'support', 'quiz', 'web', 'temporal', 'ui', 'ferretdb', 'postgres', 'minio', 'console', 'stripe', 'whatsapp', 'openai', 'push', 'webhooks', 'mailpitSmtp', 'mailpitUi'] as const;
   const ports: Record<string, number> = {};
   for (const k of names) ports[k] = await freePort();
   ports.newsWeb = await freePortRange(1 + NEWS_WEB_SITE_PORTS);
@@ -144,6 +144,7 @@ export async function startPorts(): Promise<{ ports: Record<string, number>; env
     WHATSAPP_DOUBLE_PORT: ports.whatsapp,
     OPENAI_DOUBLE_PORT: ports.openai,
     PUSH_DOUBLE_PORT: ports.push,
+    WEBHOOK_DOUBLE_PORT: ports.webhooks,
     NEWS_WEB_DOUBLE_PORT: ports.newsWeb,
     MAILPIT_SMTP_PORT: ports.mailpitSmtp,
     MAILPIT_UI_PORT: ports.mailpitUi,

@@ -140,13 +140,16 @@ describe('npm start (the whole stack, supervised)', () => {
     expect(sent[0]!.text).toMatch(/^Olá! Envie uma destas palavras/);
   });
 
-  it('tells of a breaking article published through the pipeline: a mail to the follower and none to the demanding reader, and an SSE event (issue 40)', async () => {
+  it("tells of a breaking article published through the pipeline (issue 40's done-when): a mail to the follower and none to the demanding reader, an SSE event, a signed webhook the standardwebhooks library verifies, and a Web Push the push double decrypts", async () => {
     const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { JWT_SECRET: string };
     const news = `http://127.0.0.1:${ports.news}`;
+    const web = `http://127.0.0.1:${ports.web}`;
     const call = async (method: string, route: string, auth: Record<string, string>, body?: unknown, type = 'application/json') => {
       const res = await fetch(`${news}${route}`, { method, headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': type }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as any };
     };
+    const mailpit = `http://127.0.0.1:${ports.mailpitUi}/api/v1`;
+    const mailsTo = async (to: string) => ((await (await fetch(`${mailpit}/search?query=${encodeURIComponent(`to:"${to}"`)}`)).json()) as { messages: { ID: string; Subject: string }[] }).messages;
     const tag = Date.now().toString(36);
     /** A reader signed in with the identity provider's token (a proven address), following ENE, with these settings; their key. */
     const reader = async (name: string, settings: Record<string, unknown>) => {
@@ -160,6 +163,34 @@ describe('npm start (the whole stack, supervised)', () => {
     };
     const follower = await reader('follower', { email: true });
     const demanding = await reader('demanding', { email: true, breakingOnly: false, minScore: 95 });
+
+    // A reader who signs up on the dashboard (the code from npm start's Mailpit), follows ENE and subscribes a browser (the push double's).
+    const pushReader = `pusher-${tag}@example.com`;
+    const session: Record<string, string> = { Origin: web };
+    const dashboard = async (method: string, route: string, body?: unknown) => {
+      const res = await fetch(`${web}${route}`, { method, headers: { ...session, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const cookie = res.headers.get('set-cookie');
+      if (cookie?.startsWith('nl_session=')) session.Cookie = cookie.split(';')[0]!;
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await dashboard('POST', '/api/auth/sign-in', { email: pushReader, locale: 'en' })).status).toBe(202);
+    const [codeMail] = await until('the sign-in code', async () => ((await mailsTo(pushReader)).length > 0 ? await mailsTo(pushReader) : undefined), 30_000);
+    const code = /\b(\d{6})\b/.exec(codeMail!.Subject)?.[1] ?? /\b(\d{6})\b/.exec(((await (await fetch(`${mailpit}/message/${codeMail!.ID}`)).json()) as { Text: string }).Text)?.[1];
+    const verified = await dashboard('POST', '/api/auth/verify', { email: pushReader, code });
+    expect(verified.status).toBe(200);
+    session['X-CSRF-Token'] = verified.body.data.csrfToken as string;
+    const pushInfo = await dashboard('GET', '/api/account/push');
+    expect(pushInfo.body.data.configured).toBe(true);
+    const double = pushDoubleControl(`https://127.0.0.1:${ports.push}`, path.join(dataDir, 'push-double', 'push-double.crt'));
+    const browser = await double.subscribe(pushInfo.body.data.publicKey as string);
+    expect((await dashboard('POST', '/api/account/push/subscriptions', { endpoint: browser.endpoint, keys: browser.keys })).status).toBe(201);
+    expect((await dashboard('PUT', '/api/account/preferences', { sectors: ['ENE'], notificationSettings: { push: true, language: 'en' } })).status).toBe(200);
+
+    // A customer's webhook endpoint on the receiver double, for breaking articles.
+    const receiver = `http://127.0.0.1:${ports.webhooks}`;
+    const endpoint = await call('POST', '/api/webhooks/endpoints', { 'X-API-Key': follower.key }, { url: `${receiver}/hooks/stack-${tag}`, eventTypes: ['article.breaking'] });
+    expect(endpoint.status).toBe(201);
+    await fetch(`${receiver}/__control/endpoints/stack-${tag}`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret: endpoint.body.data.secret }) });
 
     // A client connected to the stream before the article is published.
     const abort = new AbortController();
@@ -184,14 +215,21 @@ describe('npm start (the whole stack, supervised)', () => {
     try {
       await until('the SSE event', async () => (received.includes(title) ? true : undefined), 30_000);
       expect(received).toMatch(/event: article\.breaking/);
-      const mailpit = `http://127.0.0.1:${ports.mailpitUi}/api/v1/search?query=`;
-      const mailsTo = async (to: string) => ((await (await fetch(`${mailpit}${encodeURIComponent(`to:"${to}"`)}`)).json()) as { messages: { Subject: string }[] }).messages;
       const [mail] = await until('the mail to the follower', async () => ((await mailsTo(follower.email)).length > 0 ? await mailsTo(follower.email) : undefined), 60_000);
       expect(mail!.Subject).toBe(`Urgente: ${title}`);
       expect(await mailsTo(demanding.email)).toEqual([]);
+      const deliveries = async () => ((await (await fetch(`${receiver}/__control/endpoints/stack-${tag}/deliveries`)).json()) as { deliveries: { verified: boolean; body: string }[] }).deliveries;
+      const [delivery] = await until('the webhook', async () => ((await deliveries()).length > 0 ? await deliveries() : undefined), 60_000);
+      expect(delivery!.verified).toBe(true);
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'article.breaking', data: { title } });
+      const [pushed] = await until('the push', async () => ((await double.messages(browser.id)).length > 0 ? await double.messages(browser.id) : undefined), 60_000);
+      expect(JSON.parse(pushed!.text)).toMatchObject({ title: `Breaking: ${title}` });
+      // The reader told by push is not mailed as well: one alert per reader and article.
+      expect((await mailsTo(pushReader)).map((m) => m.Subject).filter((s) => s.includes(title))).toEqual([]);
     } finally {
       abort.abort();
       await reading;
+      await double.close();
     }
   });
 
