@@ -15,6 +15,15 @@
  *     (smtp-server, accepting everything): the time until the run ends and every mail is in the
  *     sink, mails a second, and the worker's peak resident memory (VmHWM). The floor: the same
  *     mails handed to the sink straight from this process by nodemailer, 8 at a time.
+ *  3. **Webhooks.** BENCH_WEBHOOK_ENDPOINTS endpoints (default 1,000, on 10 business accounts) on
+ *     a receiver in this process, subscribed to breaking articles; a worker process serving
+ *     news-webhooks. BENCH_WEBHOOK_ARTICLES breaking articles (default 5) published 3 s apart as
+ *     the pipeline publishes them (the event appended, its fan-out started). One endpoint in ten
+ *     fails: it answers 503 with `Retry-After: 1` to the first delivery of each message, then
+ *     recovers. The delay from the publish to the first 2xx at each endpoint (healthy and failing
+ *     apart), whether every endpoint got every article (no message lost), and how many deliveries
+ *     repeated a webhook-id already answered 2xx (duplicates beyond at-least-once). The floor: one
+ *     endpoint, the same articles.
  * Run with `npm run bench:events`. Prints Markdown to stdout, progress to stderr.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,6 +40,11 @@ import { parseConfig } from '../../models/config';
 import { createLogger } from '../../models/infra/logger';
 import { DEFAULT_NOTIFICATIONS, defaultPreferences } from '../../models/news/preferences.rules';
 import { publishEvents } from '../../operations/events/publish';
+import { temporalWebhookStarts } from '../../operations/events/webhook-fanout';
+import { createEventLogRepo } from '../../models/events/event-log.repo';
+import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
+import { createWebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import { newWebhookSecret } from '../../models/events/webhook-signing';
 import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';
 import type { NewsDigestResult } from '../../workflows/news/digest.workflow';
 import { eventArticle } from '../../tests/helpers/events';
@@ -41,6 +55,8 @@ const SSE_ARTICLES = Number(process.env.BENCH_SSE_ARTICLES ?? 30);
 const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 500);
 const DIGEST_READERS = Number(process.env.BENCH_DIGEST_READERS ?? 100_000);
 const DIGEST_ARTICLES = Number(process.env.BENCH_DIGEST_ARTICLES ?? 200);
+const WEBHOOK_ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 1_000);
+const WEBHOOK_ARTICLES = Number(process.env.BENCH_WEBHOOK_ARTICLES ?? 5);
 const STREAMS_PER_KEY = 50;
 
 const ms = (x: number) => `${Math.round(x)} ms`;
@@ -144,7 +160,8 @@ async function smtpSink(): Promise<{ port: number; received: () => number; close
   return { port, received: () => count, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-const peakRss = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const memoryOf = (pid: number, field: 'VmHWM' | 'VmRSS'): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const MiB = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
 
 async function digest(): Promise<void> {
   const tag = randomUUID().slice(0, 8);
@@ -178,8 +195,10 @@ async function digest(): Promise<void> {
   transport.close();
   const before = sink.received();
 
-  const worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, config, { ...env, WORKER_QUEUES: 'news-notify', NEWS_DIGEST_SCHEDULE_ENABLED: 'false' });
+  const worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, config, { ...env, WORKER_QUEUES: 'platform-ops,news-notify', NEWS_DIGEST_SCHEDULE_ENABLED: 'false' });
   try {
+    await sleep(2_000);
+    const idle = memoryOf(worker.pid!, 'VmRSS');
     say(`digest: running newsDigestWorkflow for ${slot.toISOString()}…`);
     const t1 = performance.now();
     const result = (await infra.temporal.client.workflow.execute('newsDigestWorkflow', {
@@ -188,12 +207,12 @@ async function digest(): Promise<void> {
       args: [{ slot: slot.toISOString() }],
     })) as NewsDigestResult;
     const elapsed = (performance.now() - t1) / 1000;
-    const rss = peakRss(worker.pid!);
+    const rss = memoryOf(worker.pid!, 'VmHWM');
     if (sink.received() - before !== result.sent) throw new Error(`the sink got ${sink.received() - before} mails, the run says ${result.sent}`);
     row(`digest floor: mails handed to the SMTP sink from one process, 8 at a time (n = ${floorMails})`, `${Math.round(floorRate)} mails/s`);
     row(`digest, ${DIGEST_READERS.toLocaleString('en')} readers: the run, until every mail is in the sink`, `${elapsed.toFixed(0)} s (${result.sent} sent, ${result.empty} empty, ${result.failed} failed)`);
     row('digest: mails a second / the floor', `${Math.round(result.sent / elapsed)} mails/s (${(result.sent / elapsed / floorRate).toFixed(2)} of the floor)`);
-    row('digest: the worker\'s peak resident memory (VmHWM)', `${Math.round(rss / 1024 / 1024)} MiB`);
+    row("digest: the worker's resident memory, idle before the run / its peak (VmHWM)", `${MiB(idle)} / ${MiB(rss)}`);
   } finally {
     killGroup(worker);
     await sink.close();
@@ -202,11 +221,121 @@ async function digest(): Promise<void> {
   }
 }
 
+/** A receiver of many endpoints (`/hooks/<n>`): when each message first got a 2xx, and the repeats. */
+async function receiver(failing: (endpoint: number) => boolean) {
+  const firstOk = new Map<string, number>(); // `${endpoint} ${webhook-id}` → when
+  const refused = new Set<string>();
+  let deliveries = 0;
+  let duplicates = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      deliveries += 1;
+      const endpoint = Number(/^\/hooks\/(\d+)$/.exec(req.url ?? '')?.[1]);
+      const id = `${endpoint} ${String(req.headers['webhook-id'])}`;
+      if (failing(endpoint) && !refused.has(id)) {
+        refused.add(id);
+        res.writeHead(503, { 'Retry-After': '1' }).end();
+        return;
+      }
+      if (firstOk.has(id)) duplicates += 1;
+      else firstOk.set(id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { port: (server.address() as { port: number }).port, firstOk, stats: () => ({ deliveries, duplicates }), close: () => new Promise((r) => server.close(r)) };
+}
+
+async function webhooks(): Promise<void> {
+  const tag = randomUUID().slice(0, 8);
+  const failing = (n: number) => n % 10 === 9;
+  const rx = await receiver(failing);
+  const env = { MONGODB_DB: `bench_webhooks_${tag}`, TASK_QUEUE_PREFIX: `bench-webhooks-${tag}-`, NEWS_FETCH_ALLOW_HOSTS: `127.0.0.1:${rx.port}` };
+  const config = parseConfig({ ...process.env, ...env });
+  const infra = createInfra(config, 'news', createLogger({ name: 'bench', level: 'silent' }));
+  const conn = await infra.mongo.ready;
+  const endpoints = createWebhookEndpointRepo(conn, createSecretBox(config.web.secret, WEBHOOK_SECRETS_INFO));
+  const events = createEventLogRepo(conn);
+  const publish = { events, webhookFanOut: temporalWebhookStarts(infra.temporal.client, env.TASK_QUEUE_PREFIX).fanOut };
+  const worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, config, { ...env, WORKER_QUEUES: 'platform-ops,news-webhooks', NEWS_WEBHOOK_RELAY_SCHEDULE_ENABLED: 'false' });
+  const register = async (from: number, count: number) => {
+    for (let n = from; n < from + count; n += 1) {
+      const accountId = `bench-wh-${tag}-${Math.floor(n / 100)}`;
+      if (n % 100 === 0) await conn.db!.collection('users').updateOne({ _id: accountId as never }, { $set: { plan: 'business', email: `${accountId}@bench.example`, emailVerifiedAt: new Date(), createdAt: new Date(), updatedAt: new Date() } }, { upsert: true });
+      await endpoints.create({ accountId, url: `http://127.0.0.1:${rx.port}/hooks/${n}`, description: null, eventTypes: ['article.breaking'], filters: {}, secret: newWebhookSecret(), now: new Date() });
+    }
+  };
+  /** Publishes `articles` breaking articles 3 s apart; waits until each of `expected` endpoints answered 2xx to each (or 3 minutes). */
+  const round = async (expected: number[]): Promise<{ healthy: number[]; failing: number[]; lost: number }> => {
+    const published: { id: string; at: number }[] = [];
+    for (let i = 0; i < WEBHOOK_ARTICLES; i += 1) {
+      const article = eventArticle({ isBreaking: true });
+      const at = performance.now();
+      const [appended] = await publishEvents(publish, [article]);
+      published.push({ id: appended!.articleId, at });
+      await sleep(3_000);
+    }
+    const messages = async () => (await conn.db!.collection<{ _id: string; endpointId: string; eventKey: string }>('webhook_messages').find({}, { projection: { endpointId: 1, eventKey: 1 } }).toArray());
+    const want = expected.length * WEBHOOK_ARTICLES;
+    for (let waited = 0; waited < 180_000; waited += 1_000) {
+      const ms = await messages();
+      const answered = new Set([...rx.firstOk.keys()].map((k) => k.slice(k.indexOf(' ') + 1)));
+      if (ms.length >= want && ms.every((m) => answered.has(m._id))) break;
+      await sleep(1_000);
+    }
+    const ms = await messages();
+    const eps = await conn.db!.collection<{ _id: string; url: string }>('webhook_endpoints').find({}, { projection: { url: 1 } }).toArray();
+    const numberOf = new Map(eps.map((e) => [e._id, Number(/\/hooks\/(\d+)$/.exec(e.url)![1])]));
+    const publishedAt = new Map(published.map((p) => [`article:${p.id}`, p.at]));
+    const healthy: number[] = [];
+    const failingDelays: number[] = [];
+    let lost = 0;
+    for (const m of ms) {
+      const n = numberOf.get(m.endpointId)!;
+      const ok = rx.firstOk.get(`${n} ${m._id}`);
+      if (ok === undefined) {
+        lost += 1;
+        continue;
+      }
+      (failing(n) ? failingDelays : healthy).push(ok - publishedAt.get(m.eventKey)!);
+    }
+    lost += want - ms.length;
+    return { healthy, failing: failingDelays, lost };
+  };
+  try {
+    say('webhooks: 1 endpoint (the floor)…');
+    await register(0, 1);
+    const floor = await round([0]);
+    await conn.db!.collection('webhook_endpoints').deleteMany({});
+    await conn.db!.collection('webhook_messages').deleteMany({});
+    rx.firstOk.clear();
+    say(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints, one in ten failing once…`);
+    await register(0, WEBHOOK_ENDPOINTS);
+    const before = rx.stats();
+    const many = await round(Array.from({ length: WEBHOOK_ENDPOINTS }, (_, n) => n));
+    const after = rx.stats();
+    row(`webhooks, 1 endpoint (the floor): published → delivered (2xx)`, stats(floor.healthy));
+    row(`webhooks, ${WEBHOOK_ENDPOINTS} endpoints: published → delivered, the 90 % healthy`, stats(many.healthy));
+    row(`webhooks: healthy p95 / the floor's p95`, (percentile(many.healthy, 95) / percentile(floor.healthy, 95)).toFixed(2));
+    row(`webhooks, the 10 % failing once (503, Retry-After: 1): published → delivered after the retry`, stats(many.failing));
+    row(`webhooks: messages lost / duplicates (a 2xx'd webhook-id delivered again)`, `${many.lost} of ${WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES} lost; ${after.duplicates - before.duplicates} duplicates in ${after.deliveries - before.deliveries} deliveries`);
+  } finally {
+    killGroup(worker);
+    await rx.close();
+    await conn.dropDatabase().catch(() => undefined);
+    await closeInfra(infra);
+  }
+}
+
 async function main(): Promise<void> {
-  const which = new Set((process.env.BENCH_EVENTS ?? 'sse,digest').split(','));
-  process.stdout.write(`**${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, FerretDB on PostgreSQL with DocumentDB:**\n\n| measurement | result |\n|---|---:|\n`);
+  const which = new Set((process.env.BENCH_EVENTS ?? 'sse,webhooks,digest').split(','));
+  process.stdout.write(`**${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, FerretDB on PostgreSQL with DocumentDB, load average ${os.loadavg()[0]!.toFixed(2)} at the start:**\n\n| measurement | result |\n|---|---:|\n`);
   if (which.has('sse')) await sse();
+  if (which.has('webhooks')) await webhooks();
   if (which.has('digest')) await digest();
+  process.stdout.write(`\nLoad average at the end: ${os.loadavg()[0]!.toFixed(2)} (1 min).\n`);
 }
 
 main().then(
