@@ -35,19 +35,35 @@ const SLOTS_RETRY_AFTER_SECONDS = 30;
 /** What the key may see: read:articles (or *) every event, read:breaking alone the breaking ones. */
 const breakingOnlyFor = (auth: KeyPrincipal): boolean => !auth.scopes.includes('*') && !auth.scopes.includes('read:articles');
 
-/** One of the key's stream slots, or 429 (every slot held, across processes) / 503 (the database). */
-async function holdSlot(deps: NewsDeps, auth: KeyPrincipal): Promise<Lease> {
-  const limit = PLAN_LIMITS[auth.plan].streamsPerKey;
+/** A slot of `key` (one of `limit`), or 429 saying `whose` streams are all open / 503 (the database). */
+async function holdOne(deps: NewsDeps, key: string, limit: number, whose: string): Promise<Lease> {
   try {
-    return await deps.stream.leases.acquire(`news-stream:${auth.keyId}`, limit, { waitMs: 0, ttlMs: leaseTtlOf(deps) });
+    return await deps.stream.leases.acquire(key, limit, { waitMs: 0, ttlMs: leaseTtlOf(deps) });
   } catch (err) {
-    if (err instanceof LeaseWaitTimeout) {
-      throw new AppError('RATE_LIMITED', `This API key has ${limit} event streams open, the most the ${planName(auth.plan)} plan allows per key: close one first`, {
-        headers: { 'Retry-After': String(SLOTS_RETRY_AFTER_SECONDS) },
-      });
-    }
+    if (err instanceof LeaseWaitTimeout) throw new AppError('RATE_LIMITED', `${whose}: close one first`, { headers: { 'Retry-After': String(SLOTS_RETRY_AFTER_SECONDS) } });
     throw dependencyUnavailable('mongodb', err);
   }
+}
+
+/**
+ * One of the key's stream slots and one of its account's, or 429 (every slot of either held, across
+ * processes) / 503 (the database). Held, renewed and released together.
+ */
+async function holdSlot(deps: NewsDeps, auth: KeyPrincipal): Promise<Lease> {
+  const { streamsPerKey, streamsPerAccount } = PLAN_LIMITS[auth.plan];
+  const plan = planName(auth.plan);
+  const key = await holdOne(deps, `news-stream:${auth.keyId}`, streamsPerKey, `This API key has ${streamsPerKey} event streams open, the most the ${plan} plan allows per key`);
+  let account: Lease;
+  try {
+    account = await holdOne(deps, `news-stream-account:${auth.sub}`, streamsPerAccount, `This account has ${streamsPerAccount} event streams open across its keys, the most the ${plan} plan allows`);
+  } catch (err) {
+    await key.release().catch(() => undefined);
+    throw err;
+  }
+  return {
+    release: async () => void (await Promise.all([key.release(), account.release()])),
+    renew: async (ttlMs) => (await Promise.all([key.renew(ttlMs), account.renew(ttlMs)])).every(Boolean),
+  };
 }
 
 /** Opens the stream: 400, 403, 429 and 503 are answered as JSON before anything is sent. */

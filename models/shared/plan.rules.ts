@@ -23,14 +23,16 @@ export interface PlanLimits {
   modules: readonly IncludeModule[];
   /** Event streams (GET /api/stream) one key may hold open at once, across every API process. */
   streamsPerKey: number;
+  /** …and all the account's keys together: more keys do not multiply the account's streams. */
+  streamsPerAccount: number;
 }
 
 const STARTER_MODULES = ['translations', 'classification', 'meta'] as const;
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  starter: { perMinute: 100, perMonth: 500_000, activeKeys: 5, webhookEndpoints: 5, modules: STARTER_MODULES, streamsPerKey: 2 },
-  pro: { perMinute: 500, perMonth: 3_000_000, activeKeys: 20, webhookEndpoints: 20, modules: INCLUDE_MODULES, streamsPerKey: 10 },
-  business: { perMinute: 2_000, perMonth: null, activeKeys: 100, webhookEndpoints: 100, modules: INCLUDE_MODULES, streamsPerKey: 50 },
+  starter: { perMinute: 100, perMonth: 500_000, activeKeys: 5, webhookEndpoints: 5, modules: STARTER_MODULES, streamsPerKey: 2, streamsPerAccount: 4 },
+  pro: { perMinute: 500, perMonth: 3_000_000, activeKeys: 20, webhookEndpoints: 20, modules: INCLUDE_MODULES, streamsPerKey: 10, streamsPerAccount: 30 },
+  business: { perMinute: 2_000, perMonth: null, activeKeys: 100, webhookEndpoints: 100, modules: INCLUDE_MODULES, streamsPerKey: 50, streamsPerAccount: 200 },
 };
 
 export const isPlan = (v: string): v is Plan => (PLANS as readonly string[]).includes(v);

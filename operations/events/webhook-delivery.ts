@@ -67,7 +67,10 @@ export async function deliverAttempt(deps: DeliveryDeps, input: { msgId: string;
   const state: MessageState = outcome === 'delivered' ? 'delivered' : input.replay ? message.state : outcome === 'disable' ? 'failed' : 'pending';
   await deps.webhookMessages.recordAttempt(message._id, state, now);
   let failingSince: Date | null = null;
-  if (outcome === 'delivered') await deps.webhookEndpoints.recordSuccess(endpoint._id);
+  // A success ends a failing streak; an endpoint read with none has nothing to clear (a write saved per delivery).
+  if (outcome === 'delivered') {
+    if (endpoint.failingSince !== null) await deps.webhookEndpoints.recordSuccess(endpoint._id);
+  }
   else failingSince = await deps.webhookEndpoints.recordFailure(endpoint._id, now);
   return {
     kind: 'sent',

@@ -17,7 +17,7 @@
  *     mails handed to the sink straight from this process by nodemailer, 8 at a time.
  *  3. **Webhooks.** BENCH_WEBHOOK_ENDPOINTS endpoints (default 1,000, on 10 business accounts) on
  *     a receiver in this process, subscribed to breaking articles; a worker process serving
- *     news-webhooks. BENCH_WEBHOOK_ARTICLES breaking articles (default 5) published 3 s apart as
+ *     news-webhooks. BENCH_WEBHOOK_ARTICLES breaking articles (default 3) published 3 s apart as
  *     the pipeline publishes them (the event appended, its fan-out started). One endpoint in ten
  *     fails: it answers 503 with `Retry-After: 1` to the first delivery of each message, then
  *     recovers. The delay from the publish to the first 2xx at each endpoint (healthy and failing
@@ -56,7 +56,7 @@ const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 500);
 const DIGEST_READERS = Number(process.env.BENCH_DIGEST_READERS ?? 100_000);
 const DIGEST_ARTICLES = Number(process.env.BENCH_DIGEST_ARTICLES ?? 200);
 const WEBHOOK_ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 1_000);
-const WEBHOOK_ARTICLES = Number(process.env.BENCH_WEBHOOK_ARTICLES ?? 5);
+const WEBHOOK_ARTICLES = Number(process.env.BENCH_WEBHOOK_ARTICLES ?? 3);
 const STREAMS_PER_KEY = 50;
 
 const ms = (x: number) => `${Math.round(x)} ms`;
@@ -267,8 +267,9 @@ async function webhooks(): Promise<void> {
       await endpoints.create({ accountId, url: `http://127.0.0.1:${rx.port}/hooks/${n}`, description: null, eventTypes: ['article.breaking'], filters: {}, secret: newWebhookSecret(), now: new Date() });
     }
   };
-  /** Publishes `articles` breaking articles 3 s apart; waits until each of `expected` endpoints answered 2xx to each (or 3 minutes). */
-  const round = async (expected: number[]): Promise<{ healthy: number[]; failing: number[]; lost: number }> => {
+  /** Publishes the breaking articles 3 s apart; waits until each of `expected` endpoints answered 2xx to each (or 15 minutes). */
+  const round = async (expected: number[]): Promise<{ healthy: number[]; failing: number[]; lost: number; drainedS: number }> => {
+    const t0 = performance.now();
     const published: { id: string; at: number }[] = [];
     for (let i = 0; i < WEBHOOK_ARTICLES; i += 1) {
       const article = eventArticle({ isBreaking: true });
@@ -279,7 +280,7 @@ async function webhooks(): Promise<void> {
     }
     const messages = async () => (await conn.db!.collection<{ _id: string; endpointId: string; eventKey: string }>('webhook_messages').find({}, { projection: { endpointId: 1, eventKey: 1 } }).toArray());
     const want = expected.length * WEBHOOK_ARTICLES;
-    for (let waited = 0; waited < 180_000; waited += 1_000) {
+    for (let waited = 0; waited < 900_000; waited += 1_000) {
       const ms = await messages();
       const answered = new Set([...rx.firstOk.keys()].map((k) => k.slice(k.indexOf(' ') + 1)));
       if (ms.length >= want && ms.every((m) => answered.has(m._id))) break;
@@ -302,7 +303,7 @@ async function webhooks(): Promise<void> {
       (failing(n) ? failingDelays : healthy).push(ok - publishedAt.get(m.eventKey)!);
     }
     lost += want - ms.length;
-    return { healthy, failing: failingDelays, lost };
+    return { healthy, failing: failingDelays, lost, drainedS: (Math.max(...rx.firstOk.values()) - t0) / 1000 };
   };
   try {
     say('webhooks: 1 endpoint (the floor)…');
@@ -321,6 +322,7 @@ async function webhooks(): Promise<void> {
     row(`webhooks: healthy p95 / the floor's p95`, (percentile(many.healthy, 95) / percentile(floor.healthy, 95)).toFixed(2));
     row(`webhooks, the 10 % failing once (503, Retry-After: 1): published → delivered after the retry`, stats(many.failing));
     row(`webhooks: messages lost / duplicates (a 2xx'd webhook-id delivered again)`, `${many.lost} of ${WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES} lost; ${after.duplicates - before.duplicates} duplicates in ${after.deliveries - before.deliveries} deliveries`);
+    row(`webhooks: from the first publish to the last delivery / deliveries a second`, `${many.drainedS.toFixed(0)} s / ${((after.deliveries - before.deliveries) / many.drainedS).toFixed(1)}`);
   } finally {
     killGroup(worker);
     await rx.close();

@@ -285,7 +285,7 @@ it('answers a reset for an id older than the history (25 hours)', async () => {
   expect(await stream.next((e) => e.event === 'reset')).toMatchObject({ data: { reason: 'history_window_passed' } });
 });
 
-it('caps the streams of a key across both processes (Starter: 2), and frees a slot when a stream closes', async () => {
+it('caps the streams of a key (Starter: 2) and of its account (4) across both processes, and frees a slot when a stream closes', async () => {
   const { key, userId } = await accountWithKey(first, 'starter');
   const a = await open(0, key);
   await open(1, key);
@@ -305,9 +305,17 @@ it('caps the streams of a key across both processes (Starter: 2), and frees a sl
   }
   expect(reopened.status).toBe(200);
   await reopened.stream!.opened();
-  // Another key of the same account has slots of its own.
+  // Another key of the same account has slots of its own…
   const other = await first.deps.apiKeys.create({ userId, name: 'second', mode: 'live', scopes: ['*'], expiresAt: null });
   await open(0, other.key);
+  await open(1, other.key);
+  // …but not past the account's (Starter: 4 across its keys): a third key adds none.
+  const thirdKey = await first.deps.apiKeys.create({ userId, name: 'third', mode: 'live', scopes: ['*'], expiresAt: null });
+  const over = await Stream.open(urls[0], '/api/stream', { 'X-API-Key': thirdKey.key });
+  expect(over.status).toBe(429);
+  expect(over.body).toMatchObject({ code: 'RATE_LIMITED', error: expect.stringContaining('This account has 4 event streams open across its keys') });
+  // The key's slot taken before the account refused is given back: its key opens once the account has room.
+  expect(await first.deps.mongo.conn.db!.collection('leases').countDocuments({ _id: { $regex: `^news-stream:${thirdKey.record.keyId}#` } as never, holder: { $ne: null } })).toBe(0);
 });
 
 it('keeps an idle stream alive with comments carrying its id, renewing its slot each time', async () => {
