@@ -6,7 +6,7 @@
  * standardwebhooks library) allow-listed. A customer adds an endpoint on the double, sees the empty
  * log, sends a test event, refreshes as a user would until its delivery appears with its status,
  * opens its details (headers sent, no signature; the answer's body), replays it and sees the
- * second attempt marked as a replay. axe-core finds no serious or critical violation; no console
+ * second attempt marked as a replay, and pages past 10 with "Load older". axe-core finds no serious or critical violation; no console
  * error, nothing wider than the screen; screenshots at desktop, 390 px and in Portuguese.
  */
 import { randomUUID } from 'node:crypto';
@@ -170,6 +170,24 @@ describe("an endpoint's deliveries", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await check('deliveries-pt');
     await page.getByRole('button', { name: 'View in English' }).click();
+  });
+
+  it('pages: past 10 deliveries, "Load older" brings the rest, then goes away', async () => {
+    for (let i = 0; i < 9; i += 1) {
+      const sent = page.waitForResponse((r) => r.url().endsWith('/test') && r.status() === 202);
+      await page.getByRole('button', { name: 'Send a test event to Desk' }).click();
+      await sent;
+    }
+    // Eleven deliveries in all: the receiver has them (verified), the log shows the newest 10.
+    const all = await until(() => webhookReceiverControl(receiver.url).deliveries(`desk-${run}`).then((d) => d.deliveries), (d) => d.length >= 11, 60_000);
+    expect(all.every((d) => d.verified)).toBe(true);
+    await refreshUntil(10);
+    await page.getByRole('button', { name: 'Load older deliveries of Desk' }).click();
+    await page.getByTestId('webhooks-status').filter({ hasText: '1 older delivery loaded.' }).waitFor();
+    expect(await deliveries().count()).toBe(11);
+    expect(await deliveries().last().locator('summary').textContent()).toMatch(new RegExp(`Attempt 1.*${msgId}`));
+    expect(await page.getByRole('button', { name: 'Load older deliveries of Desk' }).count()).toBe(0);
+    await check('deliveries-paged');
   });
 
   it('a disabled endpoint explains why it has no test or replay button', async () => {
