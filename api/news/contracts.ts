@@ -27,6 +27,7 @@ import { WebhookPayload } from '../../models/whatsapp/webhook.rules';
 import { DISABLED_REASONS, ENDPOINT_STATES, WEBHOOK_ENDPOINT_ID, type WebhookEndpointDoc } from '../../models/events/webhook-endpoint.repo';
 import { EVENT_TYPE, EVENT_TYPES, WEBHOOK_LIMITS, WebhookEndpointInput, WebhookFilters } from '../../models/events/webhook.rules';
 import { WEBHOOK_ATTEMPT_ID, type WebhookAttemptDoc } from '../../models/events/webhook-attempt.repo';
+import type { WebhookMessageDoc } from '../../models/events/webhook-message.repo';
 import { MESSAGE_STATES, WEBHOOK_MESSAGE_ID } from '../../models/events/webhook-message.rules';
 import { RESPONSE_BODY_LIMIT } from '../../models/infra/webhook-sender';
 import { DELIVERIES_PAGE_MAX } from '../../operations/events/webhook-delivery';
@@ -850,4 +851,13 @@ export const presentWebhookDelivery = (a: WebhookAttemptDoc): z.input<typeof Web
   durationMs: a.durationMs,
   responseBody: a.responseBody,
   at: a.at.toISOString(),
+});
+
+/** A test event's message as POST …/test answers it (the news API's and the dashboard's). */
+export const presentWebhookTestAccepted = (m: Pick<WebhookMessageDoc, '_id' | 'endpointId' | 'state' | 'createdAt'>): z.input<typeof WebhookTestAccepted> => ({
+  msgId: m._id,
+  endpointId: m.endpointId,
+  type: 'webhook.test',
+  state: m.state,
+  createdAt: m.createdAt.toISOString(),
 });

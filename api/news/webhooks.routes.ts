@@ -15,14 +15,14 @@ import { z } from 'zod';
 import { ENDPOINTS_LISTED } from '../../models/events/webhook-endpoint.repo';
 import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret } from '../../operations/events/webhook-endpoints';
 import { PLAN_LIMITS } from '../../models/shared/plan.rules';
-import { WEBHOOK_SENDS_PER_MINUTE, webhookEndpointDeps as endpointDeps } from '../shared/bundles';
+import { WEBHOOK_SENDS_PER_MINUTE, webhookDeliveryDeps as deliveryDeps, webhookEndpointDeps as endpointDeps } from '../shared/bundles';
 import { reply, routeFactory } from '../shared/route';
 import type { Context } from 'koa';
 import { apiKey, type KeyPrincipal } from './auth';
-import { listDeliveries, replayMessage, sendTestEvent, type WebhookDeliveryDeps } from '../../operations/events/webhook-delivery';
-import { temporalWebhookStarts } from '../../operations/events/webhook-fanout';
+import { listDeliveries, replayMessage, sendTestEvent } from '../../operations/events/webhook-delivery';
 import {
   presentWebhookDelivery,
+  presentWebhookTestAccepted,
   presentWebhookEndpoint,
   presentWebhookEndpointWithSecret,
   WEBHOOK_SECRET_SHOWN_ONCE,
@@ -46,13 +46,6 @@ const owner = apiKey('read:articles');
 const tags = ['webhooks'];
 const base = '/api/webhooks/endpoints';
 
-const deliveryDeps = (deps: NewsDeps): WebhookDeliveryDeps => ({
-  webhookEndpoints: deps.webhookEndpoints,
-  webhookMessages: deps.webhookMessages,
-  webhookAttempts: deps.webhookAttempts,
-  starts: temporalWebhookStarts(deps.temporal.client, deps.config.temporal.taskQueuePrefix),
-  now: deps.now,
-});
 /** Replays and test events make requests to the customer's endpoint: a few a minute per account. */
 const sendLimit = async ({ ctx, auth, deps }: { ctx: Context; auth: KeyPrincipal; deps: NewsDeps }) => deps.webhookSendLimiter.consume(ctx, `account:${auth.sub}`);
 
@@ -220,8 +213,7 @@ export const webhookRoutes = [
     rateLimit: sendLimit,
     example: { params: { id: TRADING_ENDPOINT_ID }, response: testAcceptedExample },
     handler: async ({ params, auth, deps }) => {
-      const m = await sendTestEvent(deliveryDeps(deps), auth.sub, params.id);
-      return reply({ status: 202, data: { msgId: m._id, endpointId: m.endpointId, type: 'webhook.test' as const, state: m.state, createdAt: m.createdAt.toISOString() } });
+      return reply({ status: 202, data: presentWebhookTestAccepted(await sendTestEvent(deliveryDeps(deps), auth.sub, params.id)) });
     },
   }),
 ];

@@ -25,6 +25,8 @@ import { createWebhookAttemptRepo, type WebhookAttemptRepo } from '../../models/
 import { createWebhookMessageRepo, type WebhookMessageRepo } from '../../models/events/webhook-message.repo';
 import type { Lookup } from '../../models/infra/safe-connect';
 import type { WebhookEndpointDeps } from '../../operations/events/webhook-endpoints';
+import type { WebhookDeliveryDeps } from '../../operations/events/webhook-delivery';
+import { temporalWebhookStarts } from '../../operations/events/webhook-fanout';
 import { createEntityRepo, type EntityRepo } from '../../models/news/entity.repo';
 import { PLANS, type Plan } from '../../models/shared/plan.rules';
 import { createPreferencesRepo, type PreferencesRepo } from '../../models/news/preferences.repo';
@@ -211,5 +213,14 @@ export const webhookEndpointDeps = (deps: WebhooksBundle & Pick<Infra, 'config'>
   webhookEndpoints: deps.webhookEndpoints,
   allowHosts: deps.config.news.fetch.allowHosts,
   lookup: deps.webhookLookup,
+  now: deps.now,
+});
+
+/** The ports of the delivery log's, replay's and test event's use cases, from a service's deps (the news API's and the dashboard's). */
+export const webhookDeliveryDeps = (deps: WebhooksBundle & Pick<Infra, 'config' | 'temporal'> & { now: () => Date }): WebhookDeliveryDeps => ({
+  webhookEndpoints: deps.webhookEndpoints,
+  webhookMessages: deps.webhookMessages,
+  webhookAttempts: deps.webhookAttempts,
+  starts: temporalWebhookStarts(deps.temporal.client, deps.config.temporal.taskQueuePrefix),
   now: deps.now,
 });

@@ -443,7 +443,11 @@ export const opsOverviewExample = {
 export {
   ARCHIVE_ENDPOINT_ID,
   archiveEndpointExample,
+  BREAKING_MESSAGE_ID,
   newTradingEndpointExample,
+  replayAcceptedExample,
+  testAcceptedExample,
+  tradingDeliveriesExample,
   rotatedTradingEndpointExample,
   TRADING_ENDPOINT_ID,
   tradingEndpointExample,

@@ -7,12 +7,25 @@
  *
  * Errors as the news API's: 400 for a body or URL refused (nothing stored), 404 for an unknown
  * endpoint or another account's, 409 when the account holds its plan's number of endpoints.
+ *
+ * Each endpoint's delivery log, a message's replay and a test event: the news API's use cases
+ * (operations/events/webhook-delivery.ts) and views, and its limiter (replays and test events per
+ * account, whichever door they come through).
  */
 import { z } from 'zod';
 import { ENDPOINTS_LISTED } from '../../models/events/webhook-endpoint.repo';
 import { PLAN_LIMITS } from '../../models/shared/plan.rules';
+import type { Context } from 'koa';
+import { listDeliveries, replayMessage, sendTestEvent } from '../../operations/events/webhook-delivery';
 import { changeWebhookEndpoint, createWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret } from '../../operations/events/webhook-endpoints';
 import {
+  presentWebhookDelivery,
+  presentWebhookTestAccepted,
+  WebhookDeliveriesPage,
+  WebhookDeliveriesQuery,
+  WebhookMessageParams,
+  WebhookReplayAccepted,
+  WebhookTestAccepted,
   presentWebhookEndpoint,
   presentWebhookEndpointWithSecret,
   WEBHOOK_SECRET_SHOWN_ONCE,
@@ -23,16 +36,29 @@ import {
   WebhookEndpointView,
   WebhookEndpointWithSecretView,
 } from '../news/contracts';
-import { webhookEndpointDeps } from '../shared/bundles';
+import { WEBHOOK_SENDS_PER_MINUTE, webhookDeliveryDeps, webhookEndpointDeps } from '../shared/bundles';
 import { reply, routeFactory } from '../shared/route';
 import type { WebDeps } from './deps';
-import { ARCHIVE_ENDPOINT_ID, archiveEndpointExample, newTradingEndpointExample, rotatedTradingEndpointExample, TRADING_ENDPOINT_ID, tradingEndpointExample } from './examples';
-import { signedIn } from './session';
+import {
+  ARCHIVE_ENDPOINT_ID,
+  archiveEndpointExample,
+  BREAKING_MESSAGE_ID,
+  newTradingEndpointExample,
+  replayAcceptedExample,
+  rotatedTradingEndpointExample,
+  testAcceptedExample,
+  TRADING_ENDPOINT_ID,
+  tradingDeliveriesExample,
+  tradingEndpointExample,
+} from './examples';
+import { signedIn, type SessionPrincipal } from './session';
 
 const route = routeFactory<WebDeps>();
 const auth = signedIn;
 const tags = ['webhooks'];
 const base = '/api/account/webhooks/endpoints';
+/** Replays and test events make requests to the customer's endpoint: the news API's per-account limit, shared with it. */
+const sendLimit = async ({ ctx, auth: a, deps }: { ctx: Context; auth: SessionPrincipal; deps: WebDeps }) => deps.webhookSendLimiter.consume(ctx, `account:${a.sub}`);
 const caps = `Starter ${PLAN_LIMITS.starter.webhookEndpoints}, Pro ${PLAN_LIMITS.pro.webhookEndpoints}, Business ${PLAN_LIMITS.business.webhookEndpoints}`;
 
 export const webhookRoutes = [
@@ -135,5 +161,61 @@ export const webhookRoutes = [
       ctx.set('Cache-Control', 'no-store');
       return reply({ message: WEBHOOK_SECRET_SHOWN_ONCE, data: presentWebhookEndpointWithSecret(await rotateWebhookSecret(webhookEndpointDeps(deps), a.sub, params.id)) });
     },
+  }),
+
+  route({
+    method: 'get',
+    path: `${base}/:id/deliveries`,
+    summary: "A webhook endpoint's delivery log",
+    description:
+      'As GET /api/webhooks/endpoints/{id}/deliveries of the News API: every attempt (replays and test events included), newest first, kept 30 days; the headers sent (not the signature), the status or why there was none, the duration and the first 4 KiB of the answer. ' +
+      "A page holds `limit` attempts (at most 100); pass the answer's `next` as `before` for the older ones.",
+    tags,
+    auth,
+    params: WebhookEndpointIdParams,
+    query: WebhookDeliveriesQuery,
+    response: WebhookDeliveriesPage,
+    errors: [404],
+    example: { params: { id: TRADING_ENDPOINT_ID }, query: { limit: 20 }, response: tradingDeliveriesExample },
+    handler: async ({ params, query, auth: a, deps }) => {
+      const page = await listDeliveries(webhookDeliveryDeps(deps), a.sub, params.id, { limit: query.limit, before: query.before });
+      return { deliveries: page.attempts.map(presentWebhookDelivery), next: page.next };
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: `${base}/:id/messages/:msgId/replay`,
+    summary: 'Replay one message to a webhook endpoint',
+    description:
+      'As the News API: one more delivery of the message (the same webhook-id and body, signed anew, one attempt, in the delivery log). ' +
+      `Another account's endpoint or message is 404; a disabled endpoint, 409. At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account (the News API's count too).`,
+    tags,
+    auth,
+    params: WebhookMessageParams,
+    status: 202,
+    response: WebhookReplayAccepted,
+    errors: [404, 409],
+    rateLimit: sendLimit,
+    example: { params: { id: TRADING_ENDPOINT_ID, msgId: BREAKING_MESSAGE_ID }, response: replayAcceptedExample },
+    handler: async ({ params, auth: a, deps }) => reply({ status: 202, data: await replayMessage(webhookDeliveryDeps(deps), a.sub, params.id, params.msgId) }),
+  }),
+
+  route({
+    method: 'post',
+    path: `${base}/:id/test`,
+    summary: 'Send a test event to a webhook endpoint',
+    description:
+      'As the News API: a webhook.test message delivered as any other, whatever event types the endpoint subscribes to; its attempts are in the delivery log. ' +
+      `A disabled endpoint is 409. At most ${WEBHOOK_SENDS_PER_MINUTE} replays and test events per minute per account (the News API's count too).`,
+    tags,
+    auth,
+    params: WebhookEndpointIdParams,
+    status: 202,
+    response: WebhookTestAccepted,
+    errors: [404, 409],
+    rateLimit: sendLimit,
+    example: { params: { id: TRADING_ENDPOINT_ID }, response: testAcceptedExample },
+    handler: async ({ params, auth: a, deps }) => reply({ status: 202, data: presentWebhookTestAccepted(await sendTestEvent(webhookDeliveryDeps(deps), a.sub, params.id)) }),
   }),
 ];

@@ -713,7 +713,7 @@ describe('web (signed in as a browser is: the session cookie and the CSRF token)
     expect(data.quizzes).toEqual([expect.objectContaining({ id: quizId, quizDate: WED, alreadyAttempted: false, canSubmit: true })]);
   });
 
-  it('GET /api/account/webhooks/endpoints and /api/account/webhooks/endpoints/{id}: an endpoint registered through the client', async () => {
+  it('GET /api/account/webhooks/endpoints, /api/account/webhooks/endpoints/{id} and its deliveries: an endpoint registered through the client', async () => {
     // An allow-listed development address (NEWS_FETCH_ALLOW_HOSTS), so no DNS is asked.
     const port = web.deps.config.news.fetch.allowHosts.map((h) => /^127\.0\.0\.1:(\d+)/.exec(h)?.[1]).find(Boolean);
     const made = await ok(client.POST('/api/account/webhooks/endpoints', { body: { url: `http://127.0.0.1:${port}/hooks/dashboard`, eventTypes: ['article.published'], filters: { topics: ['DIV'] } } }), 201);
@@ -723,6 +723,9 @@ describe('web (signed in as a browser is: the session cookie and the CSRF token)
     const { data } = await ok(client.GET('/api/account/webhooks/endpoints/{id}', { params: { path: { id: made.data.id } } }));
     expect(data).toMatchObject({ id: made.data.id, filters: { topics: ['DIV'] } });
     expect(data).not.toHaveProperty('secret');
+    // Nothing delivered to it yet: an empty delivery log, no next page.
+    const log = await ok(client.GET('/api/account/webhooks/endpoints/{id}/deliveries', { params: { path: { id: made.data.id }, query: { limit: 10 } } }));
+    expect(log.data).toEqual({ deliveries: [], next: null });
   });
 
   it('GET /api/staff/me, /api/staff/members and /api/staff/audit, as an owner', async () => {

@@ -6,6 +6,12 @@
  * stored, the plan's cap, and a change without the CSRF token refused. Host names resolve through a
  * fake resolver; the fetcher's allow-listed loopback port (NEWS_FETCH_ALLOW_HOSTS) is the one
  * development URL accepted.
+ *
+ * Deliveries (a second web service and a worker of this file's own serving news-webhooks, its
+ * allow-list the receiver double's host): a test event delivered to the receiver double (verified
+ * by the standardwebhooks library) and in the delivery log, a replay arriving with the same
+ * webhook-id, another account's endpoint or message 404 with nothing sent, bad ids 400, a disabled
+ * endpoint 409, a replay without the CSRF token 403, and 429 past the per-account limit.
  */
 import type { LookupAddress } from 'node:dns';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +23,11 @@ import { collectionOf } from '../../models/infra/mongo';
 import { PLAN_LIMITS } from '../../models/shared/plan.rules';
 import { startNewsService, type NewsService } from '../helpers/news';
 import { Browser, startWebService, type WebService } from '../helpers/web';
+import { WEBHOOK_SENDS_PER_MINUTE } from '../../api/shared/bundles';
+import { startWebhookReceiverDouble, webhookReceiverControl, type WebhookReceiverDouble } from '../doubles/webhook-receiver-double';
+import { killGroup, startOwnWorker } from '../helpers/processes';
+import { testConfig } from '../helpers/service';
+import { until } from '../helpers/time-skipping';
 
 const BASE = '/api/account/webhooks/endpoints';
 
@@ -182,4 +193,94 @@ describe('webhook endpoints in the dashboard', () => {
     expect(doc).toMatchObject({ _id: endpoint.id, state: 'enabled', url: 'https://hooks.customer.example/csrf' });
     expect(await web.deps.webhookEndpoints.signingSecrets(endpoint.id, new Date())).toEqual([endpoint.secret]);
   });
+});
+
+describe('webhook deliveries in the dashboard', () => {
+  const run = randomUUID().slice(0, 6);
+  let receiver: WebhookReceiverDouble;
+  let svc: WebService;
+  let worker: Awaited<ReturnType<typeof startOwnWorker>> | undefined;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiverDouble(0);
+    // The double on loopback is reachable only because it is on the allow-list.
+    const env = { TASK_QUEUE_PREFIX: `web-deliveries-${run}-`, MONGODB_DB: `web_deliveries_${run}`, NEWS_FETCH_ALLOW_HOSTS: new URL(receiver.url).host };
+    svc = await startWebService(env);
+    worker = await startOwnWorker(env.TASK_QUEUE_PREFIX, testConfig(env), { ...env, WORKER_QUEUES: 'platform-ops,news-webhooks' });
+  }, 120_000);
+  afterAll(async () => {
+    killGroup(worker);
+    await svc?.deps.mongo.conn.dropDatabase().catch(() => undefined);
+    await svc?.close();
+    await receiver?.close();
+  });
+
+  it('sends a test event the receiver verifies and the log shows, replays it with the same webhook-id; 404 for another account, 400 for bad ids, 409 disabled, 403 without CSRF, 429 past the limit', async () => {
+    const control = webhookReceiverControl(receiver.url);
+    const owner = new Browser(svc);
+    await owner.signIn(address());
+    const stranger = new Browser(svc);
+    await stranger.signIn(address());
+    const made = (await owner.post(BASE, { url: receiver.endpointUrl(`desk-${run}`), eventTypes: ['article.breaking'] }).expect(201)).body.data;
+    await control.endpoint(`desk-${run}`, { secret: made.secret });
+    const id = made.id as string;
+    const received = () => control.deliveries(`desk-${run}`).then((d) => d.deliveries);
+    const log = (b: Browser, query = '') => b.get(`${BASE}/${id}/deliveries${query}`);
+
+    // Nothing yet: an empty log.
+    expect((await log(owner).expect(200)).body.data).toEqual({ deliveries: [], next: null });
+
+    // A test event: delivered, verified by the library, and in the log.
+    const tested = await owner.post(`${BASE}/${id}/test`).expect(202);
+    expect(tested.body.data).toMatchObject({ endpointId: id, type: 'webhook.test', state: 'pending' });
+    const msgId = tested.body.data.msgId as string;
+    const [delivery] = await until(received, (d) => d.length > 0, 60_000);
+    expect(delivery).toMatchObject({ verified: true, webhookId: msgId, attempt: 1 });
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId: id } });
+    const first = await until(async () => (await log(owner).expect(200)).body.data, (d: { deliveries: any[] }) => d.deliveries.length > 0);
+    expect(first.deliveries[0]).toMatchObject({ msgId, attempt: 1, replay: false, status: 204, error: null, url: receiver.endpointUrl(`desk-${run}`) });
+    expect(first.deliveries[0].requestHeaders['webhook-id']).toBe(msgId);
+    expect(first.deliveries[0].requestHeaders['webhook-signature']).toBe('(1 signature)');
+    expect(JSON.stringify(first)).not.toMatch(/v1,[A-Za-z0-9+/=]{20}/);
+
+    // A replay: the same webhook-id and body again, a second attempt marked as a replay.
+    const replayed = await owner.post(`${BASE}/${id}/messages/${msgId}/replay`).expect(202);
+    expect(replayed.body.data).toMatchObject({ msgId, endpointId: id });
+    const again = await until(received, (d) => d.length >= 2, 60_000);
+    expect(again[1]).toMatchObject({ verified: true, webhookId: msgId, attempt: 2 });
+    expect(again[1]!.body).toBe(delivery!.body);
+    const logged = await until(async () => (await log(owner, '?limit=1').expect(200)).body.data, (d: { deliveries: { replay: boolean }[]; next: string | null }) => d.deliveries[0]?.replay === true);
+    expect(logged.deliveries[0]).toMatchObject({ msgId, attempt: 2, replay: true, status: 204 });
+    const older = (await log(owner, `?before=${logged.next}`).expect(200)).body.data;
+    expect(older).toEqual({ deliveries: [expect.objectContaining({ msgId, attempt: 1, replay: false })], next: null });
+
+    // Another account's endpoint and message: 404, nothing sent. Bad ids and cursors: 400.
+    await log(stranger).expect(404);
+    await stranger.post(`${BASE}/${id}/messages/${msgId}/replay`).expect(404);
+    await stranger.post(`${BASE}/${id}/test`).expect(404);
+    await owner.post(`${BASE}/${id}/messages/msg_AAAAAAAAAAAAAAAAAAAAAA/replay`).expect(404);
+    await owner.post(`${BASE}/${id}/messages/msg_%24where%3A1/replay`).expect(400);
+    await owner.post(`${BASE}/we_nope/test`).expect(400);
+    await log(owner, '?before=%24where').expect(400);
+    await log(owner, '?limit=1000').expect(400);
+
+    // Without the CSRF token: 403, nothing sent.
+    await request(svc.callback).post(`${BASE}/${id}/messages/${msgId}/replay`).set('Origin', svc.origin).set('Cookie', owner.cookie).expect(403);
+    await request(svc.callback).post(`${BASE}/${id}/test`).set('Origin', svc.origin).set('Cookie', owner.cookie).expect(403);
+
+    // Disabled: neither a test nor a replay (409), nothing sent.
+    await owner.patch(`${BASE}/${id}`, { state: 'disabled' }).expect(200);
+    await owner.post(`${BASE}/${id}/test`).expect(409);
+    await owner.post(`${BASE}/${id}/messages/${msgId}/replay`).expect(409);
+    expect(await received()).toHaveLength(2);
+
+    // The per-account limit (the 404s and 409s above counted): past it 429 with Retry-After; the stranger's own count apart.
+    const answers: number[] = [];
+    for (let i = 0; i < WEBHOOK_SENDS_PER_MINUTE; i += 1) answers.push((await owner.post(`${BASE}/${id}/test`)).status);
+    expect([...new Set(answers)]).toEqual([409, 429]);
+    const limited = await owner.post(`${BASE}/${id}/messages/${msgId}/replay`).expect(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    await stranger.post(`${BASE}/${id}/test`).expect(404);
+    expect(await received()).toHaveLength(2);
+  }, 180_000);
 });

@@ -184,6 +184,28 @@ export interface WebhookEndpoint {
   updatedAt: string;
 }
 
+/** One attempt to deliver a message (GET /api/account/webhooks/endpoints/{id}/deliveries): the headers sent without the signature. */
+export interface WebhookDelivery {
+  id: string;
+  /** The message: the webhook-id header the receiver saw. */
+  msgId: string;
+  attempt: number;
+  replay: boolean;
+  url: string;
+  requestHeaders: Record<string, string>;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The first 4 KiB of the answer's body. */
+  responseBody: string;
+  at: string;
+}
+
+export interface WebhookDeliveriesPage {
+  deliveries: WebhookDelivery[];
+  next: string | null;
+}
+
 /** The answer to a registration or a rotation: the one time the signing secret is shown. */
 export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string };
 

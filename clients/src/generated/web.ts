@@ -435,6 +435,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's delivery log
+         * @description As GET /api/webhooks/endpoints/{id}/deliveries of the News API: every attempt (replays and test events included), newest first, kept 30 days; the headers sent (not the signature), the status or why there was none, the duration and the first 4 KiB of the answer. A page holds `limit` attempts (at most 100); pass the answer's `next` as `before` for the older ones.
+         */
+        get: operations["getApiAccountWebhooksEndpointsIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/webhooks/endpoints/{id}/messages/{msgId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay one message to a webhook endpoint
+         * @description As the News API: one more delivery of the message (the same webhook-id and body, signed anew, one attempt, in the delivery log). Another account's endpoint or message is 404; a disabled endpoint, 409. At most 30 replays and test events per minute per account (the News API's count too).
+         */
+        post: operations["postApiAccountWebhooksEndpointsIdMessagesMsgIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/webhooks/endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description As the News API: a webhook.test message delivered as any other, whatever event types the endpoint subscribes to; its attempts are in the delivery log. A disabled endpoint is 409. At most 30 replays and test events per minute per account (the News API's count too).
+         */
+        post: operations["postApiAccountWebhooksEndpointsIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/staff/me": {
         parameters: {
             query?: never;
@@ -1129,6 +1189,56 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        WebhookDeliveriesPage: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as before for the next (older) page; null on the last */
+            next: string | null;
+        };
+        /** @description One attempt to deliver a message to the endpoint (kept 30 days) */
+        WebhookDelivery: {
+            id: string;
+            /** @description The message delivered: the webhook-id header the receiver saw */
+            msgId: string;
+            /**
+             * Format: int64
+             * @description Which attempt of the message this was (replays count on)
+             */
+            attempt: number;
+            /** @description Whether a replay asked for it */
+            replay: boolean;
+            url: string;
+            /** @description The headers sent; the signature itself is not kept, only how many were sent */
+            requestHeaders: {
+                [key: string]: string;
+            };
+            /** @description The answer's HTTP status; null when there was none (see error) */
+            status: number | null;
+            /** @description Why there was no answer (network-error, timeout, refused-address) or what went wrong */
+            error: string | null;
+            /** Format: int64 */
+            durationMs: number;
+            /** @description The first 4 KiB of the answer's body */
+            responseBody: string;
+            /** Format: date-time */
+            at: string;
+        };
+        WebhookReplayAccepted: {
+            msgId: string;
+            endpointId: string;
+            /** @description Names this replay (its attempt appears in the delivery log) */
+            replayId: string;
+        };
+        WebhookTestAccepted: {
+            /** @description The test message: the webhook-id of its delivery */
+            msgId: string;
+            endpointId: string;
+            /** @constant */
+            type: "webhook.test";
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed" | "cancelled";
+            /** Format: date-time */
+            createdAt: string;
         };
         StaffMe: {
             email: string;
@@ -3495,6 +3605,203 @@ export interface operations {
             401: components["responses"]["NewsUnauthorizedSession"];
             403: components["responses"]["NewsForbiddenSession"];
             404: components["responses"]["NewsNotFound"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    getApiAccountWebhooksEndpointsIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @description The previous page's `next`: the deliveries older than that one */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "wa_bX1r9qk0Zf3mVt2pL8sN4A",
+                     *             "msgId": "msg_2Yq0cVbGZ0u2n1mHk5sQ8w",
+                     *             "attempt": 2,
+                     *             "replay": false,
+                     *             "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *             "requestHeaders": {
+                     *               "webhook-id": "msg_2Yq0cVbGZ0u2n1mHk5sQ8w",
+                     *               "content-type": "application/json",
+                     *               "user-agent": "NewsletterPlatform-Webhooks/1.0",
+                     *               "webhook-signature": "(1 signature)",
+                     *               "webhook-timestamp": "1764166392"
+                     *             },
+                     *             "status": 204,
+                     *             "error": null,
+                     *             "durationMs": 84,
+                     *             "responseBody": "",
+                     *             "at": "2026-11-26T14:13:12.000Z"
+                     *           },
+                     *           {
+                     *             "id": "wa_Qm7Tz2cV9bN1xK4pR6sW0g",
+                     *             "msgId": "msg_2Yq0cVbGZ0u2n1mHk5sQ8w",
+                     *             "attempt": 1,
+                     *             "replay": false,
+                     *             "url": "https://hooks.mesa-exemplo.com.br/newsletter/breaking",
+                     *             "requestHeaders": {
+                     *               "webhook-id": "msg_2Yq0cVbGZ0u2n1mHk5sQ8w",
+                     *               "content-type": "application/json",
+                     *               "user-agent": "NewsletterPlatform-Webhooks/1.0",
+                     *               "webhook-signature": "(1 signature)",
+                     *               "webhook-timestamp": "1764166332"
+                     *             },
+                     *             "status": 503,
+                     *             "error": null,
+                     *             "durationMs": 212,
+                     *             "responseBody": "{\"error\":\"maintenance, retry in a minute\"}",
+                     *             "at": "2026-11-26T14:12:12.000Z"
+                     *           }
+                     *         ],
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookDeliveriesPage"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAccountWebhooksEndpointsIdMessagesMsgIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+                /** @example msg_2Yq0cVbGZ0u2n1mHk5sQ8w */
+                msgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "msgId": "msg_2Yq0cVbGZ0u2n1mHk5sQ8w",
+                     *         "endpointId": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "replayId": "k3PzQ0aV7mWc"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookReplayAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
+            413: components["responses"]["NewsPayloadTooLarge"];
+            415: components["responses"]["NewsUnsupportedMediaType"];
+            429: components["responses"]["NewsTooManyRequests"];
+            500: components["responses"]["NewsInternalError"];
+            503: components["responses"]["NewsServiceUnavailable"];
+        };
+    };
+    postApiAccountWebhooksEndpointsIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_WEuR0mng-dY0ZvR61i0E-g */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "msgId": "msg_Hc4m0Q1tVb8rZ2kX7pN9yA",
+                     *         "endpointId": "we_WEuR0mng-dY0ZvR61i0E-g",
+                     *         "type": "webhook.test",
+                     *         "state": "pending",
+                     *         "createdAt": "2026-11-26T15:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookTestAccepted"];
+                    };
+                };
+            };
+            400: components["responses"]["NewsBadRequest"];
+            401: components["responses"]["NewsUnauthorizedSession"];
+            403: components["responses"]["NewsForbiddenSession"];
+            404: components["responses"]["NewsNotFound"];
+            409: components["responses"]["NewsConflict"];
             413: components["responses"]["NewsPayloadTooLarge"];
             415: components["responses"]["NewsUnsupportedMediaType"];
             429: components["responses"]["NewsTooManyRequests"];

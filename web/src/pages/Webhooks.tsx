@@ -5,8 +5,8 @@
  *
  * Structure: Webhooks (the page: results, the secret shown once, the form, the list, the
  * verification snippet) → EndpointCard (one endpoint: EndpointSummary, EndpointActions, and its
- * deliveries' slot, `deliveries`, which the page fills in once the delivery log, replay and test
- * event exist; nothing is drawn there until then).
+ * deliveries' slot, `deliveries`, filled with EndpointDeliveries: ./WebhookDeliveries.tsx, the
+ * delivery log, replay and test event, announcing through this page's live region).
  */
 import { useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,6 +14,7 @@ import { SECTORS, TOPICS } from '../../../models/news/article.rules';
 import { EVENT_TYPES, WEBHOOK_LIMITS } from '../../../models/events/webhook.rules';
 import { api, ApiError, fieldIssues, type WebhookEndpoint, type WebhookEndpointWithSecret } from '../api';
 import { Failure, Loading, useResource } from './common';
+import { EndpointDeliveries } from './WebhookDeliveries';
 
 /** A moment with its time (the secret's overlap is a matter of hours), in the browser's zone. */
 const formatMoment = (iso: string, lng: string): string =>
@@ -275,10 +276,7 @@ function EndpointActions({ e, busy, onToggle, onRotate, onDelete }: { e: Webhook
   );
 }
 
-/**
- * One endpoint. `deliveries` is the place of its delivery log, replay and test event (another
- * piece of work): the page passes nothing yet, and nothing is drawn.
- */
+/** One endpoint. `deliveries` draws its delivery log, replay and test event (./WebhookDeliveries.tsx). */
 function EndpointCard({ e, busy, onToggle, onRotate, onDelete, deliveries }: { e: WebhookEndpoint; busy: boolean; onToggle: Act; onRotate: Act; onDelete: Act; deliveries?: ((e: WebhookEndpoint) => ReactNode) | undefined }) {
   const headingId = `endpoint-${e.id}`;
   return (
@@ -364,7 +362,7 @@ export function WebhooksPage() {
   const { t } = useTranslation();
   const list = useResource<WebhookEndpoint[]>(BASE);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
-  const [status, setStatus] = useState<{ key: string; url?: string } | null>(null);
+  const [status, setStatus] = useState<{ key: string; url?: string; values?: Record<string, string | number> } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
@@ -421,7 +419,7 @@ export function WebhooksPage() {
       <h1>{t('hooks.title')}</h1>
       <p>{t('hooks.lead')}</p>
       <p className="ok" role="status" aria-live="polite" data-testid="webhooks-status">
-        {status ? t(status.key, { url: status.url }) : null}
+        {status ? t(status.key, { url: status.url, ...status.values }) : null}
       </p>
       <Failure message={list.error ?? error} />
       {revealed ? (
@@ -451,7 +449,27 @@ export function WebhooksPage() {
       ) : (
         <ul className="endpoints" aria-labelledby="endpoints">
           {list.data.map((e) => (
-            <EndpointCard key={e.id} e={e} busy={busyId === e.id} onToggle={onToggle} onRotate={onRotate} onDelete={onDelete} />
+            <EndpointCard
+              key={e.id}
+              e={e}
+              busy={busyId === e.id}
+              onToggle={onToggle}
+              onRotate={onRotate}
+              onDelete={onDelete}
+              deliveries={(x) => (
+                <EndpointDeliveries
+                  e={x}
+                  announce={(key, values) => {
+                    setError(null);
+                    setStatus({ key, ...(values ? { values } : {}) });
+                  }}
+                  fail={(message) => {
+                    setStatus(null);
+                    setError(message);
+                  }}
+                />
+              )}
+            />
           ))}
         </ul>
       )}
