@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { SECTORS, TOPICS } from '../../../models/news/article.rules';
 import type { NotificationSettings } from '../../../models/news/preferences.rules';
 import { api, type AccountPush, type EntityOption, type Preferences, type WhatsAppLink } from '../api';
-import { Failure, Loading, useResource } from './common';
+import { Failure, Loading, useAction, useResource } from './common';
 
 type Weighted = { list: 'sectors' | 'topics'; weights: 'sectorWeights' | 'topicWeights'; codes: readonly string[] };
 
@@ -212,11 +212,9 @@ const pushSupported = () => typeof window !== 'undefined' && 'serviceWorker' in 
 function PushControl({ on, onChange }: { on: boolean; onChange(on: boolean): void }) {
   const { t } = useTranslation();
   const info = useResource<AccountPush>('/api/account/push');
+  const { busy, status, error, act } = useAction(info.reload);
   const [support, setSupport] = useState<PushSupport>('checking');
   const [endpoint, setEndpoint] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
 
   useEffect(() => {
     if (!pushSupported()) return setSupport('unsupported');
@@ -237,19 +235,6 @@ function PushControl({ on, onChange }: { on: boolean; onChange(on: boolean): voi
   const mine = data.subscriptions.find((s) => s.endpoint === endpoint);
   const others = data.subscriptions.filter((s) => s !== mine);
 
-  const act = async (work: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
-      setStatus(await work());
-      await info.reload();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
   const subscribe = () =>
     act(async () => {
       const permission = await Notification.requestPermission();
@@ -415,23 +400,7 @@ function WhatsAppCard() {
   const { t } = useTranslation();
   const whatsapp = useResource<WhatsAppLink>('/api/account/whatsapp');
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const act = async (call: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
-      setStatus(await call());
-      await whatsapp.reload();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, status, error, act } = useAction(whatsapp.reload);
   const link = () =>
     act(async () => {
       const linked = await api<{ phone: string }>('/api/account/whatsapp/link', { method: 'POST', body: { code } });

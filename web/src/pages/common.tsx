@@ -20,6 +20,30 @@ export function useResource<T>(path: string): { data: T | undefined; error: stri
   return { data, error, reload };
 }
 
+/**
+ * An action a card runs on a button: busy while it runs, its message (what `work` answers) or its
+ * failure shown after, then `after` (a reload of what it changed).
+ */
+export function useAction(after: () => Promise<void>): { busy: boolean; status: string | null; error: string | null; act(work: () => Promise<string>): Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setError(null);
+    setStatus(null);
+    try {
+      setStatus(await work());
+      await after();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, status, error, act };
+}
+
 export function Failure({ message }: { message: string | null }) {
   const { t } = useTranslation();
   if (!message) return null;
