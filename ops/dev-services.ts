@@ -52,6 +52,19 @@ export interface DevServicesOptions {
 const handedOut = new Set<number>();
 
 /**
+ * The Fetch standard's "bad ports" (https://fetch.spec.whatwg.org/#bad-port): `fetch` (Node's
+ * undici, browsers) refuses them before connecting, with "bad port". A service given one listens
+ * happily and is unreachable by every fetch-based client: seen in CI, where a quiz process on
+ * 10080 logged "listening" and its /health never answered.
+ */
+export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115,
+  117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587,
+  601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669,
+  6679, 6697, 10080,
+]);
+
+/**
  * The kernel's range for ephemeral ports (outgoing connections' local ports, and `listen(0)`).
  * Ports we choose for services come from below it, so no client connection of any process (a
  * worker's connection to Temporal, a driver's to the database) can be holding the port between
@@ -78,14 +91,14 @@ async function canListen(port: number): Promise<boolean> {
 /**
  * A TCP port free on 127.0.0.1 now, below the ephemeral range, never one this process handed out
  * or reserved before (two services of one stack given the same port would fail to start, over and
- * over: seen with MinIO's console).
+ * over: seen with MinIO's console), and never one of {@link FETCH_BAD_PORTS}.
  */
 export async function freePort(): Promise<number> {
   const high = ephemeralLow() - 1;
   const low = 10_000;
   for (let attempt = 0; attempt < 1_000; attempt += 1) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (handedOut.has(port) || !(await canListen(port))) continue;
+    if (handedOut.has(port) || FETCH_BAD_PORTS.has(port) || !(await canListen(port))) continue;
     handedOut.add(port);
     return port;
   }
@@ -102,7 +115,7 @@ export async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 1_000; attempt += 1) {
     const first = low + Math.floor(Math.random() * (high - low + 1));
     const ports = Array.from({ length: count }, (_, i) => first + i);
-    if (ports.some((p) => handedOut.has(p))) continue;
+    if (ports.some((p) => handedOut.has(p) || FETCH_BAD_PORTS.has(p))) continue;
     let free = true;
     for (const p of ports) if (!(free = await canListen(p))) break;
     if (!free) continue;

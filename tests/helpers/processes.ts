@@ -56,7 +56,11 @@ export async function startOwnWorker(prefix: string, config: Config, env: NodeJS
   });
   for (let i = 0; !(await workerPolling(config.temporal.address, config.temporal.namespace, prefix, child.pid).catch(() => false)); i += 1) {
     if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}`);
-    if (i > 600) throw new Error('worker did not start polling within 60 s');
+    if (i > 600) {
+      // Not left behind: a child still running keeps Jest from exiting (CI waited for it until its timeout).
+      killGroup(child);
+      throw new Error('worker did not start polling within 60 s');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return child;
@@ -97,13 +101,26 @@ export async function startServiceProcess(name: 'news' | 'support' | 'quiz', env
   child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
+  let lastError = '';
   const health = async () => {
     const res = await fetch(`${base}/health`);
     return ((await res.json()) as { data: { uptimeSeconds: number } }).data.uptimeSeconds;
   };
   for (let i = 0; ; i += 1) {
-    if (await health().then(() => true, () => false)) break;
-    if (child.exitCode !== null || i > 600) throw new Error(`${name} service did not come up:\n${logs}`);
+    const answered = await health().then(
+      () => true,
+      (err: Error) => {
+        lastError = `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}`;
+        return false;
+      },
+    );
+    if (answered) break;
+    if (child.exitCode !== null || i > 600) {
+      // Not left behind: a child still running (its pipes open) keeps Jest from exiting, and CI
+      // waited for it until its own timeout, losing the run.
+      if (child.exitCode === null) child.kill('SIGKILL');
+      throw new Error(`${name} service did not come up (last /health: ${lastError}):\n${logs}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
