@@ -91,6 +91,8 @@ export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
       ]),
     );
   const seal = (id: string, secret: string, createdAt: Date): StoredSecret => ({ ciphertext: box.seal(secret, id), createdAt, expiresAt: null });
+  const signingOf = (doc: Pick<WebhookEndpointDoc, '_id' | 'secrets'>, now: Date): string[] =>
+    doc.secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime()).map((s) => box.open(s.ciphertext, doc._id));
 
   const releaseSlot = async (accountId: string): Promise<void> => {
     await counts().updateOne({ _id: accountId, n: { $gt: 0 } }, { $inc: { n: -1 } });
@@ -241,8 +243,18 @@ export function createWebhookEndpointRepo(conn: Connection, box: SecretBox) {
     /** The secrets that sign a delivery at `now`, the current one first, opened (for the sender). */
     async signingSecrets(id: string, now: Date): Promise<string[]> {
       const doc = await endpoints().findOne({ _id: id }, { projection: { secrets: 1 } });
-      if (!doc) return [];
-      return doc.secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime()).map((s) => box.open(s.ciphertext, id));
+      return doc ? signingOf({ _id: id, secrets: doc.secrets }, now) : [];
+    },
+
+    /**
+     * What one delivery needs in one read: the endpoint and the secrets that sign at `now`,
+     * opened (the current one first). Null when the endpoint is gone.
+     */
+    async forDelivery(id: string, now: Date): Promise<{ endpoint: Omit<WebhookEndpointDoc, 'secrets'>; secrets: string[] } | null> {
+      const doc = await endpoints().findOne({ _id: id });
+      if (!doc) return null;
+      const { secrets: _stored, ...endpoint } = doc;
+      return { endpoint, secrets: signingOf(doc, now) };
     },
   };
 }

@@ -87,8 +87,10 @@ export function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
 }
 
 /**
- * An undici agent whose only way to a host is the checked addresses. One per request: no pooled
- * connection outlives the check it was made under. The caller destroys it when done.
+ * An undici agent whose only way to a host is the checked addresses. No pooled connection may
+ * outlive the check it was made under: the polite fetcher makes one per request and destroys it;
+ * the webhook sender keeps one per origin and address set, used only by deliveries whose own check
+ * found those same addresses.
  */
 export function pinnedAgent(addresses: LookupAddress[]): Agent {
   return new Agent({ connect: { lookup: pinnedLookup(addresses) } });

@@ -7,8 +7,17 @@
  * the answer and the little of its body we read (4 KiB, kept for the customer's delivery log; the
  * rest is dropped unread). The sender never throws for the endpoint's sake: every outcome is a
  * result, which webhook.rules judges (outcomeOf, nextAttemptDelay).
+ *
+ * Connections are kept alive between deliveries to the same origin, in an agent per origin and
+ * checked addresses: the host is still resolved and every address checked at each delivery, and a
+ * delivery uses a pooled connection only when its check found exactly the addresses that
+ * connection was made under (a changed DNS answer gets an agent, and connections, of its own). An
+ * agent idle for {@link AGENT_IDLE_MS} is closed, as are the least recently used past
+ * {@link AGENTS_KEPT}.
  */
+import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 import { type Agent, request } from 'undici';
 import { honoursRetryAfter, MAX_RETRY_DELAY_MS, type AttemptResult } from '../events/webhook.rules';
 import { describeUrl, FetchError, isAllowlisted, parseRetryAfter, urlRefusal } from './polite-fetch.rules';
@@ -42,7 +51,21 @@ export interface WebhookAttempt {
 
 export interface WebhookSender {
   send(url: string, headers: Record<string, string>, body: string): Promise<WebhookAttempt>;
+  /** Closes the kept connections (a worker shutting down, a test's end). */
+  close(): Promise<void>;
 }
+
+/** How long an agent (and its kept-alive connections) waits unused before it is closed. */
+export const AGENT_IDLE_MS = 60_000;
+/** Agents kept at most (origins × their address sets); the least recently used is closed first. */
+export const AGENTS_KEPT = 500;
+
+/** An agent's key: the origin, and the checked addresses its connections may go to. */
+export const agentKey = (url: URL, addresses: readonly LookupAddress[]): string =>
+  `${url.origin} ${addresses
+    .map((a) => `${a.family}/${a.address}`)
+    .sort()
+    .join(',')}`;
 
 /**
  * Why this URL may not be an endpoint, or null when it may. Pure, so registration calls it too,
@@ -90,7 +113,7 @@ async function readHead(body: Readable, limit: number): Promise<Buffer> {
   } catch {
     // What arrived is kept; the status is what matters.
   } finally {
-    body.destroy();
+    if (!body.readableEnded) body.destroy();
   }
   return Buffer.concat(chunks, size).subarray(0, limit);
 }
@@ -99,6 +122,19 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   if (!options.userAgent?.trim()) throw new Error('createWebhookSender: userAgent is required');
   const allowHosts = options.allowHosts ?? [];
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const agents = new LRUCache<string, Agent>({
+    max: AGENTS_KEPT,
+    ttl: AGENT_IDLE_MS,
+    updateAgeOnGet: true,
+    // Closing lets a delivery in flight on it finish; a new one gets a new agent.
+    dispose: (agent) => void agent.close().catch(() => agent.destroy().catch(() => undefined)),
+  });
+  const agentFor = (url: URL, addresses: LookupAddress[]): Agent => {
+    const key = agentKey(url, addresses);
+    let agent = agents.get(key);
+    if (!agent) agents.set(key, (agent = pinnedAgent(addresses)));
+    return agent;
+  };
 
   async function send(raw: string, headers: Record<string, string>, body: string): Promise<WebhookAttempt> {
     const started = performance.now();
@@ -113,7 +149,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const signal = AbortSignal.timeout(timeoutMs);
     let agent: Agent;
     try {
-      agent = pinnedAgent(await checkedAddresses(url, { allowHosts, lookup: options.lookup, signal }));
+      agent = agentFor(url, await checkedAddresses(url, { allowHosts, lookup: options.lookup, signal }));
     } catch (err) {
       if (err instanceof FetchError && err.code === 'refused') return failed('refused-address', err.message);
       if (signal.aborted) return failed('timeout', `timed out after ${timeoutMs} ms resolving ${url.hostname}`);
@@ -135,10 +171,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       if (signal.aborted || (typeof code === 'string' && TIMEOUT_CODES.has(code))) return failed('timeout', `timed out after ${timeoutMs} ms: ${describeUrl(url)}`);
       const what = typeof code === 'string' ? code : ((err as Error | null)?.name ?? 'error');
       return failed('network-error', `network error (${what}): ${describeUrl(url)}`);
-    } finally {
-      agent.destroy().catch(() => undefined);
     }
   }
 
-  return { send };
+  return {
+    send,
+    async close() {
+      const open = [...agents.values()];
+      agents.clear();
+      await Promise.all(open.map((agent) => agent.close().catch(() => agent.destroy())));
+    },
+  };
 }

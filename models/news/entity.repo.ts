@@ -84,7 +84,7 @@ export function createEntityRepo(conn: Connection) {
     },
     /** Sets an entity's aliases (with their name keys), ticker or CNPJ; null when there is no such entity. */
     update: (id: string, set: Partial<Pick<EntityDoc, 'aliases' | 'nameKeys' | 'ticker' | 'cnpj'>>) =>
-      Entities.findOneAndUpdate({ _id: id }, { $set: set }, { new: true }).lean<EntityDoc>().exec(),
+      Entities.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' }).lean<EntityDoc>().exec(),
     insertMany: async (docs: EntityDoc[]) => {
       await Entities.insertMany(docs, { ordered: false });
     },

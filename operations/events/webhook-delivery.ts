@@ -25,9 +25,9 @@ import type { WebhookStarts } from './webhook-fanout';
 
 export interface DeliveryDeps {
   webhookMessages: Pick<WebhookMessageRepo, 'get' | 'recordAttempt' | 'finish'>;
-  webhookEndpoints: Pick<WebhookEndpointRepo, 'getById' | 'signingSecrets' | 'recordFailure' | 'recordSuccess'>;
+  webhookEndpoints: Pick<WebhookEndpointRepo, 'forDelivery' | 'recordFailure' | 'recordSuccess'>;
   webhookAttempts: Pick<WebhookAttemptRepo, 'record'>;
-  sender: WebhookSender;
+  sender: Pick<WebhookSender, 'send'>;
   now: () => Date;
 }
 
@@ -39,9 +39,10 @@ export interface DeliveryDeps {
 export async function deliverAttempt(deps: DeliveryDeps, input: { msgId: string; replay?: boolean }): Promise<AttemptReport> {
   const message = await deps.webhookMessages.get(input.msgId);
   if (!message) return { kind: 'skipped', reason: 'message-gone' };
-  const endpoint = await deps.webhookEndpoints.getById(message.endpointId);
   const now = deps.now();
-  const secrets = endpoint ? await deps.webhookEndpoints.signingSecrets(endpoint._id, now) : [];
+  const found = await deps.webhookEndpoints.forDelivery(message.endpointId, now);
+  const endpoint = found?.endpoint;
+  const secrets = found?.secrets ?? [];
   if (!endpoint || secrets.length === 0 || endpoint.state !== 'enabled') {
     if (!input.replay) await deps.webhookMessages.finish(message._id, 'cancelled');
     return { kind: 'skipped', reason: endpoint && secrets.length > 0 ? 'endpoint-disabled' : 'endpoint-gone' };

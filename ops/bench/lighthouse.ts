@@ -6,7 +6,9 @@
  * 10 minutes), then runs Lighthouse's Node API with Debian's Chromium (CHROME_PATH, default
  * /usr/bin/chromium; a fresh headless browser for every run) BENCH_RUNS times (3) on each page:
  * /sign-in, where a new customer lands, / (which sends a signed-out visitor to /sign-in), and a
- * reader mail's unsubscribe link (issue 40).
+ * reader mail's unsubscribe link (issue 40); then, signed in (a session made in a database of the
+ * run's own, its cookie sent with every request), the account's keys, notification preferences and
+ * webhooks (issue 40), a Business customer with one endpoint.
  *
  * Lighthouse's default configuration: the mobile form factor (a Moto G Power's screen) with
  * simulated throttling (slow 4G, 4× CPU slowdown), categories performance, accessibility, best
@@ -23,7 +25,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import type { Result } from 'lighthouse';
+import mongoose from 'mongoose';
+import { createAccountRepo } from '../../models/accounts/account.repo';
+import { newCsrfToken, newSessionToken, sessionTokenHash } from '../../models/accounts/sign-in.rules';
 import { loadConfig } from '../../models/config';
+import { createSecretBox, WEBHOOK_SECRETS_INFO } from '../../models/events/secret-box';
+import { createWebhookEndpointRepo } from '../../models/events/webhook-endpoint.repo';
+import { newWebhookSecret } from '../../models/events/webhook-signing';
+import { createUserRepo } from '../../models/users/user.repo';
+import { SESSION_COOKIE } from '../../api/web/session';
 import { freePort } from '../dev-services';
 import { appProcessSpecs } from '../processes';
 import { Supervisor } from '../supervisor';
@@ -37,6 +47,38 @@ const QUIET_LOAD = Number(process.env.BENCH_QUIET_LOAD ?? 1.5);
 const QUIET_WAIT_MS = 10 * 60_000;
 /** The pages a visitor opens signed out: sign-in, the root, and a one-click unsubscribe link from a reader mail (issue 40; the page asks before it posts). */
 const PAGES = ['/sign-in', '/', `/unsubscribe/${Buffer.from('usr_lighthouse').toString('base64url')}~alerts~${'A'.repeat(22)}`];
+/** The pages a signed-in customer opens: where signing in lands, and the pages of issue 40. */
+const ACCOUNT_PAGES = ['/account/keys', '/account/preferences', '/account/webhooks'];
+const BENCH_USER = 'usr_lighthouse';
+
+/**
+ * A signed-in Business customer with one webhook endpoint, in the run's own database, as signing in
+ * leaves them: the session cookie's header value.
+ */
+async function signedInCustomer(uri: string, db: string, webSecret: string): Promise<{ cookie: string; close: () => Promise<void> }> {
+  const conn = await mongoose.createConnection(uri, { dbName: db }).asPromise();
+  const email = 'lighthouse@bench.example';
+  await createUserRepo(conn).setPlan(BENCH_USER, 'business', email);
+  await createWebhookEndpointRepo(conn, createSecretBox(webSecret, WEBHOOK_SECRETS_INFO)).create({
+    accountId: BENCH_USER,
+    url: 'https://hooks.customer.example/news',
+    description: 'Breaking news to the trading desk',
+    eventTypes: ['article.breaking'],
+    filters: {},
+    secret: newWebhookSecret(),
+    now: new Date(),
+  });
+  const token = newSessionToken();
+  const now = new Date();
+  await createAccountRepo(conn).createSession({ _id: sessionTokenHash(token), userId: BENCH_USER, email, csrfToken: newCsrfToken(), createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + 3_600_000) });
+  return {
+    cookie: `${SESSION_COOKIE}=${token}`,
+    close: async () => {
+      await conn.dropDatabase().catch(() => undefined);
+      await conn.close();
+    },
+  };
+}
 
 const CATEGORIES = [
   { id: 'performance', label: 'performance', target: 95 },
@@ -103,11 +145,11 @@ interface Run {
 const tools = async () => ({ lighthouse: (await import('lighthouse')).default, chromeLauncher: await import('chrome-launcher') });
 
 /** One Lighthouse run in a browser of its own (no cache, no service worker, no profile shared). */
-async function lighthouseRun(url: string): Promise<Result> {
+async function lighthouseRun(url: string, cookie?: string): Promise<Result> {
   const { lighthouse, chromeLauncher } = await tools();
   const chrome = await chromeLauncher.launch({ chromePath: CHROME_PATH, chromeFlags: ['--headless=new', '--no-sandbox'], logLevel: 'error' });
   try {
-    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES.map((c) => c.id) });
+    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES.map((c) => c.id), ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}) });
     if (!result) throw new Error(`Lighthouse returned no result for ${url}`);
     if (result.lhr.runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
     return result.lhr;
@@ -234,7 +276,8 @@ async function main(): Promise<number> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const distDir = path.join(config.dataDir, 'lighthouse-web-dist');
-  const env: NodeJS.ProcessEnv = { ...process.env, WEB_PORT: String(port), WEB_URL: origin, WEB_DIST_DIR: distDir, LOG_LEVEL: 'warn' };
+  const db = `bench_lighthouse_${process.pid}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, WEB_PORT: String(port), WEB_URL: origin, WEB_DIST_DIR: distDir, LOG_LEVEL: 'warn', MONGODB_DB: db };
   let measuring = true;
   const supervisor = new Supervisor((e) => {
     if (e.type === 'exited' && measuring) say(`web service exited (${e.signal ?? `exit code ${e.code}`}): see ${path.join(config.dataDir, 'logs', 'lighthouse-web.log')}`);
@@ -247,6 +290,7 @@ async function main(): Promise<number> {
   mkdirSync(OUT_DIR, { recursive: true });
   const results = new Map<string, Run[]>();
   let quiet: Awaited<ReturnType<typeof waitUntilQuiet>>;
+  let customer: Awaited<ReturnType<typeof signedInCustomer>> | undefined;
   try {
     await buildDashboard(distDir);
     const web = appProcessSpecs(env, (name) => ({ file: path.join(config.dataDir, 'logs', `lighthouse-${name}.log`) })).find((s) => s.name === 'web')!;
@@ -256,11 +300,15 @@ async function main(): Promise<number> {
     quiet = await waitUntilQuiet();
     say(`load average ${quiet.load.toFixed(2)} (1 min) after ${Math.round(quiet.waitedMs / 1000)} s${quiet.quiet ? '' : `: NOT below ${QUIET_LOAD} after 10 minutes, measuring anyway`}`);
 
-    for (const page of PAGES) {
+    customer = await signedInCustomer(config.mongo.uri!, db, config.web.secret);
+    for (const page of [...PAGES, ...ACCOUNT_PAGES]) {
+      const cookie = ACCOUNT_PAGES.includes(page) ? customer.cookie : undefined;
       const runs: Run[] = [];
       for (let i = 1; i <= RUNS; i += 1) {
         const load = os.loadavg()[0]!;
-        const lhr = await withRetries(`${page} run ${i}`, () => lighthouseRun(`${origin}${page}`));
+        const lhr = await withRetries(`${page} run ${i}`, () => lighthouseRun(`${origin}${page}`, cookie));
+        // A session not taken would measure the sign-in page under the account page's name.
+        if (cookie && new URL(lhr.finalDisplayedUrl).pathname !== page) throw new Error(`${page}: the signed-in page ended at ${lhr.finalDisplayedUrl}`);
         runs.push({ lhr, load });
         const name = `${page === '/' ? 'root' : page.replace(/^\//, '').replace(/\W+/g, '-')}-${i}.json`;
         writeFileSync(path.join(OUT_DIR, name), JSON.stringify(lhr, null, 2));
@@ -275,6 +323,7 @@ async function main(): Promise<number> {
   } finally {
     measuring = false;
     await supervisor.stop();
+    await customer?.close();
   }
 
   const first = results.get(PAGES[0]!)![0]!.lhr;

@@ -140,6 +140,13 @@ describe('webhook endpoints', () => {
     expect(await repo.signingSecrets(first.id, new Date())).toEqual([second, first.secret]);
     expect(await repo.signingSecrets(first.id, new Date(overlapEnds - 1000))).toEqual([second, first.secret]);
     expect(await repo.signingSecrets(first.id, new Date(overlapEnds + 1))).toEqual([second]);
+    // A delivery reads the endpoint and the same secrets at once; the stored (sealed) ones are not in it.
+    const forDelivery = await repo.forDelivery(first.id, new Date(overlapEnds + 1));
+    expect(forDelivery?.secrets).toEqual([second]);
+    expect(forDelivery?.endpoint).toMatchObject({ _id: first.id, url: 'https://other.customer.example/hooks', state: 'enabled' });
+    expect(forDelivery?.endpoint).not.toHaveProperty('secrets');
+    expect((await repo.forDelivery(first.id, new Date()))?.secrets).toEqual([second, first.secret]);
+    expect(await repo.forDelivery('we_AAAAAAAAAAAAAAAAAAAAAA', new Date())).toBeNull();
 
     // A rotation 25 hours later drops the secret whose overlap ended, and keeps the one it replaces.
     const later = new Date(Date.now() + 25 * HOUR);

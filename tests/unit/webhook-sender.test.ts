@@ -7,10 +7,11 @@
  * DNS is asked. And the pure check of an endpoint's URL at registration (webhookUrlRefusal).
  */
 import type { LookupAddress } from 'node:dns';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { newWebhookMessageId, newWebhookSecret, webhookHeaders } from '../../models/events/webhook-signing';
 import { outcomeOf } from '../../models/events/webhook.rules';
-import { createWebhookSender, RESPONSE_BODY_LIMIT, webhookUrlRefusal, type WebhookSenderOptions } from '../../models/infra/webhook-sender';
+import { agentKey, createWebhookSender, RESPONSE_BODY_LIMIT, webhookUrlRefusal, type WebhookSenderOptions } from '../../models/infra/webhook-sender';
 import { startWebhookReceiverDouble, webhookReceiverControl, type WebhookReceiverDouble } from '../doubles/webhook-receiver-double';
 
 const UA = 'NewsletterPlatform-Webhooks/test';
@@ -224,6 +225,103 @@ describe('createWebhookSender', () => {
 
   it('needs a User-Agent', () => {
     expect(() => createWebhookSender({ userAgent: ' ' })).toThrow(/userAgent/);
+  });
+});
+
+describe('kept-alive connections', () => {
+  /** A receiver of its own that counts connections and requests, answering 204. */
+  async function counting() {
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    let requests = 0;
+    const server = createHttpServer((req, res) => {
+      requests += 1;
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    server.on('connection', (socket: Socket) => {
+      connections += 1;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      port,
+      counts: () => ({ connections, requests, open: sockets.size }),
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it('sends deliveries to one origin over kept connections, and still resolves and checks the host at each', async () => {
+    const rx = await counting();
+    const { lookup, asked } = fakeLookup({ 'hooks.test': ['127.0.0.1'] });
+    const s = sender({ allowHosts: ['hooks.test'], lookup });
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        const { body, headers } = message(newWebhookSecret());
+        expect((await s.send(`http://hooks.test:${rx.port}/hooks/${i}`, headers, body)).status).toBe(204);
+      }
+      // Ten deliveries, one after the other: a connection each without the pool. undici's pool
+      // opens a second one when the next request comes before the first connection is handed back
+      // (the same tick as the answer's end), and then has one free each time.
+      expect(rx.counts().requests).toBe(10);
+      expect(rx.counts().connections).toBeLessThanOrEqual(2);
+      expect(asked).toEqual(Array.from({ length: 10 }, () => 'hooks.test'));
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+  });
+
+  it('a changed DNS answer never rides a kept connection: a refused address sends nothing, a new one gets its own connection', async () => {
+    const rx = await counting();
+    const names: Record<string, string[]> = { 'hooks.test': ['127.0.0.1'] };
+    const { lookup } = fakeLookup(names);
+    const s = sender({ allowHosts: ['hooks.test'], lookup });
+    const url = `http://hooks.test:${rx.port}/hooks/moved`;
+    try {
+      const first = message(newWebhookSecret());
+      expect((await s.send(url, first.headers, first.body)).status).toBe(204);
+      expect(rx.counts()).toMatchObject({ connections: 1, requests: 1, open: 1 });
+
+      // The host now also resolves to an address never allowed: refused, though a connection is kept.
+      names['hooks.test'] = ['127.0.0.1', '0.0.0.0'];
+      const second = message(newWebhookSecret());
+      expect(await s.send(url, second.headers, second.body)).toMatchObject({ status: 'refused-address', error: expect.stringContaining('resolves to 0.0.0.0 (unspecified)') });
+      expect(rx.counts()).toMatchObject({ requests: 1 });
+
+      // Another loopback address: connected to anew (nothing listens there), not sent down the kept connection.
+      names['hooks.test'] = ['127.0.0.2'];
+      const third = message(newWebhookSecret());
+      expect(await s.send(url, third.headers, third.body)).toMatchObject({ status: 'network-error', error: expect.stringContaining('ECONNREFUSED') });
+      expect(rx.counts()).toMatchObject({ connections: 1, requests: 1 });
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+  });
+
+  it('close() closes the kept connections', async () => {
+    const rx = await counting();
+    const s = sender();
+    const { body, headers } = message(newWebhookSecret());
+    expect((await s.send(`http://127.0.0.1:${rx.port}/hooks/closing`, headers, body)).status).toBe(204);
+    expect(rx.counts().open).toBe(1);
+    await s.close();
+    for (let i = 0; rx.counts().open > 0 && i < 100; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(rx.counts().open).toBe(0);
+    await rx.close();
+  });
+
+  it('keys an agent by origin and the set of addresses, in any order', () => {
+    const a = [
+      { address: '203.0.113.7', family: 4 },
+      { address: '2001:db8::1', family: 6 },
+    ];
+    expect(agentKey(new URL('https://hooks.example/a'), a)).toBe(agentKey(new URL('https://hooks.example/b?x=1'), [...a].reverse()));
+    expect(agentKey(new URL('https://hooks.example/a'), a)).not.toBe(agentKey(new URL('https://hooks.example:8443/a'), a));
+    expect(agentKey(new URL('https://hooks.example/a'), a)).not.toBe(agentKey(new URL('https://hooks.example/a'), a.slice(0, 1)));
   });
 });
 

@@ -69,7 +69,7 @@ function world() {
     },
     webhookEndpoints: {
       getById: async (id: string) => (endpoints.has(id) ? strip(endpoints.get(id)!) : null),
-      signingSecrets: async (id: string) => (endpoints.has(id) ? [secret] : []),
+      forDelivery: async (id: string) => (endpoints.has(id) ? { endpoint: strip(endpoints.get(id)!), secrets: [secret] } : null),
       recordFailure: async (id: string, at: Date) => {
         const e = endpoints.get(id);
         if (!e) return null;
