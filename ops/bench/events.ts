@@ -22,11 +22,18 @@
  *     fails: it answers 503 with `Retry-After: 1` to the first delivery of each message, then
  *     recovers. The delay from the publish to the first 2xx at each endpoint (healthy and failing
  *     apart), whether every endpoint got every article (no message lost), and how many deliveries
- *     repeated a webhook-id already answered 2xx (duplicates beyond at-least-once). The floor: one
- *     endpoint, the same articles.
+ *     repeated a webhook-id already answered 2xx (duplicates beyond at-least-once). The floors: one
+ *     endpoint, the same articles (the latency of one delivery); and Temporal's, as many workflows
+ *     as there were messages, of the delivery workflow's shape with a local activity doing nothing
+ *     (ops/bench/floor.workflow.ts), started 20 at a time as the fan-out starts them, on a worker in
+ *     this process with news-webhooks' concurrency (the most a workflow per message can deliver a
+ *     second here, whatever the delivery does).
  * Run with `npm run bench:events`. Prints Markdown to stdout, progress to stderr.
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -49,6 +56,7 @@ import { TASK_QUEUES, taskQueueName } from '../../workflows/ids';
 import type { NewsDigestResult } from '../../workflows/news/digest.workflow';
 import { eventArticle } from '../../tests/helpers/events';
 import { killGroup, startOwnWorker } from '../../tests/helpers/processes';
+import { QUEUES } from '../../workers/queues';
 import { percentile, say } from './load';
 
 const SSE_ARTICLES = Number(process.env.BENCH_SSE_ARTICLES ?? 30);
@@ -248,6 +256,53 @@ async function receiver(failing: (endpoint: number) => boolean) {
   return { port: (server.address() as { port: number }).port, firstOk, stats: () => ({ deliveries, duplicates }), close: () => new Promise((r) => server.close(r)) };
 }
 
+/**
+ * Temporal's floor for a workflow per message: `count` runs of deliveryFloorWorkflow, started 20 at
+ * a time (as a fan-out page starts its messages), until every one's activity has run. Deliveries a
+ * second at best.
+ */
+async function deliveryFloor(client: Client, address: string, namespace: string, prefix: string, count: number): Promise<{ seconds: number; perSecond: number }> {
+  const queue = QUEUES.find((q) => q.queue === TASK_QUEUES.webhooks)!;
+  const taskQueue = `${prefix}delivery-floor`;
+  let done = 0;
+  let allDone: () => void = () => undefined;
+  const finished = new Promise<void>((r) => (allDone = r));
+  const connection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'floor.workflow.ts'), logger: new DefaultLogger('WARN') }),
+    activities: {
+      deliverNothing: async () => {
+        done += 1;
+        if (done === count) allDone();
+      },
+    },
+    maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: queue.maxConcurrentWorkflowTasks,
+    shutdownGraceTime: '5 seconds',
+  });
+  const running = worker.run();
+  try {
+    const t0 = performance.now();
+    let next = 0;
+    const tag = randomUUID().slice(0, 8);
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let i = next++; i < count; i = next++) await client.workflow.start('deliveryFloorWorkflow', { workflowId: `delivery-floor-${tag}-${i}`, taskQueue, args: [{ msgId: String(i) }] });
+      }),
+    );
+    await finished;
+    const seconds = (performance.now() - t0) / 1000;
+    return { seconds, perSecond: count / seconds };
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  }
+}
+
 async function webhooks(): Promise<void> {
   const tag = randomUUID().slice(0, 8);
   const failing = (n: number) => n % 10 === 9;
@@ -323,6 +378,10 @@ async function webhooks(): Promise<void> {
     row(`webhooks, the 10 % failing once (503, Retry-After: 1): published → delivered after the retry`, stats(many.failing));
     row(`webhooks: messages lost / duplicates (a 2xx'd webhook-id delivered again)`, `${many.lost} of ${WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES} lost; ${after.duplicates - before.duplicates} duplicates in ${after.deliveries - before.deliveries} deliveries`);
     row(`webhooks: from the first publish to the last delivery / deliveries a second`, `${many.drainedS.toFixed(0)} s / ${((after.deliveries - before.deliveries) / many.drainedS).toFixed(1)}`);
+    say(`webhooks: Temporal's floor, ${WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES} workflows of the delivery's shape doing nothing…`);
+    const floorRate = await deliveryFloor(infra.temporal.client, config.temporal.address, config.temporal.namespace, env.TASK_QUEUE_PREFIX, WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES);
+    row(`webhooks: Temporal's floor, ${WEBHOOK_ENDPOINTS * WEBHOOK_ARTICLES} workflows of the delivery's shape doing nothing: time / a second`, `${floorRate.seconds.toFixed(0)} s / ${floorRate.perSecond.toFixed(1)}`);
+    row(`webhooks: deliveries a second / the floor's`, ((after.deliveries - before.deliveries) / many.drainedS / floorRate.perSecond).toFixed(2));
   } finally {
     killGroup(worker);
     await rx.close();

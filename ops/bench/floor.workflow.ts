@@ -16,3 +16,18 @@ export async function localActivityFloorWorkflow(input: { articleId: string }): 
   const outcome = await enrichArticle(input.articleId);
   return { state: 'enriched', published: outcome.published, alerted: false };
 }
+
+interface DeliveryFloorActivities {
+  deliverNothing(msgId: string): Promise<void>;
+}
+
+const { deliverNothing } = proxyLocalActivities<DeliveryFloorActivities>({ startToCloseTimeout: '1 minute' });
+
+/**
+ * bench:events' floor for webhooks: a workflow per message of webhookMessageWorkflow's shape on its
+ * path to a 2xx (one local activity, then done), its activity doing nothing: what a workflow per
+ * message costs Temporal and the worker on this stack, without the database or the HTTP request.
+ */
+export async function deliveryFloorWorkflow(input: { msgId: string }): Promise<void> {
+  await deliverNothing(input.msgId);
+}

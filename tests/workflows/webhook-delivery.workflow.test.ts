@@ -157,7 +157,7 @@ it('waits what a 503 asked for in Retry-After (longer than the schedule), then d
   expect(JSON.stringify(w.attempts)).not.toContain(w.secret.slice(6));
   expect(w.endpoints.get('we_busy')!.failingSince).toBeNull();
   expect(w.messages.get(m._id)).toMatchObject({ state: 'delivered', attempts: 3 });
-  await record('webhookMessageWorkflow')(workflowIds.webhookMessage(m._id));
+  await record('webhookMessageWorkflow-local')(workflowIds.webhookMessage(m._id));
 });
 
 it('410 Gone disables the endpoint (reason gone) and ends the message; another message of it then ends unsent', async () => {
@@ -223,7 +223,7 @@ it('a failing streak shorter than five days disables nothing; the schedule exhau
   expect(w.attempts[w.attempts.length - 1]).toMatchObject({ replay: true, attempt: RETRY_SCHEDULE_MS.length + 1, status: 204 });
   expect(w.endpoints.get('we_flaky')!.failingSince).toBeNull();
   expect(w.messages.get(m._id)!.state).toBe('delivered');
-  await record('webhookMessageWorkflow-replay')(workflowIds.webhookReplay(m._id, 'r1'));
+  await record('webhookMessageWorkflow-replay-local')(workflowIds.webhookReplay(m._id, 'r1'));
 });
 
 it('an endpoint disabled by its owner or removed ends a pending message at its next attempt, unsent', async () => {

@@ -10,7 +10,7 @@
  * With `replay` (`webhook-replay-<msgId>-<id>`): one more attempt asked for by the
  * customer, whatever the message's state; a 410 still disables the endpoint.
  */
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import { nextAttemptDelay, outcomeOf, shouldDisable } from '../../models/events/webhook.rules';
 import type { MessageState } from '../../models/events/webhook-message.rules';
 import { RETRY } from '../retry-policies';
@@ -18,7 +18,14 @@ import type { WebhookActivities } from './activities';
 
 // One attempt: the sender's own timeout bounds the request; a database fault is retried briefly
 // (an attempt retried may send twice: webhooks are at least once, and receivers dedupe by id).
-const { deliverAttempt } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.quick });
+const queued = proxyActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.quick });
+// An attempt is a local activity (docs/decisions.md "Webhook delivery"): it runs in the worker that
+// runs the workflow, so a delivery costs one workflow task instead of two and an activity task
+// (docs/benchmarks.md). A worker lost in the middle of an attempt makes the next one send it again,
+// which at-least-once delivery allows (receivers deduplicate by webhook-id). Histories begun before
+// this change replay their ordinary activities.
+const local = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.quick });
+const deliverAttempt: WebhookActivities['deliverAttempt'] = (input) => (patched('webhook-attempt-local') ? local.deliverAttempt(input) : queued.deliverAttempt(input));
 const { finishMessage, disableEndpoint } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.record });
 
 export interface WebhookMessageInput {
