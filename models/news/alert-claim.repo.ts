@@ -3,13 +3,14 @@
  * tells a reader of an article is claimed once (`news_alert_claims`, `_id` = `<article>:<user>`),
  * a single insert that the unique `_id` makes atomic on MongoDB and FerretDB alike. A retried
  * activity claiming the same channel again is answered yes (idempotent); another channel, no.
+ * A page of the audience claims its readers in one unordered insert (claimMany).
  * A permanent failure (a push subscription gone, a refused WhatsApp message, a suppressed
  * address) hands the claim to the next channel by a conditional update. Claims are kept 7 days
  * (alerts are for articles of the last 24 hours), then the TTL index removes them.
  */
 import type { Connection } from 'mongoose';
 import type { AlertChannel } from './audience.rules';
-import { buildIndexesRacing, collectionOf, indexesOnce, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, indexesOnce, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
 
 export const ALERT_CLAIM_COLLECTION = 'news_alert_claims';
 const KEEP_MS = 7 * 86_400_000;
@@ -41,6 +42,28 @@ export function createAlertClaimRepo(conn: Connection) {
         if (!isDuplicateKey(err)) throw err;
         return (await claims().findOne({ _id: id(articleId, userId) }, { projection: { channel: 1 } }))?.channel === channel;
       }
+    },
+
+    /**
+     * {@link claim} for the readers of a page at once: one unordered insert, then one read of the
+     * claims that were there already. Answers the readers whose alert `channel` tells (claimed now,
+     * or by the same channel before).
+     */
+    async claimMany(articleId: string, wants: readonly { userId: string; channel: AlertChannel }[], at: Date): Promise<Set<string>> {
+      if (wants.length === 0) return new Set();
+      await ensureIndexes();
+      const expiresAt = new Date(at.getTime() + KEEP_MS);
+      const docs = wants.map((w) => ({ _id: id(articleId, w.userId), articleId, userId: w.userId, channel: w.channel, claimedAt: at, expiresAt }));
+      const refused = await insertManyRacing(claims(), docs);
+      const held = new Set(wants.map((w) => w.userId));
+      if (refused.length > 0) {
+        const before = await claims()
+          .find({ _id: { $in: refused.map((i) => docs[i]!._id) } }, { projection: { channel: 1 } })
+          .toArray();
+        const channelOf = new Map(before.map((d) => [d._id, d.channel]));
+        for (const i of refused) if (channelOf.get(docs[i]!._id) !== docs[i]!.channel) held.delete(docs[i]!.userId);
+      }
+      return held;
     },
 
     /** Hands a claim from a channel that failed for good to the next one; false when another holds it. */

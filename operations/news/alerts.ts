@@ -32,7 +32,7 @@ export interface AlertAudienceDeps {
   whatsapp: Pick<WhatsAppRepo, 'phonesOf'>;
   users: Pick<UserRepo, 'verifiedEmails'>;
   pushSubscriptions: Pick<PushSubscriptionRepo, 'subscribedOf'>;
-  claims: Pick<AlertClaimRepo, 'claim'>;
+  claims: Pick<AlertClaimRepo, 'claimMany'>;
   /** Addresses that bounced or complained are not reachable. */
   readerMail: Pick<ReaderMailRepo, 'suppressedOf'>;
   /** Whether WhatsApp's Cloud API is configured here: without it no phone is reachable. */
@@ -85,15 +85,19 @@ export async function alertAudience(deps: AlertAudienceDeps, input: { articleId:
   const suppressed = await deps.readerMail.suppressedOf([...addresses.values()]);
   const windowStart = now.getTime() - SERVICE_WINDOW_MS;
   const audience: AlertAudience = { title: article.title, push: [], whatsapp: [], email: [], next: page.length === input.limit ? page[page.length - 1]!._id : null };
-  for (const reader of page) {
+  const tells = page.flatMap((reader) => {
     const phone = phones.get(reader._id);
     const proven = addresses.get(reader._id);
     const address = proven && !suppressed.has(proven.toLowerCase()) ? proven : undefined;
     const told = whoIsTold({ follows: reader, settings: reader.settings, reachable: { push: browsers.has(reader._id), whatsapp: phone !== undefined, email: address !== undefined } }, article, now, DELIVERED);
-    if (!told.told || !(await deps.claims.claim(article._id, reader._id, told.channel, now))) continue;
-    if (told.channel === 'push') audience.push.push({ userId: reader._id, language: reader.settings.language });
-    if (told.channel === 'whatsapp' && phone) audience.whatsapp.push({ userId: reader._id, phone: phone._id, inWindow: (phone.lastInboundAt?.getTime() ?? 0) > windowStart });
-    if (told.channel === 'email' && address) audience.email.push({ userId: reader._id, to: address, language: reader.settings.language });
+    return told.told ? [{ reader, phone, address, channel: told.channel }] : [];
+  });
+  const held = await deps.claims.claimMany(article._id, tells.map((t) => ({ userId: t.reader._id, channel: t.channel })), now);
+  for (const { reader, phone, address, channel } of tells) {
+    if (!held.has(reader._id)) continue;
+    if (channel === 'push') audience.push.push({ userId: reader._id, language: reader.settings.language });
+    if (channel === 'whatsapp' && phone) audience.whatsapp.push({ userId: reader._id, phone: phone._id, inWindow: (phone.lastInboundAt?.getTime() ?? 0) > windowStart });
+    if (channel === 'email' && address) audience.email.push({ userId: reader._id, to: address, language: reader.settings.language });
   }
   return audience;
 }
