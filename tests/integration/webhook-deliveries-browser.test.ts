@@ -15,7 +15,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startWebhookReceiverDouble, webhookReceiverControl, type WebhookReceiverDouble } from '../doubles/webhook-receiver-double';
-import { latestCode } from '../helpers/mailpit';
+import { signInWithCode } from '../helpers/browser';
 import { killGroup, startOwnWorker } from '../helpers/processes';
 import { testConfig } from '../helpers/service';
 import { until } from '../helpers/time-skipping';
@@ -97,12 +97,7 @@ let msgId = '';
 describe("an endpoint's deliveries", () => {
   it('adds an endpoint on the receiver double: an empty delivery log, a test event button', async () => {
     await page.goto(`${web.origin}/sign-in`);
-    const since = new Date();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByText('a code is on its way').waitFor();
-    await page.getByLabel('Code from the e-mail').fill(await latestCode(email, since));
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithCode(page, email);
     await page.waitForURL('**/account/keys');
     await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL('**/account/webhooks');

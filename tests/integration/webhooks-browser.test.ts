@@ -16,7 +16,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { emailUserId } from '../../models/accounts/sign-in.rules';
 import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from '../../models/events/webhook-endpoint.repo';
 import { collectionOf } from '../../models/infra/mongo';
-import { latestCode } from '../helpers/mailpit';
+import { signInWithCode } from '../helpers/browser';
 import { eventually } from '../helpers/service';
 import { startWebService, type WebService } from '../helpers/web';
 
@@ -91,12 +91,7 @@ let endpointId = '';
 describe('the Webhooks page', () => {
   it('signs in and opens Webhooks from the navigation: no endpoints yet, the verification snippet', async () => {
     await page.goto(`${web.origin}/sign-in`);
-    const since = new Date();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByText('a code is on its way').waitFor();
-    await page.getByLabel('Code from the e-mail').fill(await latestCode(email, since));
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithCode(page, email);
     await page.waitForURL('**/account/keys');
     await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL('**/account/webhooks');
