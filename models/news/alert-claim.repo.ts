@@ -1,7 +1,7 @@
 /**
  * One alert per reader and article across channels (issue 40; audience.rules): the channel that
  * tells a reader of an article is claimed once (`news_alert_claims`, `_id` = `<article>:<user>`),
- * a single insert that the unique `_id` makes atomic on MongoDB and FerretDB alike. A retried
+ * an insert that the unique `_id` makes atomic on MongoDB and FerretDB alike. A retried
  * activity claiming the same channel again is answered yes (idempotent); another channel, no.
  * A page of the audience claims its readers in one unordered insert (claimMany).
  * A permanent failure (a push subscription gone, a refused WhatsApp message, a suppressed
@@ -10,7 +10,7 @@
  */
 import type { Connection } from 'mongoose';
 import type { AlertChannel } from './audience.rules';
-import { buildIndexesRacing, collectionOf, indexesOnce, insertManyRacing, isDuplicateKey, writeRacingOnUniqueKey } from '../infra/mongo';
+import { buildIndexesRacing, collectionOf, indexesOnce, insertManyRacing } from '../infra/mongo';
 
 export const ALERT_CLAIM_COLLECTION = 'news_alert_claims';
 const KEEP_MS = 7 * 86_400_000;
@@ -29,42 +29,35 @@ export function createAlertClaimRepo(conn: Connection) {
   const ensureIndexes = () => indexesOnce(conn, ALERT_CLAIM_COLLECTION, () => buildIndexesRacing(() => claims().createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires' })));
   const id = (articleId: string, userId: string) => `${articleId}:${userId}`;
 
+  /**
+   * {@link claim} for the readers of a page at once: one unordered insert, then one read of the
+   * claims that were there already. Answers the readers whose alert `channel` tells (claimed now,
+   * or by the same channel before).
+   */
+  async function claimMany(articleId: string, wants: readonly { userId: string; channel: AlertChannel }[], at: Date): Promise<Set<string>> {
+    if (wants.length === 0) return new Set();
+    await ensureIndexes();
+    const expiresAt = new Date(at.getTime() + KEEP_MS);
+    const docs = wants.map((w) => ({ _id: id(articleId, w.userId), articleId, userId: w.userId, channel: w.channel, claimedAt: at, expiresAt }));
+    const refused = await insertManyRacing(claims(), docs);
+    const held = new Set(wants.map((w) => w.userId));
+    if (refused.length > 0) {
+      const before = await claims()
+        .find({ _id: { $in: refused.map((i) => docs[i]!._id) } }, { projection: { channel: 1 } })
+        .toArray();
+      const channelOf = new Map(before.map((d) => [d._id, d.channel]));
+      for (const i of refused) if (channelOf.get(docs[i]!._id) !== docs[i]!.channel) held.delete(docs[i]!.userId);
+    }
+    return held;
+  }
+
   return {
     ensureIndexes,
 
     /** Whether `channel` tells `userId` of `articleId`: the first claim wins, and the same channel's repeat is yes. */
-    async claim(articleId: string, userId: string, channel: AlertChannel, at: Date): Promise<boolean> {
-      await ensureIndexes();
-      try {
-        await writeRacingOnUniqueKey(() => claims().insertOne({ _id: id(articleId, userId), articleId, userId, channel, claimedAt: at, expiresAt: new Date(at.getTime() + KEEP_MS) }));
-        return true;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        return (await claims().findOne({ _id: id(articleId, userId) }, { projection: { channel: 1 } }))?.channel === channel;
-      }
-    },
+    claim: async (articleId: string, userId: string, channel: AlertChannel, at: Date): Promise<boolean> => (await claimMany(articleId, [{ userId, channel }], at)).has(userId),
 
-    /**
-     * {@link claim} for the readers of a page at once: one unordered insert, then one read of the
-     * claims that were there already. Answers the readers whose alert `channel` tells (claimed now,
-     * or by the same channel before).
-     */
-    async claimMany(articleId: string, wants: readonly { userId: string; channel: AlertChannel }[], at: Date): Promise<Set<string>> {
-      if (wants.length === 0) return new Set();
-      await ensureIndexes();
-      const expiresAt = new Date(at.getTime() + KEEP_MS);
-      const docs = wants.map((w) => ({ _id: id(articleId, w.userId), articleId, userId: w.userId, channel: w.channel, claimedAt: at, expiresAt }));
-      const refused = await insertManyRacing(claims(), docs);
-      const held = new Set(wants.map((w) => w.userId));
-      if (refused.length > 0) {
-        const before = await claims()
-          .find({ _id: { $in: refused.map((i) => docs[i]!._id) } }, { projection: { channel: 1 } })
-          .toArray();
-        const channelOf = new Map(before.map((d) => [d._id, d.channel]));
-        for (const i of refused) if (channelOf.get(docs[i]!._id) !== docs[i]!.channel) held.delete(docs[i]!.userId);
-      }
-      return held;
-    },
+    claimMany,
 
     /** Hands a claim from a channel that failed for good to the next one; false when another holds it. */
     async handOver(articleId: string, userId: string, from: AlertChannel, to: AlertChannel): Promise<boolean> {

@@ -49,6 +49,10 @@ it('another channel never takes a reader another holds; a new reader in the same
   );
   expect(held).toEqual(new Set(['r2']));
   expect(await claims.channelOf('a2', 'r1')).toBe('push');
+  // One reader's claim (the WhatsApp alerts') answers the same.
+  expect(await claims.claim('a2', 'r1', 'whatsapp', at)).toBe(false);
+  expect(await claims.claim('a2', 'r1', 'push', at)).toBe(true);
+  expect(await claims.claim('a2', 'r3', 'whatsapp', at)).toBe(true);
   // The same reader of another article is another claim.
   expect(await claims.claimMany('a3', [{ userId: 'r1', channel: 'email' }], at)).toEqual(new Set(['r1']));
 });
